@@ -1,0 +1,476 @@
+//! Index lifecycle (persistent or in memory), write batches with one writer, the refresh
+//! manifest, and search.
+
+use std::fs;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+
+use tantivy::collector::{Count, TopDocs};
+use tantivy::directory::error::LockError;
+use tantivy::directory::MmapDirectory;
+use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, RegexQuery, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Term, Value};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{DocAddress, DocId, Index, IndexReader, IndexWriter, ReloadPolicy, Score, SegmentReader, TantivyDocument, TantivyError};
+
+use crate::document::{ItemDoc, ManifestEntry};
+use crate::error::{Error, Result};
+use crate::query::build::{positive_tokens, Builder};
+use crate::query::parse;
+use crate::request::{Filter, Hit, SearchRequest, SearchResponse, SortBy};
+use crate::schema::{self, prefix_key, version_number, Fields, SCHEMA_VERSION};
+use crate::tokenizer::{IdentTokenizer, TOKENIZER_NAME};
+
+/// Largest page a request may ask for, and deepest offset (bounded memory per query).
+pub const MAX_LIMIT: usize = 1000;
+pub const MAX_OFFSET: usize = 100_000;
+
+const VERSION_FILE: &str = "rye-search-schema";
+const WRITER_MEMORY_BYTES: usize = 64 * 1024 * 1024;
+
+pub struct SearchIndex {
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+    location: Option<PathBuf>,
+}
+
+/// Coarse sort key computed from fast fields: (primary, space, id prefix, score bits).
+type RankKey = (u64, u64, u64, u64);
+
+impl SearchIndex {
+    /// Opens (or creates) a persistent index in `dir`. An index written by another schema
+    /// version is discarded and recreated: it is a cache of the files, rebuilt by a refresh.
+    pub fn open(dir: &Path) -> Result<Self> {
+        fs::create_dir_all(dir)?;
+        let version_path = dir.join(VERSION_FILE);
+        let stored = fs::read_to_string(&version_path).unwrap_or_default();
+        let has_index = dir.join("meta.json").exists();
+        if has_index && stored.trim() != SCHEMA_VERSION.to_string() {
+            clear_index_files(dir)?;
+        }
+        let (schema, fields) = schema::build();
+        let index = match Index::open_or_create(MmapDirectory::open(dir).map_err(tantivy::TantivyError::from)?, schema.clone()) {
+            Ok(index) => index,
+            Err(TantivyError::SchemaError(_)) => {
+                clear_index_files(dir)?;
+                Index::open_or_create(MmapDirectory::open(dir).map_err(tantivy::TantivyError::from)?, schema)?
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if stored.trim() != SCHEMA_VERSION.to_string() {
+            fs::write(&version_path, SCHEMA_VERSION.to_string())?;
+        }
+        Self::wrap(index, fields, Some(dir.to_path_buf()))
+    }
+
+    /// An index that lives only in memory (tests, ephemeral use, plain-document indexes).
+    pub fn in_memory() -> Result<Self> {
+        let (schema, fields) = schema::build();
+        Self::wrap(Index::create_in_ram(schema), fields, None)
+    }
+
+    fn wrap(index: Index, fields: Fields, location: Option<PathBuf>) -> Result<Self> {
+        index.tokenizers().register(TOKENIZER_NAME, IdentTokenizer);
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        Ok(SearchIndex { index, reader, fields, location })
+    }
+
+    /// Picks up commits made by other handles or processes.
+    pub fn reload(&self) -> Result<()> {
+        Ok(self.reader.reload()?)
+    }
+
+    pub fn num_docs(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// Starts a write batch. Fails with `IndexLocked` while another writer holds the index.
+    pub fn batch(&self) -> Result<Batch> {
+        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 2);
+        let writer = self.index.writer_with_num_threads(threads, WRITER_MEMORY_BYTES).map_err(|e| match e {
+            TantivyError::LockFailure(LockError::LockBusy, _) => Error::IndexLocked {
+                path: self.location.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "memory".into()),
+            },
+            other => other.into(),
+        })?;
+        Ok(Batch { writer, fields: self.fields, reader: self.reader.clone() })
+    }
+
+    /// What the index holds: key, mtime, size and content hash of every live document.
+    pub fn manifest(&self) -> Result<Vec<ManifestEntry>> {
+        let searcher = self.reader.searcher();
+        let mut out = Vec::with_capacity(searcher.num_docs() as usize);
+        for segment in searcher.segment_readers() {
+            let ff = segment.fast_fields();
+            let keys = ff.str("key")?;
+            let hashes = ff.str("hash")?;
+            let mtimes = ff.i64("mtime")?;
+            let sizes = ff.u64("size")?;
+            for doc in segment.doc_ids_alive() {
+                let mut key = String::new();
+                let mut hash = String::new();
+                if let Some(col) = &keys {
+                    if let Some(ord) = col.term_ords(doc).next() {
+                        col.ord_to_str(ord, &mut key)?;
+                    }
+                }
+                if let Some(col) = &hashes {
+                    if let Some(ord) = col.term_ords(doc).next() {
+                        col.ord_to_str(ord, &mut hash)?;
+                    }
+                }
+                out.push(ManifestEntry {
+                    key,
+                    mtime: mtimes.first(doc).unwrap_or(0),
+                    size: sizes.first(doc).unwrap_or(0),
+                    hash,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        if req.limit > MAX_LIMIT {
+            return Err(Error::limit(format!("limit {} is above the maximum of {MAX_LIMIT}", req.limit), "page through results with offset"));
+        }
+        if req.offset > MAX_OFFSET {
+            return Err(Error::limit(format!("offset {} is above the maximum of {MAX_OFFSET}", req.offset), "narrow the query with scope, fields or filters"));
+        }
+        let searcher = self.reader.searcher();
+        let f = &self.fields;
+        let weights = req.weights.as_array();
+        let all_fields: Vec<(Field, f32)> =
+            (0..5).filter(|&i| weights[i] > 0.0).map(|i| (f.text[i], weights[i])).collect();
+
+        let node = parse(&req.query)?;
+        let mut builder = Builder::new(&searcher, &req.query, req.fuzzy);
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, builder.build(&node, &all_fields)?)];
+        let mut warnings = std::mem::take(&mut builder.warnings);
+        if req.fuzzy > 2 {
+            warnings.push(format!("fuzzy distance {} was clamped to 2", req.fuzzy));
+        }
+        if let Some(slop) = req.proximity {
+            let mut tokens = Vec::new();
+            positive_tokens(&node, &mut tokens);
+            if tokens.len() >= 2 {
+                clauses.push((Occur::Must, builder.sequence(&tokens, &all_fields, slop)));
+            }
+        }
+        for (name, text) in &req.fields {
+            let Some((i, field)) = f.text_field(name) else {
+                return Err(Error::invalid(
+                    format!("unknown field \"{name}\" in fields"),
+                    format!("use one of {}", schema::TEXT_FIELDS.join(", ")),
+                ));
+            };
+            let sub = parse(text).map_err(|e| in_field(name, e))?;
+            let mut fb = Builder::new(&searcher, text, req.fuzzy);
+            clauses.push((Occur::Must, fb.build(&sub, &[(field, weights[i].max(0.1))]).map_err(|e| in_field(name, e))?));
+            warnings.append(&mut fb.warnings);
+        }
+        for (occur, q) in self.restrictions(req)? {
+            let q: Box<dyn Query> = if occur == Occur::Must { Box::new(ConstScoreQuery::new(q, 0.0)) } else { q };
+            clauses.push((occur, q));
+        }
+        let query = BooleanQuery::new(clauses);
+
+        let wanted = req.offset + req.limit;
+        let (total, best, ranked) = self.collect(&searcher, &query, req.sort_by, wanted)?;
+        let best = best.first().map(|(s, _)| *s).unwrap_or(0.0);
+
+        let mut hits = Vec::with_capacity(ranked.len());
+        for (key, addr) in ranked {
+            let doc: TantivyDocument = searcher.doc(addr)?;
+            hits.push((f32::from_bits(key.3 as u32), self.hit(&doc)));
+        }
+        sort_exact(&mut hits, req);
+        let page: Vec<(f32, Hit)> = hits.into_iter().skip(req.offset).take(req.limit).collect();
+
+        let snippets = if req.preview_chars > 0 && !page.is_empty() {
+            let mut g = SnippetGenerator::create(&searcher, &query, f.content())?;
+            g.set_max_num_chars(req.preview_chars);
+            Some(g)
+        } else {
+            None
+        };
+        let hits = page
+            .into_iter()
+            .map(|(raw, mut hit)| {
+                hit.score = normalise(raw, best);
+                if let Some(g) = &snippets {
+                    hit.preview = preview(g, &hit.preview, req.preview_chars);
+                } else {
+                    hit.preview.clear();
+                }
+                hit
+            })
+            .collect();
+        Ok(SearchResponse { total, hits, warnings })
+    }
+
+    /// Runs many searches on up to two threads; each result stands on its own.
+    pub fn search_many(&self, reqs: &[SearchRequest]) -> Vec<Result<SearchResponse>> {
+        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 8);
+        if reqs.len() < 8 || threads == 1 {
+            return reqs.iter().map(|r| self.search(r)).collect();
+        }
+        let chunk = reqs.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = reqs
+                .chunks(chunk)
+                .map(|part| s.spawn(move || part.iter().map(|r| self.search(r)).collect::<Vec<_>>()))
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().expect("search thread panicked")).collect()
+        })
+    }
+
+    /// Count, best score, and the top `wanted` by coarse key — widened until the page boundary
+    /// does not cut through coarse ties, so the exact sort afterwards is correct.
+    fn collect(
+        &self,
+        searcher: &tantivy::Searcher,
+        query: &dyn Query,
+        sort: SortBy,
+        wanted: usize,
+    ) -> Result<(usize, Vec<(Score, DocAddress)>, Vec<(RankKey, DocAddress)>)> {
+        if wanted == 0 {
+            let (total, best) = searcher.search(query, &(Count, TopDocs::with_limit(1).order_by_score()))?;
+            return Ok((total, best, Vec::new()));
+        }
+        let mut limit = wanted + 1;
+        loop {
+            let ranker = TopDocs::with_limit(limit).tweak_score(move |seg: &SegmentReader| rank_fn(seg, sort));
+            let (total, best, ranked) = searcher.search(query, &(Count, TopDocs::with_limit(1).order_by_score(), ranker))?;
+            let coarse = |k: &RankKey| (k.0, k.1, k.2);
+            let cut_tie = ranked.len() > wanted && coarse(&ranked[wanted - 1].0) == coarse(&ranked[wanted].0);
+            if !cut_tie || ranked.len() < limit {
+                return Ok((total, best, ranked));
+            }
+            limit = limit.saturating_mul(2);
+        }
+    }
+
+    /// Kind, scope, spaces and filters: clauses that restrict but do not score.
+    fn restrictions(&self, req: &SearchRequest) -> Result<Vec<(Occur, Box<dyn Query>)>> {
+        let f = &self.fields;
+        let mut out: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        if let Some(kind) = &req.kind {
+            out.push((Occur::Must, raw_term(f.kind, kind)));
+        }
+        if let Some(pattern) = &req.id_pattern {
+            let q = RegexQuery::from_pattern(pattern, f.id)
+                .map_err(|e| Error::invalid(format!("invalid scope pattern: {e}"), "check the scope"))?;
+            out.push((Occur::Must, Box::new(q)));
+        }
+        if !req.spaces.is_empty() {
+            out.push((Occur::Must, any_raw(f.space, req.spaces.iter().map(String::as_str))));
+        }
+        for filter in &req.filters {
+            out.push(self.filter(filter)?);
+        }
+        Ok(out)
+    }
+
+    fn filter(&self, filter: &Filter) -> Result<(Occur, Box<dyn Query>)> {
+        let f = &self.fields;
+        Ok(match filter {
+            Filter::AnyOf { key, values } | Filter::NoneOf { key, values } => {
+                let facets: Vec<String> = values.iter().map(|v| meta_facet(key, v)).collect();
+                let q = any_raw(f.meta, facets.iter().map(String::as_str));
+                let occur = if matches!(filter, Filter::AnyOf { .. }) { Occur::Must } else { Occur::MustNot };
+                (occur, q)
+            }
+            Filter::Version { op, value } => {
+                let v = version_number(value).ok_or_else(|| {
+                    Error::invalid(format!("version filter \"{value}\" is not a version"), "use numbers like 1.2 or 1.2.0, e.g. \">=1.2\"")
+                })?;
+                let t = |x: u64| Term::from_field_u64(f.version_num, x);
+                let q: Box<dyn Query> = match op.as_str() {
+                    "=" => Box::new(TermQuery::new(t(v), IndexRecordOption::Basic)),
+                    ">=" => Box::new(RangeQuery::new(Bound::Included(t(v)), Bound::Unbounded)),
+                    ">" => Box::new(RangeQuery::new(Bound::Excluded(t(v)), Bound::Unbounded)),
+                    "<=" => Box::new(RangeQuery::new(Bound::Unbounded, Bound::Included(t(v)))),
+                    "<" => Box::new(RangeQuery::new(Bound::Unbounded, Bound::Excluded(t(v)))),
+                    other => return Err(Error::invalid(format!("unknown version operator \"{other}\""), "use =, >=, >, <= or <")),
+                };
+                (Occur::Must, q)
+            }
+            Filter::Date { from, to } => {
+                let t = |x: i64| Term::from_field_i64(f.date, x);
+                let lower = from.map(|x| Bound::Included(t(x))).unwrap_or(Bound::Unbounded);
+                let upper = to.map(|x| Bound::Included(t(x))).unwrap_or(Bound::Unbounded);
+                let q: Box<dyn Query> = if from.is_none() && to.is_none() {
+                    Box::new(AllQuery)
+                } else {
+                    Box::new(RangeQuery::new(lower, upper))
+                };
+                (Occur::Must, q)
+            }
+        })
+    }
+
+    fn hit(&self, doc: &TantivyDocument) -> Hit {
+        let f = &self.fields;
+        let text = |field: Field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+        Hit {
+            key: String::new(),
+            id: text(f.id),
+            kind: text(f.kind),
+            space: text(f.space),
+            name: text(f.name()),
+            title: text(f.title()),
+            description: text(f.description()),
+            category: text(f.category()),
+            path: text(f.path),
+            score: 0.0,
+            preview: text(f.content()),
+            date: doc.get_first(f.date).and_then(|v| v.as_i64()),
+            extra: doc.get_first(f.extra).and_then(|v| v.as_str()).map(str::to_string),
+        }
+    }
+}
+
+fn in_field(name: &str, e: Error) -> Error {
+    match e {
+        Error::QuerySyntax { message, position, hint } => {
+            Error::QuerySyntax { message: format!("in fields.{name}: {message}"), position, hint }
+        }
+        other => other,
+    }
+}
+
+fn rank_fn(seg: &SegmentReader, sort: SortBy) -> impl Fn(DocId, Score) -> RankKey {
+    let ff = seg.fast_fields();
+    let rank = ff.u64("space_rank").ok();
+    let id = ff.u64("id_key").ok();
+    let name = ff.u64("name_key").ok();
+    let date = ff.i64("date").ok();
+    move |doc, score| {
+        let get = |c: &Option<tantivy::columnar::Column<u64>>| c.as_ref().and_then(|c| c.first(doc)).unwrap_or(0);
+        let primary = match sort {
+            SortBy::Score => score.to_bits() as u64,
+            SortBy::Name => !get(&name),
+            SortBy::Date => date.as_ref().and_then(|c| c.first(doc)).map(|d| (d as u64) ^ (1 << 63)).unwrap_or(0),
+        };
+        (primary, !get(&rank), !get(&id), score.to_bits() as u64)
+    }
+}
+
+/// Exact order: the requested sort, then space precedence, then id, then key.
+fn sort_exact(hits: &mut [(f32, Hit)], req: &SearchRequest) {
+    let space_pos = |label: &str| req.spaces.iter().position(|s| s == label).unwrap_or(usize::MAX);
+    hits.sort_by(|(sa, a), (sb, b)| {
+        let primary = match req.sort_by {
+            SortBy::Score => sb.total_cmp(sa),
+            SortBy::Name => a.name.to_lowercase().cmp(&b.name.to_lowercase()),
+            SortBy::Date => b.date.unwrap_or(i64::MIN).cmp(&a.date.unwrap_or(i64::MIN)),
+        };
+        primary
+            .then_with(|| space_pos(&a.space).cmp(&space_pos(&b.space)))
+            .then_with(|| a.id.cmp(&b.id))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+}
+
+fn normalise(raw: f32, best: f32) -> f64 {
+    let s = if best > 0.0 { (raw / best).clamp(0.0, 1.0) as f64 } else { 1.0 };
+    (s * 10_000.0).round() / 10_000.0
+}
+
+fn preview(g: &SnippetGenerator, content: &str, chars: usize) -> String {
+    let snippet = g.snippet(content);
+    let text = if snippet.fragment().trim().is_empty() { content } else { snippet.fragment() };
+    let collapsed: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    collapsed.chars().take(chars).collect()
+}
+
+fn raw_term(field: Field, value: &str) -> Box<dyn Query> {
+    Box::new(TermQuery::new(Term::from_field_text(field, value), IndexRecordOption::Basic))
+}
+
+fn any_raw<'a>(field: Field, values: impl Iterator<Item = &'a str>) -> Box<dyn Query> {
+    let clauses: Vec<(Occur, Box<dyn Query>)> = values.map(|v| (Occur::Should, raw_term(field, v))).collect();
+    Box::new(BooleanQuery::new(clauses))
+}
+
+/// Facet term for exact, case-insensitive metadata filters.
+pub fn meta_facet(key: &str, value: &str) -> String {
+    format!("{}={}", key.trim().to_lowercase(), value.trim().to_lowercase())
+}
+
+fn clear_index_files(dir: &Path) -> Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_file() {
+            fs::remove_file(path)?;
+        }
+    }
+    Ok(())
+}
+
+/// One write session. Nothing is visible to readers until `commit`; dropping it discards.
+pub struct Batch {
+    writer: IndexWriter<TantivyDocument>,
+    fields: Fields,
+    reader: IndexReader,
+}
+
+impl Batch {
+    /// Adds documents, replacing any with the same key.
+    pub fn upsert(&mut self, docs: &[ItemDoc]) -> Result<()> {
+        for d in docs {
+            self.writer.delete_term(Term::from_field_text(self.fields.key, &d.key));
+            self.writer.add_document(to_document(&self.fields, d))?;
+        }
+        Ok(())
+    }
+
+    pub fn delete(&mut self, keys: &[String]) {
+        for k in keys {
+            self.writer.delete_term(Term::from_field_text(self.fields.key, k));
+        }
+    }
+
+    /// Commits atomically, waits for merges, and makes the result visible to this index's readers.
+    pub fn commit(mut self) -> Result<()> {
+        self.writer.commit()?;
+        self.writer.wait_merging_threads()?;
+        self.reader.reload()?;
+        Ok(())
+    }
+}
+
+fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
+    let mut doc = TantivyDocument::default();
+    for (field, value) in f.text.iter().zip([&d.title, &d.name, &d.description, &d.category, &d.content]) {
+        doc.add_text(*field, value);
+    }
+    doc.add_text(f.key, &d.key);
+    doc.add_text(f.id, &d.id);
+    doc.add_text(f.kind, &d.kind);
+    doc.add_text(f.space, &d.space);
+    doc.add_u64(f.space_rank, d.space_rank);
+    doc.add_u64(f.id_key, prefix_key(&d.id));
+    doc.add_u64(f.name_key, prefix_key(&d.name.to_lowercase()));
+    for (key, values) in &d.meta {
+        for v in values {
+            doc.add_text(f.meta, meta_facet(key, v));
+        }
+    }
+    if let Some(v) = d.version.as_deref().and_then(version_number) {
+        doc.add_u64(f.version_num, v);
+    }
+    if let Some(date) = d.date {
+        doc.add_i64(f.date, date);
+    }
+    doc.add_i64(f.mtime, d.mtime);
+    doc.add_u64(f.size, d.size);
+    doc.add_text(f.hash, &d.hash);
+    doc.add_text(f.path, &d.path);
+    if let Some(extra) = &d.extra {
+        doc.add_text(f.extra, extra);
+    }
+    doc
+}

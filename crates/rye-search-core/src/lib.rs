@@ -1,0 +1,17 @@
+//! rye-search core: a Tantivy index of RYE items with an identifier-aware tokenizer, a small
+//! boolean query language with ranked wildcard and fuzzy expansion, and exact tie-breaking.
+//! No Node dependency: the napi binding only translates.
+
+mod document;
+mod error;
+mod index;
+pub mod query;
+mod request;
+mod schema;
+pub mod tokenizer;
+
+pub use document::{ItemDoc, ManifestEntry};
+pub use error::{Error, Result};
+pub use index::{meta_facet, Batch, SearchIndex, MAX_LIMIT, MAX_OFFSET};
+pub use request::{Filter, Hit, SearchRequest, SearchResponse, SortBy, Weights};
+pub use schema::{version_number, SCHEMA_VERSION, TEXT_FIELDS};

@@ -1,0 +1,295 @@
+//! Query AST → Tantivy query. Wildcards and fuzzy terms are expanded here against the term
+//! dictionaries so that every expansion is a real BM25 term query (Tantivy's own Fuzzy/Regex
+//! queries score every match the same); fuzzy expansions are down-weighted by edit distance.
+
+use std::collections::BTreeMap;
+
+use levenshtein_automata::LevenshteinAutomatonBuilder;
+use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, EmptyQuery, Occur, PhraseQuery, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Term};
+use tantivy::Searcher;
+use tantivy_fst::{Automaton, Regex};
+
+use super::parse::Node;
+use crate::error::{Error, Result};
+use crate::tokenizer;
+
+/// Most terms one wildcard may expand to, per field (the most frequent are kept).
+pub const MAX_WILDCARD_EXPANSIONS: usize = 256;
+/// Most terms one fuzzy term may expand to, per field (the closest, then most frequent).
+pub const MAX_FUZZY_EXPANSIONS: usize = 32;
+/// Fuzzy terms shorter than this are matched exactly: one edit on two letters matches noise.
+pub const MIN_FUZZY_TERM_CHARS: usize = 3;
+
+/// Score multiplier for an expansion at a given edit distance.
+fn distance_weight(distance: u8) -> f32 {
+    match distance {
+        0 => 1.0,
+        1 => 0.5,
+        _ => 0.25,
+    }
+}
+
+pub struct Builder<'a> {
+    pub searcher: &'a Searcher,
+    pub query: &'a str,
+    pub fuzzy: u8,
+    pub warnings: Vec<String>,
+    lev: Option<LevenshteinAutomatonBuilder>,
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(searcher: &'a Searcher, query: &'a str, fuzzy: u8) -> Self {
+        let fuzzy = fuzzy.min(2);
+        let lev = (fuzzy > 0).then(|| LevenshteinAutomatonBuilder::new(fuzzy, false));
+        Builder { searcher, query, fuzzy, warnings: Vec::new(), lev }
+    }
+
+    /// Builds `node` searched over `fields` (field, boost).
+    pub fn build(&mut self, node: &Node, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
+        Ok(match node {
+            Node::All => Box::new(AllQuery),
+            Node::Term(text) => self.term(text, fields)?,
+            Node::Phrase(text) => {
+                let seq = self.token_sequence(text)?;
+                self.sequence(&seq, fields, 0)
+            }
+            Node::Wildcard(pattern) => self.wildcard(pattern, fields)?,
+            Node::Not(inner) => Box::new(BooleanQuery::new(vec![
+                (Occur::Must, Box::new(AllQuery) as Box<dyn Query>),
+                (Occur::MustNot, self.build(inner, fields)?),
+            ])),
+            Node::And(children) => {
+                let mut clauses = Vec::new();
+                let mut positive = false;
+                for child in children {
+                    match child {
+                        Node::Not(inner) => clauses.push((Occur::MustNot, self.build(inner, fields)?)),
+                        _ => {
+                            positive = true;
+                            clauses.push((Occur::Must, self.build(child, fields)?));
+                        }
+                    }
+                }
+                if !positive {
+                    clauses.push((Occur::Must, Box::new(AllQuery)));
+                }
+                Box::new(BooleanQuery::new(clauses))
+            }
+            Node::Or(children) => {
+                let clauses = children
+                    .iter()
+                    .map(|c| Ok((Occur::Should, self.build(c, fields)?)))
+                    .collect::<Result<Vec<_>>>()?;
+                Box::new(BooleanQuery::new(clauses))
+            }
+        })
+    }
+
+    fn no_words(&self, text: &str) -> Error {
+        Error::QuerySyntax {
+            message: format!("\"{text}\" has no letters or digits to search for"),
+            position: self.query.chars().count().min(self.query.find(text).map(|b| self.query[..b].chars().count()).unwrap_or(0)),
+            hint: "remove it, or search for words it contains".into(),
+        }
+    }
+
+    /// The part tokens of a text in order (compounds contribute their parts).
+    fn token_sequence(&self, text: &str) -> Result<Vec<String>> {
+        let seq: Vec<String> = tokenizer::words(text).into_iter().flat_map(|w| w.parts).collect();
+        if seq.is_empty() {
+            return Err(self.no_words(text));
+        }
+        Ok(seq)
+    }
+
+    fn term(&mut self, text: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
+        let words = tokenizer::words(text);
+        if words.is_empty() {
+            return Err(self.no_words(text));
+        }
+        if words.len() == 1 && words[0].parts.len() == 1 {
+            let token = words[0].whole.clone();
+            if self.fuzzy > 0 && token.chars().count() >= MIN_FUZZY_TERM_CHARS {
+                return self.fuzzy_term(&token, fields);
+            }
+            return Ok(self.sequence(&[token], fields, 0));
+        }
+        let seq: Vec<String> = words.into_iter().flat_map(|w| w.parts).collect();
+        Ok(self.sequence(&seq, fields, 0))
+    }
+
+    /// A single token or a phrase of tokens, over every field.
+    pub fn sequence(&self, seq: &[String], fields: &[(Field, f32)], slop: u32) -> Box<dyn Query> {
+        let per_field = fields
+            .iter()
+            .map(|&(field, boost)| {
+                let q: Box<dyn Query> = if seq.len() == 1 {
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(field, &seq[0]),
+                        IndexRecordOption::WithFreqsAndPositions,
+                    ))
+                } else {
+                    let mut pq = PhraseQuery::new(seq.iter().map(|t| Term::from_field_text(field, t)).collect());
+                    pq.set_slop(slop);
+                    Box::new(pq)
+                };
+                boosted(q, boost)
+            })
+            .collect();
+        any_of(per_field)
+    }
+
+    fn fuzzy_term(&mut self, token: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
+        let dfa = self.lev.as_ref().expect("fuzzy builder").build_dfa(token);
+        let mut per_field = Vec::new();
+        for &(field, boost) in fields {
+            let found = self.expand(field, &DfaAutomaton(&dfa))?;
+            let mut ranked: Vec<(u8, u64, Vec<u8>)> = found
+                .into_iter()
+                .map(|(term, df)| {
+                    let d = levenshtein(token, &String::from_utf8_lossy(&term)).min(255) as u8;
+                    (d, df, term)
+                })
+                .collect();
+            ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+            if ranked.len() > MAX_FUZZY_EXPANSIONS {
+                self.warnings.push(format!(
+                    "fuzzy term \"{token}\" matched {} terms; the {MAX_FUZZY_EXPANSIONS} closest were used",
+                    ranked.len()
+                ));
+                ranked.truncate(MAX_FUZZY_EXPANSIONS);
+            }
+            for (d, _, term) in ranked {
+                let q = TermQuery::new(text_term(field, &term), IndexRecordOption::WithFreqs);
+                per_field.push(boosted(Box::new(q), boost * distance_weight(d)));
+            }
+        }
+        Ok(any_of(per_field))
+    }
+
+    fn wildcard(&mut self, pattern: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
+        let lowered = pattern.to_lowercase();
+        let regex: String = lowered.split('*').map(regex_syntax::escape).collect::<Vec<_>>().join(".*");
+        let automaton = Regex::new(&regex).map_err(|e| Error::QuerySyntax {
+            message: format!("wildcard \"{pattern}\" cannot be used: {e}"),
+            position: self.query.find(pattern).map(|b| self.query[..b].chars().count()).unwrap_or(0),
+            hint: "use * only as a wildcard inside a word, e.g. file* or *thread*".into(),
+        })?;
+        let mut per_field = Vec::new();
+        for &(field, boost) in fields {
+            let found = self.expand(field, &automaton)?;
+            let mut ranked: Vec<(u64, Vec<u8>)> = found.into_iter().map(|(t, df)| (df, t)).collect();
+            ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            if ranked.len() > MAX_WILDCARD_EXPANSIONS {
+                self.warnings.push(format!(
+                    "wildcard \"{pattern}\" matched {} terms; the {MAX_WILDCARD_EXPANSIONS} most frequent were used",
+                    ranked.len()
+                ));
+                ranked.truncate(MAX_WILDCARD_EXPANSIONS);
+            }
+            for (_, term) in ranked {
+                let q = TermQuery::new(text_term(field, &term), IndexRecordOption::WithFreqs);
+                per_field.push(boosted(Box::new(q), boost));
+            }
+        }
+        Ok(any_of(per_field))
+    }
+
+    /// Terms of `field` accepted by the automaton, with document frequencies summed over segments.
+    fn expand<A: Automaton>(&self, field: Field, automaton: &A) -> Result<BTreeMap<Vec<u8>, u64>>
+    where
+        A::State: Clone,
+    {
+        let mut out = BTreeMap::new();
+        for segment in self.searcher.segment_readers() {
+            let inverted = segment.inverted_index(field)?;
+            let mut stream = inverted.terms().search(automaton).into_stream()?;
+            while stream.advance() {
+                *out.entry(stream.key().to_vec()).or_insert(0) += stream.value().doc_freq as u64;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Term dictionaries hold the UTF-8 bytes of text terms.
+fn text_term(field: Field, bytes: &[u8]) -> Term {
+    Term::from_field_text(field, &String::from_utf8_lossy(bytes))
+}
+
+fn boosted(q: Box<dyn Query>, boost: f32) -> Box<dyn Query> {
+    if (boost - 1.0).abs() < f32::EPSILON {
+        q
+    } else {
+        Box::new(BoostQuery::new(q, boost))
+    }
+}
+
+fn any_of(mut queries: Vec<Box<dyn Query>>) -> Box<dyn Query> {
+    match queries.len() {
+        0 => Box::new(EmptyQuery),
+        1 => queries.pop().unwrap(),
+        _ => Box::new(BooleanQuery::new(queries.into_iter().map(|q| (Occur::Should, q)).collect())),
+    }
+}
+
+struct DfaAutomaton<'a>(&'a levenshtein_automata::DFA);
+
+impl Automaton for DfaAutomaton<'_> {
+    type State = u32;
+    fn start(&self) -> u32 {
+        self.0.initial_state()
+    }
+    fn is_match(&self, state: &u32) -> bool {
+        matches!(self.0.distance(*state), levenshtein_automata::Distance::Exact(_))
+    }
+    fn can_match(&self, state: &u32) -> bool {
+        *state != levenshtein_automata::SINK_STATE
+    }
+    fn accept(&self, state: &u32, byte: u8) -> u32 {
+        self.0.transition(*state, byte)
+    }
+}
+
+/// Classic Levenshtein distance over characters (insert, delete, substitute).
+pub fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Positive plain tokens of a query in order (not under NOT), for proximity.
+pub fn positive_tokens(node: &Node, out: &mut Vec<String>) {
+    match node {
+        Node::Term(t) | Node::Phrase(t) => {
+            for w in tokenizer::words(t) {
+                for p in w.parts {
+                    if !out.contains(&p) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+        Node::And(c) | Node::Or(c) => c.iter().for_each(|n| positive_tokens(n, out)),
+        Node::Not(_) | Node::Wildcard(_) | Node::All => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn levenshtein_distance() {
+        assert_eq!(levenshtein("direcive", "directive"), 1);
+        assert_eq!(levenshtein("kitten", "sitting"), 3);
+        assert_eq!(levenshtein("", "abc"), 3);
+    }
+}

@@ -1,0 +1,5 @@
+//! The query language: parsing (`parse`) and translation to Tantivy (`build`).
+pub mod build;
+pub mod parse;
+
+pub use parse::{parse, Node};

@@ -1,0 +1,120 @@
+//! Search request and response, as exchanged with the facade (serde, camelCase).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Field boosts, in the order of [`crate::schema::TEXT_FIELDS`].
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct Weights {
+    pub title: f32,
+    pub name: f32,
+    pub description: f32,
+    pub category: f32,
+    pub content: f32,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights { title: 3.0, name: 3.0, description: 2.0, category: 1.5, content: 1.0 }
+    }
+}
+
+impl Weights {
+    pub fn as_array(&self) -> [f32; 5] {
+        [self.title, self.name, self.description, self.category, self.content]
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SortBy {
+    #[default]
+    Score,
+    Name,
+    Date,
+}
+
+/// An exact filter, already normalised by the facade.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Filter {
+    /// Item has `key` with any of `values`.
+    AnyOf { key: String, values: Vec<String> },
+    /// Item has `key` with none of `values`.
+    NoneOf { key: String, values: Vec<String> },
+    /// Version comparison: op is one of `=`, `>=`, `>`, `<=`, `<`.
+    Version { op: String, value: String },
+    /// Inclusive date range in epoch milliseconds; undated items never pass.
+    Date { from: Option<i64>, to: Option<i64> },
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SearchRequest {
+    pub query: String,
+    pub kind: Option<String>,
+    /// Regex over the item id (the scope's namespace), matched against the whole id.
+    pub id_pattern: Option<String>,
+    /// Space labels to search, in precedence order (used to break ties); empty = all.
+    pub spaces: Vec<String>,
+    pub fields: BTreeMap<String, String>,
+    pub filters: Vec<Filter>,
+    /// Levenshtein distance for plain terms (0 = off, clamped to 2).
+    pub fuzzy: u8,
+    /// Phrase slop required between all positive terms; None = off.
+    pub proximity: Option<u32>,
+    pub sort_by: SortBy,
+    pub limit: usize,
+    pub offset: usize,
+    pub weights: Weights,
+    /// Characters of preview per hit; 0 disables previews.
+    pub preview_chars: usize,
+}
+
+impl Default for SearchRequest {
+    fn default() -> Self {
+        SearchRequest {
+            query: String::new(),
+            kind: None,
+            id_pattern: None,
+            spaces: Vec::new(),
+            fields: BTreeMap::new(),
+            filters: Vec::new(),
+            fuzzy: 0,
+            proximity: None,
+            sort_by: SortBy::Score,
+            limit: 10,
+            offset: 0,
+            weights: Weights::default(),
+            preview_chars: 200,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hit {
+    pub key: String,
+    pub id: String,
+    pub kind: String,
+    pub space: String,
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub category: String,
+    pub path: String,
+    /// Normalised 0–1 against the best match of the whole query (not of the page).
+    pub score: f64,
+    pub preview: String,
+    pub date: Option<i64>,
+    pub extra: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchResponse {
+    pub total: usize,
+    pub hits: Vec<Hit>,
+    pub warnings: Vec<String>,
+}

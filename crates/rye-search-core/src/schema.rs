@@ -1,0 +1,127 @@
+//! The index schema: weighted text fields for BM25, raw fields for exact filters, fast fields
+//! for sorting, tie-breaking and the refresh manifest.
+
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
+};
+
+use crate::tokenizer::TOKENIZER_NAME;
+
+/// Bumped whenever the schema or tokenizer changes; an index with another version is rebuilt.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The five weighted text fields, in the order of [`crate::Weights`].
+pub const TEXT_FIELDS: [&str; 5] = ["title", "name", "description", "category", "content"];
+
+#[derive(Clone, Copy)]
+pub struct Fields {
+    pub text: [Field; 5],
+    pub key: Field,
+    pub id: Field,
+    pub kind: Field,
+    pub space: Field,
+    pub space_rank: Field,
+    pub id_key: Field,
+    pub name_key: Field,
+    pub meta: Field,
+    pub version_num: Field,
+    pub date: Field,
+    pub mtime: Field,
+    pub size: Field,
+    pub hash: Field,
+    pub path: Field,
+    pub extra: Field,
+}
+
+impl Fields {
+    pub fn title(&self) -> Field {
+        self.text[0]
+    }
+    pub fn name(&self) -> Field {
+        self.text[1]
+    }
+    pub fn description(&self) -> Field {
+        self.text[2]
+    }
+    pub fn category(&self) -> Field {
+        self.text[3]
+    }
+    pub fn content(&self) -> Field {
+        self.text[4]
+    }
+
+    /// Text field by its public name (`fields` request parameter).
+    pub fn text_field(&self, name: &str) -> Option<(usize, Field)> {
+        TEXT_FIELDS.iter().position(|f| *f == name).map(|i| (i, self.text[i]))
+    }
+}
+
+pub fn build() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let indexing = TextFieldIndexing::default()
+        .set_tokenizer(TOKENIZER_NAME)
+        .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+    let text = TextOptions::default().set_indexing_options(indexing).set_stored();
+    let fast_raw = STRING | FAST;
+    let num = || NumericOptions::default().set_fast();
+    let fields = Fields {
+        text: TEXT_FIELDS.map(|name| b.add_text_field(name, text.clone())),
+        key: b.add_text_field("key", fast_raw.clone()),
+        id: b.add_text_field("id", STRING | STORED),
+        kind: b.add_text_field("kind", STRING | STORED),
+        space: b.add_text_field("space", STRING | STORED),
+        space_rank: b.add_u64_field("space_rank", num()),
+        id_key: b.add_u64_field("id_key", num()),
+        name_key: b.add_u64_field("name_key", num()),
+        meta: b.add_text_field("meta", STRING),
+        version_num: b.add_u64_field("version_num", NumericOptions::default() | INDEXED),
+        date: b.add_i64_field("date", num() | INDEXED | STORED),
+        mtime: b.add_i64_field("mtime", num()),
+        size: b.add_u64_field("size", num()),
+        hash: b.add_text_field("hash", fast_raw | STORED),
+        path: b.add_text_field("path", STORED),
+        extra: b.add_text_field("extra", STORED),
+    };
+    (b.build(), fields)
+}
+
+/// Big-endian first 8 bytes: orders like the string on its first 8 bytes (ties resolved later).
+pub fn prefix_key(s: &str) -> u64 {
+    let mut bytes = [0u8; 8];
+    for (dst, src) in bytes.iter_mut().zip(s.as_bytes()) {
+        *dst = *src;
+    }
+    u64::from_be_bytes(bytes)
+}
+
+/// `1.2.3` → comparable number; up to three numeric parts, each below 2^20.
+pub fn version_number(v: &str) -> Option<u64> {
+    let v = v.trim().trim_start_matches(['v', 'V']);
+    let parts: Vec<&str> = v.split('.').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return None;
+    }
+    let mut n = 0u64;
+    for i in 0..3 {
+        let p = match parts.get(i) {
+            Some(p) => p.parse::<u64>().ok().filter(|x| *x < (1 << 20))?,
+            None => 0,
+        };
+        n = (n << 20) | p;
+    }
+    Some(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn versions_compare_numerically() {
+        assert!(version_number("1.10.0").unwrap() > version_number("1.9.9").unwrap());
+        assert_eq!(version_number("1.2"), version_number("1.2.0"));
+        assert_eq!(version_number("v2"), version_number("2.0.0"));
+        assert_eq!(version_number("1.x"), None);
+        assert!(prefix_key("abc") < prefix_key("abd"));
+        assert!(prefix_key("ab") < prefix_key("abc"));
+    }
+}

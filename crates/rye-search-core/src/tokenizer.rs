@@ -1,0 +1,204 @@
+//! Identifier-aware tokenizer: `create_tool`, `file-system` and `fileSystem` are indexed whole
+//! AND by their parts, so a search finds them by either.
+//!
+//! Positions: the parts of a compound take consecutive positions and the whole shares the first
+//! one, so phrases such as `"create tool"` match `create_tool` and proximity counts words.
+
+use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+
+/// Name under which the tokenizer is registered with Tantivy.
+pub const TOKENIZER_NAME: &str = "rye_ident";
+
+/// Tokens longer than this (in bytes) are dropped: they are hashes or data, not words.
+const MAX_TOKEN_BYTES: usize = 64;
+
+/// One word of the text: its lower-cased whole form and its parts (one part for a plain word).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    pub whole: String,
+    pub parts: Vec<String>,
+    pub start: usize,
+    pub end: usize,
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric()
+}
+
+fn is_joiner(c: char) -> bool {
+    c == '_' || c == '-'
+}
+
+/// Splits text into words: runs of alphanumerics, possibly joined by `_`/`-` between them.
+pub fn words(text: &str) -> Vec<Word> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !is_word_char(chars[i].1) {
+            i += 1;
+            continue;
+        }
+        let begin = i;
+        let mut end = i;
+        while end < chars.len() {
+            if is_word_char(chars[end].1) {
+                end += 1;
+            } else if is_joiner(chars[end].1) {
+                let mut j = end;
+                while j < chars.len() && is_joiner(chars[j].1) {
+                    j += 1;
+                }
+                if j < chars.len() && is_word_char(chars[j].1) {
+                    end = j;
+                } else {
+                    break;
+                }
+            } else {
+                break;
+            }
+        }
+        let start_byte = chars[begin].0;
+        let end_byte = if end < chars.len() { chars[end].0 } else { text.len() };
+        out.push(make_word(&text[start_byte..end_byte], start_byte, end_byte));
+        i = end;
+    }
+    out
+}
+
+fn make_word(raw: &str, start: usize, end: usize) -> Word {
+    let mut parts = Vec::new();
+    for piece in raw.split(is_joiner).filter(|p| !p.is_empty()) {
+        split_camel(piece, &mut parts);
+    }
+    Word { whole: raw.to_lowercase(), parts, start, end }
+}
+
+/// `fileSystem` → `file`, `system`; `HTTPServer` → `http`, `server`. Digits stay attached.
+fn split_camel(piece: &str, parts: &mut Vec<String>) {
+    let chars: Vec<char> = piece.chars().collect();
+    let mut current = String::new();
+    for (k, &c) in chars.iter().enumerate() {
+        if k > 0 && c.is_uppercase() {
+            let prev = chars[k - 1];
+            let next_lower = chars.get(k + 1).is_some_and(|n| n.is_lowercase());
+            if prev.is_lowercase() || prev.is_numeric() || (prev.is_uppercase() && next_lower) {
+                parts.push(std::mem::take(&mut current));
+            }
+        }
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        parts.push(current);
+    }
+}
+
+/// The tokens of a text, as the index stores them.
+pub fn tokens(text: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut position = 0usize;
+    for word in words(text) {
+        let keep = |s: &str| !s.is_empty() && s.len() <= MAX_TOKEN_BYTES;
+        if word.parts.len() > 1 && keep(&word.whole) {
+            out.push(Token {
+                offset_from: word.start,
+                offset_to: word.end,
+                position,
+                text: word.whole.clone(),
+                position_length: word.parts.len(),
+            });
+        }
+        let mut offset = word.start;
+        for (k, part) in word.parts.iter().enumerate() {
+            if keep(part) {
+                // Offsets of parts are approximate for case-changing scripts; only snippets use them.
+                let len = part.len().min(word.end.saturating_sub(offset));
+                out.push(Token {
+                    offset_from: offset,
+                    offset_to: offset + len,
+                    position: position + k,
+                    text: part.clone(),
+                    position_length: 1,
+                });
+            }
+            offset = (offset + part.len() + 1).min(word.end);
+        }
+        position += word.parts.len().max(1);
+    }
+    out
+}
+
+#[derive(Clone, Default)]
+pub struct IdentTokenizer;
+
+pub struct VecTokenStream {
+    tokens: Vec<Token>,
+    index: usize,
+}
+
+impl TokenStream for VecTokenStream {
+    fn advance(&mut self) -> bool {
+        if self.index < self.tokens.len() {
+            self.index += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn token(&self) -> &Token {
+        &self.tokens[self.index - 1]
+    }
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.tokens[self.index - 1]
+    }
+}
+
+impl Tokenizer for IdentTokenizer {
+    type TokenStream<'a> = VecTokenStream;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
+        VecTokenStream { tokens: tokens(text), index: 0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(s: &str) -> Vec<(String, usize)> {
+        tokens(s).into_iter().map(|t| (t.text, t.position)).collect()
+    }
+
+    #[test]
+    fn snake_kebab_and_camel_are_split_and_kept_whole() {
+        assert_eq!(
+            texts("create_tool"),
+            vec![("create_tool".into(), 0), ("create".into(), 0), ("tool".into(), 1)]
+        );
+        assert_eq!(
+            texts("file-system"),
+            vec![("file-system".into(), 0), ("file".into(), 0), ("system".into(), 1)]
+        );
+        assert_eq!(
+            texts("fileSystem x"),
+            vec![("filesystem".into(), 0), ("file".into(), 0), ("system".into(), 1), ("x".into(), 2)]
+        );
+        assert_eq!(
+            texts("HTTPServer"),
+            vec![("httpserver".into(), 0), ("http".into(), 0), ("server".into(), 1)]
+        );
+    }
+
+    #[test]
+    fn punctuation_separates_and_dangling_joiners_are_dropped() {
+        assert_eq!(texts("rye/core.bash"), vec![("rye".into(), 0), ("core".into(), 1), ("bash".into(), 2)]);
+        assert_eq!(texts("_private- --x"), vec![("private".into(), 0), ("x".into(), 1)]);
+        assert!(texts("!!! ... ").is_empty());
+    }
+
+    #[test]
+    fn unicode_and_long_tokens() {
+        assert_eq!(texts("Über Straße"), vec![("über".into(), 0), ("straße".into(), 1)]);
+        let long = "a".repeat(100);
+        assert!(texts(&long).is_empty());
+    }
+}

@@ -1,0 +1,251 @@
+use std::collections::BTreeMap;
+
+use rye_search_core::{Error, Filter, ItemDoc, SearchIndex, SearchRequest, SortBy};
+
+fn doc(id: &str, space: &str, title: &str, description: &str, content: &str) -> ItemDoc {
+    let name = id.rsplit('/').next().unwrap().to_string();
+    ItemDoc {
+        key: format!("{space}:{id}"),
+        id: id.into(),
+        kind: "tool".into(),
+        space: space.into(),
+        space_rank: match space {
+            "project" => 0,
+            "user" => 1,
+            _ => 2,
+        },
+        title: title.into(),
+        name,
+        description: description.into(),
+        content: content.into(),
+        ..Default::default()
+    }
+}
+
+fn index(docs: &[ItemDoc]) -> SearchIndex {
+    let index = SearchIndex::in_memory().unwrap();
+    let mut batch = index.batch().unwrap();
+    batch.upsert(docs).unwrap();
+    batch.commit().unwrap();
+    index
+}
+
+fn ids(index: &SearchIndex, req: SearchRequest) -> Vec<String> {
+    index.search(&req).unwrap().hits.into_iter().map(|h| h.id).collect()
+}
+
+fn q(query: &str) -> SearchRequest {
+    SearchRequest { query: query.into(), ..Default::default() }
+}
+
+fn corpus() -> Vec<ItemDoc> {
+    vec![
+        doc("rye/core/create_tool", "project", "create_tool", "Create a new tool", "Makes a tool from a template"),
+        doc("rye/file-system/read", "system:core", "read", "Read file contents", "Read the contents of a file at the given path"),
+        doc("rye/web/websearch", "system:core", "websearch", "Search the web", "Queries a search engine"),
+        doc("rye/agent/threads", "user", "threads", "Run multithreaded agents", "thread one two three four orchestrator"),
+        doc("rye/core_utils/fileSystem", "project", "fileSystem", "Helpers", "temporary files and directories"),
+    ]
+}
+
+#[test]
+fn identifiers_are_found_by_parts_and_whole() {
+    let idx = index(&corpus());
+    assert_eq!(ids(&idx, q("create_tool")), vec!["rye/core/create_tool"]);
+    assert_eq!(ids(&idx, q("create")), vec!["rye/core/create_tool"]);
+    assert_eq!(ids(&idx, q("filesystem")), vec!["rye/core_utils/fileSystem"]);
+    assert!(ids(&idx, q("system")).contains(&"rye/core_utils/fileSystem".to_string()));
+    assert!(ids(&idx, q("system")).contains(&"rye/file-system/read".to_string()) == false, "ids are not indexed text");
+}
+
+#[test]
+fn wildcards_prefix_suffix_infix() {
+    let idx = index(&corpus());
+    let files = ids(&idx, q("file*"));
+    assert!(files.contains(&"rye/file-system/read".to_string()));
+    assert!(files.contains(&"rye/core_utils/fileSystem".to_string()));
+    assert_eq!(ids(&idx, q("*search")), vec!["rye/web/websearch"]);
+    assert_eq!(ids(&idx, q("*thread*")), vec!["rye/agent/threads"]);
+    assert_eq!(idx.search(&q("*")).unwrap().total, 5);
+}
+
+#[test]
+fn boolean_operators() {
+    let idx = index(&corpus());
+    assert_eq!(idx.search(&q("read OR websearch")).unwrap().total, 2);
+    assert_eq!(idx.search(&q("read AND websearch")).unwrap().total, 0);
+    assert_eq!(idx.search(&q("NOT read")).unwrap().total, 4);
+    assert_eq!(ids(&idx, q("files NOT temporary")), Vec::<String>::new());
+    assert_eq!(ids(&idx, q("(search OR tool) NOT web")), vec!["rye/core/create_tool"]);
+}
+
+#[test]
+fn title_outranks_content_by_field_boost() {
+    let idx = index(&[
+        doc("a/in_content", "project", "alpha", "", "widget"),
+        doc("a/in_title", "project", "widget", "", "alpha"),
+    ]);
+    let res = idx.search(&q("widget")).unwrap();
+    assert_eq!(res.hits[0].id, "a/in_title");
+    assert_eq!(res.hits[0].score, 1.0);
+    assert!(res.hits[1].score < 1.0 && res.hits[1].score > 0.0);
+}
+
+#[test]
+fn fuzzy_matches_typos_and_ranks_exact_first() {
+    let idx = index(&[
+        doc("d/exact", "project", "directive", "", ""),
+        doc("d/typo", "project", "directiv", "", ""),
+        doc("d/other", "project", "unrelated", "", ""),
+    ]);
+    assert!(ids(&idx, q("direcive")).is_empty());
+    let fuzzy = SearchRequest { fuzzy: 1, ..q("directive") };
+    assert_eq!(ids(&idx, fuzzy), vec!["d/exact", "d/typo"]);
+    let typo = SearchRequest { fuzzy: 2, ..q("direcive") };
+    assert_eq!(idx.search(&typo).unwrap().total, 2);
+    let clamped = SearchRequest { fuzzy: 9, ..q("direcive") };
+    assert!(!idx.search(&clamped).unwrap().warnings.is_empty());
+}
+
+#[test]
+fn proximity_is_phrase_slop() {
+    let idx = index(&corpus());
+    let near = SearchRequest { proximity: Some(5), ..q("thread orchestrator") };
+    assert_eq!(ids(&idx, near), vec!["rye/agent/threads"]);
+    let tight = SearchRequest { proximity: Some(2), ..q("thread orchestrator") };
+    assert!(ids(&idx, tight).is_empty());
+    assert_eq!(ids(&idx, q("\"contents of a file\"")), vec!["rye/file-system/read"]);
+    assert!(ids(&idx, q("\"file of contents\"")).is_empty());
+}
+
+#[test]
+fn ties_break_by_space_then_id_and_scores_are_stable_across_pages() {
+    let mut docs = Vec::new();
+    for (i, space) in ["system:core", "user", "project"].iter().enumerate() {
+        for j in 0..4 {
+            docs.push(doc(&format!("same/item{j}{i}"), space, "same", "", ""));
+        }
+    }
+    let idx = index(&docs);
+    let spaces: Vec<String> = ["project", "user", "system:core"].iter().map(|s| s.to_string()).collect();
+    let all = idx.search(&SearchRequest { spaces: spaces.clone(), limit: 100, ..q("same") }).unwrap();
+    let order: Vec<_> = all.hits.iter().map(|h| (h.space.clone(), h.id.clone())).collect();
+    let mut expected = order.clone();
+    expected.sort_by_key(|(s, id)| (spaces.iter().position(|x| x == s), id.clone()));
+    assert_eq!(order, expected);
+    for offset in 0..12 {
+        let page = idx.search(&SearchRequest { spaces: spaces.clone(), limit: 1, offset, ..q("same") }).unwrap();
+        assert_eq!(page.total, 12);
+        assert_eq!(page.hits[0].id, all.hits[offset].id, "page at offset {offset}");
+        assert_eq!(page.hits[0].score, all.hits[offset].score);
+    }
+    let beyond = idx.search(&SearchRequest { offset: 50, ..q("same") }).unwrap();
+    assert!(beyond.hits.is_empty());
+    assert_eq!(beyond.total, 12);
+}
+
+#[test]
+fn sort_by_name_and_date() {
+    let mut a = doc("x/b_item", "project", "Bravo", "", "");
+    a.name = "Bravo".into();
+    a.date = Some(1000);
+    let mut b = doc("x/a_item", "project", "alpha", "", "");
+    b.name = "alpha".into();
+    b.date = Some(2000);
+    let c = doc("x/c_item", "project", "charlie", "", "");
+    let idx = index(&[a, b, c]);
+    assert_eq!(ids(&idx, SearchRequest { sort_by: SortBy::Name, ..q("*") }), vec!["x/a_item", "x/b_item", "x/c_item"]);
+    assert_eq!(ids(&idx, SearchRequest { sort_by: SortBy::Date, ..q("*") }), vec!["x/a_item", "x/b_item", "x/c_item"]);
+}
+
+#[test]
+fn filters_fields_scope_and_kind() {
+    let mut a = doc("rye/core/a", "project", "alpha", "", "");
+    a.meta = BTreeMap::from([("category".into(), vec!["rye/core".into()]), ("tags".into(), vec!["api".into(), "web".into()])]);
+    a.version = Some("1.2.0".into());
+    let mut b = doc("rye/core_utils/b", "project", "alpha beta", "", "");
+    b.version = Some("0.9.0".into());
+    let idx = index(&[a, b]);
+    let f = |filters: Vec<Filter>| ids(&idx, SearchRequest { filters, ..q("alpha") });
+    assert_eq!(f(vec![Filter::AnyOf { key: "category".into(), values: vec!["RYE/CORE".into()] }]), vec!["rye/core/a"]);
+    assert_eq!(f(vec![Filter::NoneOf { key: "tags".into(), values: vec!["api".into()] }]), vec!["rye/core_utils/b"]);
+    assert_eq!(f(vec![Filter::Version { op: ">=".into(), value: "1.2".into() }]), vec!["rye/core/a"]);
+    assert_eq!(f(vec![Filter::Version { op: "<".into(), value: "1".into() }]), vec!["rye/core_utils/b"]);
+    assert!(matches!(
+        idx.search(&SearchRequest { filters: vec![Filter::Version { op: ">=".into(), value: "1.x".into() }], ..q("a") }),
+        Err(Error::InvalidArgument { .. })
+    ));
+    let scoped = SearchRequest { id_pattern: Some("rye/core/.+".into()), ..q("alpha") };
+    assert_eq!(ids(&idx, scoped), vec!["rye/core/a"]);
+    let fields = SearchRequest { fields: BTreeMap::from([("title".into(), "beta".into())]), ..q("*") };
+    assert_eq!(ids(&idx, fields), vec!["rye/core_utils/b"]);
+    let unknown = SearchRequest { fields: BTreeMap::from([("nope".into(), "x".into())]), ..q("*") };
+    assert_eq!(idx.search(&unknown).unwrap_err().code(), "E_INVALID_ARGUMENT");
+    assert_eq!(idx.search(&SearchRequest { kind: Some("directive".into()), ..q("*") }).unwrap().total, 0);
+}
+
+#[test]
+fn syntax_errors_carry_code_and_position() {
+    let idx = index(&corpus());
+    let err = idx.search(&q("read AND")).unwrap_err();
+    assert_eq!(err.code(), "E_QUERY_SYNTAX");
+    assert_eq!(err.position(), Some(5));
+    assert!(!err.hint().is_empty());
+    assert_eq!(idx.search(&q("!!!")).unwrap_err().code(), "E_QUERY_SYNTAX");
+    assert_eq!(idx.search(&SearchRequest { limit: 5000, ..q("a") }).unwrap_err().code(), "E_LIMIT");
+}
+
+#[test]
+fn previews_are_snippets_around_matches() {
+    let long = format!("{} needle in the haystack {}", "filler ".repeat(100), "tail ".repeat(100));
+    let idx = index(&[doc("p/x", "project", "x", "", &long)]);
+    let hit = &idx.search(&SearchRequest { preview_chars: 60, ..q("needle") }).unwrap().hits[0];
+    assert!(hit.preview.contains("needle"), "{}", hit.preview);
+    assert!(hit.preview.chars().count() <= 60);
+}
+
+#[test]
+fn persistent_index_upserts_deletes_and_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let idx = SearchIndex::open(dir.path()).unwrap();
+        let mut batch = idx.batch().unwrap();
+        let mut d = doc("a/one", "project", "one", "", "");
+        d.mtime = 42;
+        d.size = 7;
+        d.hash = "abc".into();
+        batch.upsert(&[d, doc("a/two", "project", "two", "", "")]).unwrap();
+        batch.commit().unwrap();
+        // A second writer in the same process is refused while the first is alive.
+        let _held = idx.batch().unwrap();
+        assert_eq!(idx.batch().err().unwrap().code(), "E_INDEX_LOCKED");
+    }
+    let idx = SearchIndex::open(dir.path()).unwrap();
+    let mut manifest = idx.manifest().unwrap();
+    manifest.sort_by(|a, b| a.key.cmp(&b.key));
+    assert_eq!(manifest.len(), 2);
+    assert_eq!((manifest[0].mtime, manifest[0].size, manifest[0].hash.as_str()), (42, 7, "abc"));
+    let mut batch = idx.batch().unwrap();
+    batch.upsert(&[doc("a/one", "project", "uno", "", "")]).unwrap();
+    batch.delete(&["project:a/two".to_string()]);
+    // Uncommitted changes are invisible.
+    assert_eq!(idx.search(&q("two")).unwrap().total, 1);
+    batch.commit().unwrap();
+    assert_eq!(idx.search(&q("two")).unwrap().total, 0);
+    assert_eq!(ids(&idx, q("uno")), vec!["a/one"]);
+    assert_eq!(idx.num_docs(), 1);
+}
+
+#[test]
+fn search_many_matches_single_searches() {
+    let idx = index(&corpus());
+    let reqs: Vec<SearchRequest> = ["read", "tool", "file*", "bad AND", "search"].iter().cycle().take(40).map(|s| q(s)).collect();
+    let many = idx.search_many(&reqs);
+    for (req, res) in reqs.iter().zip(many) {
+        match (idx.search(req), res) {
+            (Ok(a), Ok(b)) => assert_eq!(a.total, b.total),
+            (Err(a), Err(b)) => assert_eq!(a.code(), b.code()),
+            _ => panic!("mismatch for {}", req.query),
+        }
+    }
+}

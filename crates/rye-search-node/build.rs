@@ -1,0 +1,1 @@
+fn main() { napi_build::setup(); }
