@@ -206,9 +206,10 @@ fn previews_are_snippets_around_matches() {
 
 #[test]
 fn persistent_index_upserts_deletes_and_manifest() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = std::env::temp_dir().join(format!("rye-search-core-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     {
-        let idx = SearchIndex::open(dir.path()).unwrap();
+        let idx = SearchIndex::open(&dir).unwrap();
         let mut batch = idx.batch().unwrap();
         let mut d = doc("a/one", "project", "one", "", "");
         d.mtime = 42;
@@ -220,7 +221,7 @@ fn persistent_index_upserts_deletes_and_manifest() {
         let _held = idx.batch().unwrap();
         assert_eq!(idx.batch().err().unwrap().code(), "E_INDEX_LOCKED");
     }
-    let idx = SearchIndex::open(dir.path()).unwrap();
+    let idx = SearchIndex::open(&dir).unwrap();
     let mut manifest = idx.manifest().unwrap();
     manifest.sort_by(|a, b| a.key.cmp(&b.key));
     assert_eq!(manifest.len(), 2);
@@ -234,6 +235,8 @@ fn persistent_index_upserts_deletes_and_manifest() {
     assert_eq!(idx.search(&q("two")).unwrap().total, 0);
     assert_eq!(ids(&idx, q("uno")), vec!["a/one"]);
     assert_eq!(idx.num_docs(), 1);
+    drop(idx);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -1,1 +1,202 @@
+//! N-API binding: translation only. Requests and responses cross as JSON strings (one buffer
+//! per call); searches run on libuv's pool via `AsyncTask`; every core error becomes a JS
+//! error whose message carries `{code, message, hint, position}` for the facade to type.
 
+use std::sync::{Arc, Mutex};
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use rye_search_core::{Batch, Error as CoreError, ItemDoc, SearchIndex, SearchRequest};
+
+/// Marker that prefixes structured error payloads in JS error messages.
+const ERROR_MARKER: &str = "RYE_ERROR:";
+
+fn to_js(e: CoreError) -> napi::Error {
+    let payload = serde_json::json!({
+        "code": e.code(),
+        "message": e.to_string(),
+        "hint": e.hint(),
+        "position": e.position(),
+    });
+    napi::Error::from_reason(format!("{ERROR_MARKER}{payload}"))
+}
+
+fn bad_json(what: &str, e: serde_json::Error) -> napi::Error {
+    to_js(CoreError::InvalidArgument { message: format!("invalid {what}: {e}"), hint: "this is a bug in the caller".into() })
+}
+
+fn run_search(index: &SearchIndex, request: &str) -> napi::Result<String> {
+    let req: SearchRequest = serde_json::from_str(request).map_err(|e| bad_json("search request", e))?;
+    let res = index.search(&req).map_err(to_js)?;
+    serde_json::to_string(&res).map_err(|e| napi::Error::from_reason(e.to_string()))
+}
+
+#[napi]
+pub struct NativeIndex {
+    inner: Arc<SearchIndex>,
+}
+
+#[napi]
+impl NativeIndex {
+    /// Opens or creates a persistent index in `dir`.
+    #[napi(factory)]
+    pub fn open(dir: String) -> napi::Result<Self> {
+        Ok(NativeIndex { inner: Arc::new(SearchIndex::open(std::path::Path::new(&dir)).map_err(to_js)?) })
+    }
+
+    #[napi(factory)]
+    pub fn in_memory() -> napi::Result<Self> {
+        Ok(NativeIndex { inner: Arc::new(SearchIndex::in_memory().map_err(to_js)?) })
+    }
+
+    /// JSON array of `{key, mtime, size, hash}`.
+    #[napi]
+    pub fn manifest(&self) -> napi::Result<String> {
+        let m = self.inner.manifest().map_err(to_js)?;
+        serde_json::to_string(&m).map_err(|e| napi::Error::from_reason(e.to_string()))
+    }
+
+    #[napi]
+    pub fn num_docs(&self) -> f64 {
+        self.inner.num_docs() as f64
+    }
+
+    /// Sees commits made by other handles or processes.
+    #[napi]
+    pub fn reload(&self) -> napi::Result<()> {
+        self.inner.reload().map_err(to_js)
+    }
+
+    /// Starts a write batch (fails with E_INDEX_LOCKED while another writer is active).
+    #[napi]
+    pub fn batch(&self) -> napi::Result<NativeBatch> {
+        Ok(NativeBatch { inner: Mutex::new(Some(self.inner.batch().map_err(to_js)?)) })
+    }
+
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn search(&self, request: String) -> AsyncTask<SearchTask> {
+        AsyncTask::new(SearchTask { index: self.inner.clone(), request })
+    }
+
+    #[napi]
+    pub fn search_sync(&self, request: String) -> napi::Result<String> {
+        run_search(&self.inner, &request)
+    }
+
+    /// JSON array of requests in; JSON array of `{ok}` / `{error}` out, in the same order.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn search_many(&self, requests: String) -> AsyncTask<SearchManyTask> {
+        AsyncTask::new(SearchManyTask { index: self.inner.clone(), requests })
+    }
+}
+
+pub struct SearchTask {
+    index: Arc<SearchIndex>,
+    request: String,
+}
+
+impl Task for SearchTask {
+    type Output = String;
+    type JsValue = String;
+    fn compute(&mut self) -> napi::Result<String> {
+        run_search(&self.index, &self.request)
+    }
+    fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
+        Ok(output)
+    }
+}
+
+pub struct SearchManyTask {
+    index: Arc<SearchIndex>,
+    requests: String,
+}
+
+impl Task for SearchManyTask {
+    type Output = String;
+    type JsValue = String;
+    fn compute(&mut self) -> napi::Result<String> {
+        let reqs: Vec<SearchRequest> = serde_json::from_str(&self.requests).map_err(|e| bad_json("search requests", e))?;
+        let out: Vec<serde_json::Value> = self
+            .index
+            .search_many(&reqs)
+            .into_iter()
+            .map(|r| match r {
+                Ok(res) => serde_json::json!({ "ok": res }),
+                Err(e) => serde_json::json!({ "error": { "code": e.code(), "message": e.to_string(), "hint": e.hint(), "position": e.position() } }),
+            })
+            .collect();
+        serde_json::to_string(&out).map_err(|e| napi::Error::from_reason(e.to_string()))
+    }
+    fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
+        Ok(output)
+    }
+}
+
+/// One write session; changes become visible at `commit`, or are discarded by `abort`.
+#[napi]
+pub struct NativeBatch {
+    inner: Mutex<Option<Batch>>,
+}
+
+impl NativeBatch {
+    fn with<T>(&self, f: impl FnOnce(&mut Batch) -> napi::Result<T>) -> napi::Result<T> {
+        let mut guard = self.inner.lock().map_err(|_| napi::Error::from_reason("batch lock poisoned"))?;
+        let batch = guard.as_mut().ok_or_else(|| {
+            to_js(CoreError::InvalidArgument { message: "this batch was already committed or aborted".into(), hint: "start a new batch".into() })
+        })?;
+        f(batch)
+    }
+}
+
+#[napi]
+impl NativeBatch {
+    /// JSON array of documents; each replaces any document with the same key.
+    #[napi]
+    pub fn upsert(&self, docs: String) -> napi::Result<()> {
+        let docs: Vec<ItemDoc> = serde_json::from_str(&docs).map_err(|e| bad_json("documents", e))?;
+        self.with(|b| b.upsert(&docs).map_err(to_js))
+    }
+
+    #[napi]
+    pub fn delete(&self, keys: Vec<String>) -> napi::Result<()> {
+        self.with(|b| {
+            b.delete(&keys);
+            Ok(())
+        })
+    }
+
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn commit(&self) -> napi::Result<AsyncTask<CommitTask>> {
+        let batch = self.inner.lock().map_err(|_| napi::Error::from_reason("batch lock poisoned"))?.take();
+        let batch = batch.ok_or_else(|| {
+            to_js(CoreError::InvalidArgument { message: "this batch was already committed or aborted".into(), hint: "start a new batch".into() })
+        })?;
+        Ok(AsyncTask::new(CommitTask { batch: Some(batch) }))
+    }
+
+    /// Discards uncommitted changes and releases the writer lock.
+    #[napi]
+    pub fn abort(&self) {
+        if let Ok(mut guard) = self.inner.lock() {
+            guard.take();
+        }
+    }
+}
+
+pub struct CommitTask {
+    batch: Option<Batch>,
+}
+
+impl Task for CommitTask {
+    type Output = ();
+    type JsValue = ();
+    fn compute(&mut self) -> napi::Result<()> {
+        match self.batch.take() {
+            Some(b) => b.commit().map_err(to_js),
+            None => Ok(()),
+        }
+    }
+    fn resolve(&mut self, _env: Env, _output: ()) -> napi::Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,124 @@
+/**
+ * Typed errors with stable `code`s. Codes are the contract; classes are a convenience.
+ */
+
+export type ErrorCode =
+  | 'E_QUERY_SYNTAX'
+  | 'E_LIMIT'
+  | 'E_INVALID_ARGUMENT'
+  | 'E_INVALID_SCOPE'
+  | 'E_INDEX_LOCKED'
+  | 'E_INDEX'
+  | 'E_IO'
+  | 'E_NOT_FOUND'
+  | 'E_AMBIGUOUS'
+  | 'E_INVALID_ID'
+  | 'E_INTEGRITY'
+  | 'E_EXISTS'
+  | 'E_NATIVE_UNAVAILABLE';
+
+export interface ErrorDetails {
+  hint?: string;
+  position?: number;
+  cause?: unknown;
+}
+
+export class RyeSearchError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string;
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.hint = details.hint ?? '';
+  }
+  toJSON(): Record<string, unknown> {
+    return { code: this.code, message: this.message, hint: this.hint };
+  }
+}
+
+export class QuerySyntaxError extends RyeSearchError {
+  /** 0-based character offset in the query where the problem is. */
+  readonly position: number;
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('E_QUERY_SYNTAX', message, details);
+    this.position = details.position ?? 0;
+  }
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), position: this.position };
+  }
+}
+
+export class LimitError extends RyeSearchError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('E_LIMIT', message, details);
+  }
+}
+
+export class InvalidArgumentError extends RyeSearchError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('E_INVALID_ARGUMENT', message, details);
+  }
+}
+
+export class InvalidScopeError extends RyeSearchError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('E_INVALID_SCOPE', message, details);
+  }
+}
+
+export class IndexLockedError extends RyeSearchError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('E_INDEX_LOCKED', message, details);
+  }
+}
+
+export class NotFoundError extends RyeSearchError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('E_NOT_FOUND', message, details);
+  }
+}
+
+export class IntegrityError extends RyeSearchError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('E_INTEGRITY', message, details);
+  }
+}
+
+const NATIVE_MARKER = 'RYE_ERROR:';
+
+interface NativePayload {
+  code: ErrorCode;
+  message: string;
+  hint: string;
+  position: number | null;
+}
+
+/** Builds the typed error for a payload coming from the Rust core. */
+export function fromPayload(p: NativePayload, cause?: unknown): RyeSearchError {
+  const details = { hint: p.hint, position: p.position ?? undefined, cause };
+  switch (p.code) {
+    case 'E_QUERY_SYNTAX':
+      return new QuerySyntaxError(p.message, details);
+    case 'E_LIMIT':
+      return new LimitError(p.message, details);
+    case 'E_INVALID_ARGUMENT':
+      return new InvalidArgumentError(p.message, details);
+    case 'E_INDEX_LOCKED':
+      return new IndexLockedError(p.message, details);
+    default:
+      return new RyeSearchError(p.code, p.message, details);
+  }
+}
+
+/** Turns an error thrown by the native binding into a typed error (others pass through). */
+export function fromNative(err: unknown): unknown {
+  const message = err instanceof Error ? err.message : String(err);
+  const at = message.indexOf(NATIVE_MARKER);
+  if (at < 0) return err;
+  try {
+    return fromPayload(JSON.parse(message.slice(at + NATIVE_MARKER.length)) as NativePayload, err);
+  } catch {
+    return err;
+  }
+}

@@ -1,0 +1,10 @@
+/** rye-search — public Node API. */
+export { openIndex, RyeIndex, type OpenIndexOptions, type SearchFailure } from './rye-index.js';
+export { createMemoryIndex, MemoryIndex, type PlainDocument, type MemorySearchOptions } from './memory-index.js';
+export type { SearchOptions, SearchResponse, SearchResult, SortBy, DistanceOption, ShadowEntry } from './search.js';
+export type { IndexReport, IndexWarning, Progress } from './indexer.js';
+export type { Skip, SkipReason } from './discovery.js';
+export { parseScope, KINDS, type Kind, type Scope } from './scope.js';
+export { DEFAULT_BUNDLE, bundlesFromEnv, type SystemBundle, type Space } from './spaces.js';
+export { TrustStore, verifyText, type Integrity, type Verification } from './trust.js';
+export * from './errors.js';

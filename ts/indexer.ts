@@ -1,0 +1,299 @@
+/**
+ * Incremental refresh: scan the spaces, compare with the index manifest (mtime + size), and
+ * re-read, re-parse and re-verify only what changed. One commit per refresh, so readers see
+ * either the old or the new state. The trust store's fingerprint is part of the state: when
+ * trusted keys change, every item is verified again.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { scanSpaces, type Candidate, type Skip, DEFAULT_MAX_FILE_BYTES } from './discovery.js';
+import { IndexLockedError, RyeSearchError } from './errors.js';
+import { parseItem } from './metadata.js';
+import { native, nativeAsync, type NativeIndex } from './native.js';
+import { sourceOf, type Space } from './spaces.js';
+import { TrustStore, verifyText, type Verification } from './trust.js';
+
+export interface IndexWarning {
+  path: string;
+  message: string;
+}
+
+export interface IndexReport {
+  /** Items in the index after the refresh. */
+  items: number;
+  added: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  skipped: Skip[];
+  warnings: IndexWarning[];
+  durationMs: number;
+  /** True when another process held the writer: the committed index was used as it is. */
+  readOnly: boolean;
+}
+
+export interface Progress {
+  done: number;
+  total: number;
+}
+
+/** One indexed file, as the facade knows it (for shadows, fetch and verify). */
+export interface ItemRef {
+  key: string;
+  kind: Candidate['kind'];
+  id: string;
+  name: string;
+  ext: string;
+  path: string;
+  space: Space;
+}
+
+/** Extra per-item data stored with the document and returned with each hit. */
+export interface StoredExtra {
+  signed: boolean;
+  integrity: string;
+  reason?: string;
+  metadata: Record<string, unknown>;
+}
+
+const BATCH_DOCS = 1000;
+const READ_CONCURRENCY = 32;
+
+export const keyOf = (c: { space: Space; path: string }) => `${c.space.label}|${c.path}`;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export class Indexer {
+  trust: TrustStore = new TrustStore();
+  /** kind \0 id → refs in precedence order (first wins). */
+  byId = new Map<string, ItemRef[]>();
+  lastSkipped: Skip[] = [];
+  private running: Promise<IndexReport> | undefined;
+  private verified = new Map<string, Verification>();
+
+  constructor(
+    private readonly nativeIndex: NativeIndex,
+    readonly spaces: Space[],
+    private readonly stateFile: string | undefined,
+    private readonly maxFileBytes = DEFAULT_MAX_FILE_BYTES,
+  ) {}
+
+  /** Refreshes once at a time; concurrent callers share the running refresh. */
+  refresh(onProgress?: (p: Progress) => void): Promise<IndexReport> {
+    if (!this.running) {
+      this.running = this.run(onProgress).finally(() => {
+        this.running = undefined;
+      });
+    }
+    return this.running;
+  }
+
+  private async run(onProgress?: (p: Progress) => void): Promise<IndexReport> {
+    const started = performance.now();
+    native(() => this.nativeIndex.reload());
+    this.trust = TrustStore.load(this.spaces);
+    const trustPrint = this.trust.fingerprint();
+    const state = this.readState();
+    const trustChanged = state.trust !== trustPrint;
+    if (trustChanged) this.verified.clear();
+
+    const scan = scanSpaces(this.spaces, this.maxFileBytes);
+    this.lastSkipped = scan.skipped;
+    const manifest = new Map<string, { mtime: number; size: number }>();
+    for (const m of JSON.parse(native(() => this.nativeIndex.manifest())) as { key: string; mtime: number; size: number }[]) {
+      manifest.set(m.key, m);
+    }
+    const seen = new Set<string>();
+    const changed: Candidate[] = [];
+    let added = 0;
+    for (const c of scan.candidates) {
+      const key = keyOf(c);
+      seen.add(key);
+      const old = manifest.get(key);
+      if (!old) added++;
+      if (!old || old.mtime !== c.mtime || old.size !== c.size || trustChanged) changed.push(c);
+    }
+    const removed = [...manifest.keys()].filter((k) => !seen.has(k));
+    const report: IndexReport = {
+      items: 0,
+      added,
+      updated: changed.length - added,
+      removed: removed.length,
+      unchanged: scan.candidates.length - changed.length,
+      skipped: scan.skipped,
+      warnings: this.trust.ignored.map((i) => ({ path: i.file, message: `trust file ignored: ${i.reason}` })),
+      durationMs: 0,
+      readOnly: false,
+    };
+    const indexed = new Set(scan.candidates.map(keyOf));
+
+    if (changed.length || removed.length) {
+      let batch;
+      try {
+        batch = native(() => this.nativeIndex.batch());
+      } catch (err) {
+        if (!(err instanceof IndexLockedError)) throw err;
+        report.readOnly = true;
+        report.warnings.push({ path: '', message: `${err.message}; searching the last committed index` });
+      }
+      if (batch) {
+        try {
+          let done = 0;
+          for (let i = 0; i < changed.length; i += BATCH_DOCS) {
+            const slice = changed.slice(i, i + BATCH_DOCS);
+            const docs = await this.documents(slice, report, indexed);
+            native(() => batch.upsert(JSON.stringify(docs)));
+            done += slice.length;
+            onProgress?.({ done, total: changed.length });
+          }
+          const dropped = changed.filter((c) => !indexed.has(keyOf(c))).map(keyOf);
+          native(() => batch.delete([...removed, ...dropped]));
+          await nativeAsync(() => batch.commit());
+          this.writeState({ trust: trustPrint });
+        } catch (err) {
+          batch.abort();
+          throw err;
+        }
+      }
+    } else if (trustChanged) {
+      this.writeState({ trust: trustPrint });
+    }
+
+    this.byId = new Map();
+    for (const c of scan.candidates) {
+      if (!indexed.has(keyOf(c))) continue;
+      const k = `${c.kind}\0${c.id}`;
+      const ref: ItemRef = { key: keyOf(c), kind: c.kind, id: c.id, name: c.name, ext: c.ext, path: c.path, space: c.space };
+      const list = this.byId.get(k);
+      if (list) list.push(ref);
+      else this.byId.set(k, [ref]);
+    }
+    report.items = native(() => this.nativeIndex.numDocs());
+    report.durationMs = Math.round(performance.now() - started);
+    return report;
+  }
+
+  /** Verification of a text, cached by content hash (and reset when trust changes). */
+  verify(text: string, hash: string, c: { kind: Candidate['kind']; ext: string; id: string }): Verification {
+    const cacheKey = `${hash}|${c.kind}|${c.ext}`;
+    let v = this.verified.get(cacheKey);
+    if (!v) {
+      v = verifyText(text, c.kind, c.ext, this.trust, c.id);
+      this.verified.set(cacheKey, v);
+    }
+    return v;
+  }
+
+  private async documents(slice: Candidate[], report: IndexReport, indexed: Set<string>): Promise<object[]> {
+    const docs: object[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < slice.length) {
+        const c = slice[next++]!;
+        const doc = await this.document(c, report);
+        if (doc) docs.push(doc);
+        else indexed.delete(keyOf(c));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, slice.length) }, worker));
+    return docs;
+  }
+
+  private async document(c: Candidate, report: IndexReport): Promise<object | undefined> {
+    let bytes: Buffer;
+    try {
+      bytes = await fs.promises.readFile(c.path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      report.skipped.push({ path: c.path, reason: 'unreadable', detail: code === 'ENOENT' ? 'vanished during the scan' : code });
+      return undefined;
+    }
+    if (bytes.length > this.maxFileBytes) {
+      report.skipped.push({ path: c.path, reason: 'too-large', detail: `${bytes.length} bytes > ${this.maxFileBytes}` });
+      return undefined;
+    }
+    if (bytes.includes(0)) {
+      report.skipped.push({ path: c.path, reason: 'binary', detail: 'contains NUL bytes' });
+      return undefined;
+    }
+    let text: string;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      report.skipped.push({ path: c.path, reason: 'not-utf8' });
+      return undefined;
+    }
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    const meta = parseItem(c.kind, text, c.name, c.ext);
+    if (meta.warning) report.warnings.push({ path: c.path, message: meta.warning });
+    const v = this.verify(text, hash, c);
+    const dateText = meta.createdAt ?? meta.updatedAt;
+    const date = dateText ? Date.parse(dateText) : NaN;
+    const metadata: Record<string, unknown> = { ...meta.extra };
+    if (meta.version) metadata.version = meta.version;
+    if (meta.tags.length) metadata.tags = meta.tags;
+    if (meta.author) metadata.author = meta.author;
+    if (meta.createdAt) metadata.created_at = meta.createdAt;
+    if (meta.updatedAt) metadata.updated_at = meta.updatedAt;
+    const facets: Record<string, string[]> = {
+      kind: [c.kind],
+      source: [...new Set([c.space.label, sourceOf(c.space.label)])],
+      signed: [String(v.signed)],
+      integrity: [v.integrity],
+      ext: [c.ext],
+    };
+    if (meta.category) facets.category = [meta.category];
+    if (meta.tags.length) facets.tags = meta.tags;
+    for (const [k, val] of Object.entries(metadata)) {
+      if (k in facets || k === 'docstring') continue;
+      const values = Array.isArray(val) ? val.map(String) : [String(val)];
+      if (values.every((x) => x.length <= 200)) facets[k] = values;
+    }
+    const extra: StoredExtra = { signed: v.signed, integrity: v.integrity, metadata };
+    if (v.reason) extra.reason = v.reason;
+    return {
+      key: keyOf(c),
+      id: c.id,
+      kind: c.kind,
+      space: c.space.label,
+      spaceRank: c.space.rank,
+      title: meta.title,
+      name: c.name,
+      description: meta.description,
+      category: meta.category,
+      content: meta.content,
+      path: c.path,
+      version: meta.version ?? null,
+      date: Number.isFinite(date) ? date : null,
+      meta: facets,
+      mtime: c.mtime,
+      size: c.size,
+      hash,
+      extra: JSON.stringify(extra),
+    };
+  }
+
+  private readState(): { trust?: string } {
+    if (!this.stateFile) return {};
+    try {
+      return JSON.parse(fs.readFileSync(this.stateFile, 'utf8')) as { trust?: string };
+    } catch {
+      return {};
+    }
+  }
+
+  private writeState(state: { trust: string }): void {
+    if (!this.stateFile) return;
+    try {
+      const tmp = `${this.stateFile}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, JSON.stringify(state));
+      fs.renameSync(tmp, this.stateFile);
+    } catch (err) {
+      throw new RyeSearchError('E_IO', `cannot write index state ${path.basename(this.stateFile)}: ${(err as Error).message}`, {
+        hint: 'check that the cache directory is writable',
+      });
+    }
+  }
+}

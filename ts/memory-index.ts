@@ -1,0 +1,125 @@
+/**
+ * An in-memory index over plain documents, for library users who are not indexing `.ai/` trees.
+ */
+import { InvalidArgumentError } from './errors.js';
+import { native, nativeAsync, type NativeIndex } from './native.js';
+import { buildRequest, envelope, type NativeResponse, type SearchOptions, type SearchResponse } from './search.js';
+import { failureOf, type SearchFailure } from './rye-index.js';
+import { isKind, type Kind } from './scope.js';
+
+export interface PlainDocument {
+  id: string;
+  /** Default `knowledge`. */
+  kind?: Kind;
+  title?: string;
+  name?: string;
+  description?: string;
+  category?: string;
+  content?: string;
+  tags?: string[];
+  version?: string;
+  /** ISO date or epoch milliseconds. */
+  date?: string | number;
+  /** Source label (default `project`). */
+  source?: string;
+  path?: string;
+  metadata?: Record<string, string | number | boolean | string[]>;
+}
+
+export type MemorySearchOptions = Omit<SearchOptions, 'scope'> & { scope?: string };
+
+const RANK: Record<string, number> = { project: 0, user: 1 };
+
+function toNative(d: PlainDocument): object {
+  if (!d || typeof d !== 'object' || typeof d.id !== 'string' || d.id === '') {
+    throw new InvalidArgumentError(`every document needs a string id, got ${JSON.stringify(d)?.slice(0, 80)}`, { hint: 'pass { id, title?, content?, … }' });
+  }
+  const kind = d.kind ?? 'knowledge';
+  if (!isKind(kind)) throw new InvalidArgumentError(`document ${d.id}: unknown kind "${String(kind)}"`, { hint: 'use directive, tool or knowledge' });
+  const source = d.source ?? 'project';
+  const name = d.name ?? d.id.split('/').pop()!;
+  const date = typeof d.date === 'number' ? d.date : d.date ? Date.parse(d.date) : NaN;
+  const meta: Record<string, string[]> = { kind: [kind], source: [source, source.startsWith('system') ? 'system' : source] };
+  if (d.category) meta.category = [d.category];
+  if (d.tags?.length) meta.tags = d.tags;
+  for (const [k, v] of Object.entries(d.metadata ?? {})) meta[k] = Array.isArray(v) ? v.map(String) : [String(v)];
+  const metadata: Record<string, unknown> = { ...(d.metadata ?? {}) };
+  if (d.version) metadata.version = d.version;
+  if (d.tags?.length) metadata.tags = d.tags;
+  return {
+    key: `${kind}\0${d.id}`,
+    id: d.id,
+    kind,
+    space: source,
+    spaceRank: RANK[source] ?? 2,
+    title: d.title ?? name,
+    name,
+    description: d.description ?? '',
+    category: d.category ?? '',
+    content: d.content ?? '',
+    path: d.path ?? '',
+    version: d.version ?? null,
+    date: Number.isFinite(date) ? date : null,
+    meta,
+    extra: JSON.stringify({ signed: false, integrity: 'unsigned', metadata }),
+  };
+}
+
+export class MemoryIndex {
+  private readonly native: NativeIndex = native((b) => b.NativeIndex.inMemory());
+
+  /** Adds documents; a document with the same kind and id replaces the old one. */
+  async add(docs: PlainDocument[]): Promise<void> {
+    if (!Array.isArray(docs)) throw new InvalidArgumentError('add takes an array of documents', { hint: 'pass [{ id, … }]' });
+    const payload = JSON.stringify(docs.map(toNative));
+    const batch = native(() => this.native.batch());
+    try {
+      native(() => batch.upsert(payload));
+      await nativeAsync(() => batch.commit());
+    } catch (err) {
+      batch.abort();
+      throw err;
+    }
+  }
+
+  async remove(ids: string[], kind: Kind = 'knowledge'): Promise<void> {
+    const batch = native(() => this.native.batch());
+    native(() => batch.delete(ids.map((id) => `${kind}\0${id}`)));
+    await nativeAsync(() => batch.commit());
+  }
+
+  get size(): number {
+    return this.native.numDocs();
+  }
+
+  async search(opts: MemorySearchOptions): Promise<SearchResponse> {
+    const warnings: string[] = [];
+    const req = buildRequest(opts as SearchOptions, undefined, warnings);
+    const res = JSON.parse(await nativeAsync(() => this.native.search(JSON.stringify(req)))) as NativeResponse;
+    return envelope(opts as SearchOptions, req, res, opts.space ?? 'all', undefined, warnings);
+  }
+
+  async searchMany(list: MemorySearchOptions[]): Promise<Array<SearchResponse | SearchFailure>> {
+    const prepared = list.map((opts) => {
+      try {
+        return buildRequest(opts as SearchOptions, undefined, []);
+      } catch (err) {
+        return failureOf(err);
+      }
+    });
+    const valid = prepared.filter((p) => !('error' in p));
+    const raw = JSON.parse(await nativeAsync(() => this.native.searchMany(JSON.stringify(valid)))) as Array<{ ok: NativeResponse } | SearchFailure>;
+    let next = 0;
+    return prepared.map((p, i) => {
+      if ('error' in p) return p;
+      const r = raw[next++]!;
+      return 'error' in r ? r : envelope(list[i] as SearchOptions, p, r.ok, list[i]!.space ?? 'all');
+    });
+  }
+
+  async close(): Promise<void> {}
+}
+
+export function createMemoryIndex(): MemoryIndex {
+  return new MemoryIndex();
+}

@@ -1,0 +1,244 @@
+/**
+ * Metadata extraction per kind. Parsing never executes file content: YAML is parsed by `yaml`
+ * with alias limits, and gray-matter's JavaScript front matter engines are replaced by ones that
+ * refuse. Unreadable metadata does not drop the item: it is indexed by its text, with a warning.
+ */
+import matter from 'gray-matter';
+import { parse as parseToml } from 'smol-toml';
+import YAML from 'yaml';
+
+import type { Kind } from './scope.js';
+import { withoutSignature } from './signature.js';
+
+export interface ItemMetadata {
+  title: string;
+  description: string;
+  category: string;
+  version?: string;
+  tags: string[];
+  author?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  /** Searchable body text. */
+  content: string;
+  /** Other scalar metadata keys, for filters and display. */
+  extra: Record<string, string | number | boolean | string[]>;
+  /** Why metadata could not be read (the item is still indexed). */
+  warning?: string;
+}
+
+function parseYaml(text: string): unknown {
+  return YAML.parse(text, { maxAliasCount: 50, prettyErrors: false, uniqueKeys: false });
+}
+
+function refuse(language: string): () => never {
+  return () => {
+    throw new Error(`${language} front matter is not supported (it would have to be executed)`);
+  };
+}
+
+const MATTER_OPTIONS = {
+  engines: {
+    yaml: (s: string) => (parseYaml(s) ?? {}) as object,
+    js: refuse('JavaScript'),
+    javascript: refuse('JavaScript'),
+    coffee: refuse('CoffeeScript'),
+    coffeescript: refuse('CoffeeScript'),
+    cson: refuse('CSON'),
+  },
+} as unknown as Parameters<typeof matter>[1];
+
+const KNOWN = new Set(['title', 'name', 'description', 'category', 'version', 'tags', 'author', 'created_at', 'updated_at']);
+
+function str(v: unknown): string | undefined {
+  if (typeof v === 'string') return v.trim();
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof Date && !Number.isNaN(v.getTime())) return v.toISOString();
+  return undefined;
+}
+
+function tagsOf(v: unknown): string[] {
+  if (Array.isArray(v)) return v.map(str).filter((t): t is string => !!t);
+  const s = str(v);
+  return s ? s.split(',').map((t) => t.trim()).filter(Boolean) : [];
+}
+
+function fromRecord(meta: unknown, fallbackTitle: string, content: string): ItemMetadata {
+  const m = meta && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {};
+  const extra: ItemMetadata['extra'] = {};
+  for (const [k, v] of Object.entries(m)) {
+    if (KNOWN.has(k)) continue;
+    const s = str(v);
+    if (s !== undefined) extra[k] = typeof v === 'number' || typeof v === 'boolean' ? v : s;
+    else if (Array.isArray(v) && v.every((x) => str(x) !== undefined)) extra[k] = v.map((x) => str(x)!);
+  }
+  return {
+    title: str(m.title) || str(m.name) || fallbackTitle,
+    description: str(m.description) ?? '',
+    category: str(m.category) ?? '',
+    version: str(m.version),
+    tags: tagsOf(m.tags),
+    author: str(m.author),
+    createdAt: str(m.created_at),
+    updatedAt: str(m.updated_at),
+    content,
+    extra,
+  };
+}
+
+function failed(stem: string, content: string, why: unknown): ItemMetadata {
+  const meta = fromRecord({}, stem, content);
+  meta.warning = `metadata could not be read: ${why instanceof Error ? why.message : String(why)}`;
+  return meta;
+}
+
+/** The first fenced block of a language, and the text around it. */
+function fenced(text: string, lang: string): { block: string; before: string; after: string } | undefined {
+  const re = new RegExp('^```' + lang + '[ \\t]*\\r?\\n([\\s\\S]*?)^```[ \\t]*$', 'm');
+  const m = re.exec(text);
+  if (!m) return undefined;
+  return { block: m[1]!, before: text.slice(0, m.index), after: text.slice(m.index + m[0].length) };
+}
+
+function xmlText(s: string): string {
+  return decodeEntities(s.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
+}
+
+function decodeEntities(s: string): string {
+  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+}
+
+function xmlChild(xml: string, tag: string): string | undefined {
+  const m = new RegExp(`<${tag}(?:\\s[^>]*)?>([\\s\\S]*?)</${tag}>`).exec(xml);
+  return m ? xmlText(m[1]!) : undefined;
+}
+
+function xmlAttr(openTag: string, attr: string): string | undefined {
+  const m = new RegExp(`\\s${attr}\\s*=\\s*("([^"]*)"|'([^']*)')`).exec(openTag);
+  return m ? decodeEntities(m[2] ?? m[3] ?? '') : undefined;
+}
+
+export function parseDirective(text: string, stem: string): ItemMetadata {
+  const body = withoutSignature(text, '.md');
+  const block = fenced(body, 'xml');
+  const xml = block?.block ?? body;
+  const open = /<directive\b[^>]*>/.exec(xml)?.[0];
+  if (!open) {
+    return failed(stem, body, 'no <directive> element found');
+  }
+  const metaBlock = /<metadata\b[^>]*>([\s\S]*?)<\/metadata>/.exec(xml)?.[1] ?? '';
+  const extra: ItemMetadata['extra'] = {};
+  for (const m of metaBlock.matchAll(/<([A-Za-z_][\w-]*)(?:\s[^>]*)?>([^<]*)<\/\1>/g)) {
+    const key = m[1]!;
+    if (!['description', 'category', 'author', 'title', 'version', 'tags', 'created_at', 'updated_at'].includes(key)) {
+      extra[key] = xmlText(m[2]!);
+    }
+  }
+  const name = xmlAttr(open, 'name');
+  const content = block ? [block.before, xmlText(block.block), block.after].join('\n') : xmlText(body);
+  return {
+    title: xmlChild(metaBlock, 'title') || name || stem,
+    description: xmlChild(metaBlock, 'description') ?? xmlChild(xml, 'description') ?? '',
+    category: xmlChild(metaBlock, 'category') ?? '',
+    version: xmlAttr(open, 'version') ?? xmlChild(metaBlock, 'version'),
+    tags: tagsOf(xmlChild(metaBlock, 'tags')),
+    author: xmlChild(metaBlock, 'author'),
+    createdAt: xmlChild(metaBlock, 'created_at'),
+    updatedAt: xmlChild(metaBlock, 'updated_at'),
+    content,
+    extra,
+  };
+}
+
+export function parseKnowledge(text: string, stem: string, ext: string): ItemMetadata {
+  const body = withoutSignature(text, ext);
+  if (ext !== '.md') {
+    try {
+      return fromRecord(parseYaml(body), stem, body);
+    } catch (err) {
+      return failed(stem, body, err);
+    }
+  }
+  if (/^---/.test(body)) {
+    try {
+      const parsed = matter(body, MATTER_OPTIONS);
+      return fromRecord(parsed.data, stem, parsed.content);
+    } catch (err) {
+      // Drop the unreadable front matter from the searchable text, keep the rest.
+      const end = body.indexOf('\n---', 3);
+      return failed(stem, end > 0 ? body.slice(end + 4) : body, err);
+    }
+  }
+  const block = fenced(body, 'yaml');
+  if (!block) return fromRecord({}, stem, body);
+  const content = `${block.before}\n${block.after}`;
+  try {
+    return fromRecord(parseYaml(block.block), stem, content);
+  } catch (err) {
+    return failed(stem, content, err);
+  }
+}
+
+function pyString(text: string, name: string): string | undefined {
+  const m = new RegExp(`^${name}\\s*(?::[^=]+)?=\\s*(?:"""([\\s\\S]*?)"""|'''([\\s\\S]*?)'''|"((?:[^"\\\\\\n]|\\\\.)*)"|'((?:[^'\\\\\\n]|\\\\.)*)')`, 'm').exec(text);
+  return m ? (m[1] ?? m[2] ?? m[3] ?? m[4] ?? '').trim() : undefined;
+}
+
+function leadingComments(text: string, marker: RegExp): string {
+  const lines: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#!')) continue;
+    const m = marker.exec(line);
+    if (!m) {
+      if (line.trim() === '' && lines.length === 0) continue;
+      break;
+    }
+    lines.push(line.slice(m[0].length).trim());
+  }
+  return lines.join(' ').trim();
+}
+
+export function parseTool(text: string, stem: string, ext: string): ItemMetadata {
+  const body = withoutSignature(text, ext);
+  try {
+    switch (ext) {
+      case '.py': {
+        const doc = /^(?:#[^\n]*\n|\s*\n)*(?:"""([\s\S]*?)"""|'''([\s\S]*?)''')/.exec(body);
+        const docstring = (doc?.[1] ?? doc?.[2] ?? '').trim();
+        const meta = fromRecord({}, stem, body);
+        meta.version = pyString(body, '__version__');
+        meta.category = pyString(body, '__category__') ?? '';
+        meta.description =
+          pyString(body, '__tool_description__') ?? pyString(body, '__description__') ?? docstring.split('\n')[0]!.trim();
+        const toolType = pyString(body, '__tool_type__');
+        if (toolType) meta.extra.tool_type = toolType;
+        if (docstring) meta.extra.docstring = docstring;
+        return meta;
+      }
+      case '.yaml':
+      case '.yml':
+        return fromRecord(parseYaml(body), stem, body);
+      case '.json':
+        return fromRecord(JSON.parse(body), stem, body);
+      case '.toml':
+        return fromRecord(parseToml(body), stem, body);
+      case '.sh':
+        return { ...fromRecord({}, stem, body), description: leadingComments(body, /^\s*#+/) };
+      default:
+        return { ...fromRecord({}, stem, body), description: leadingComments(body, /^\s*\/\/+/) };
+    }
+  } catch (err) {
+    return failed(stem, body, err);
+  }
+}
+
+export function parseItem(kind: Kind, text: string, stem: string, ext: string): ItemMetadata {
+  switch (kind) {
+    case 'directive':
+      return parseDirective(text, stem);
+    case 'knowledge':
+      return parseKnowledge(text, stem, ext);
+    case 'tool':
+      return parseTool(text, stem, ext);
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * A persistent index over the spaces of one project: refresh, search, searchMany.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { defaultCacheDir, indexDirFor } from './cache.js';
+import { DEFAULT_MAX_FILE_BYTES } from './discovery.js';
+import { InvalidArgumentError, RyeSearchError } from './errors.js';
+import { Indexer, type IndexReport, type Progress } from './indexer.js';
+import { native, nativeAsync, type NativeIndex } from './native.js';
+import { buildRequest, envelope, type NativeResponse, type SearchOptions, type SearchResponse, type ShadowLookup } from './search.js';
+import { resolveSpaces, selectSpaces, type Space, type SystemBundle } from './spaces.js';
+
+export interface OpenIndexOptions {
+  /** Directory that holds the project's `.ai/` (optional: without it only user and system spaces). */
+  projectPath?: string;
+  /** Directory that holds the user's `.ai/` (default `USER_SPACE`, else the home directory). */
+  userSpace?: string;
+  /** Where indexes are kept (default `RYE_SEARCH_CACHE_DIR`, else `~/.cache/rye-search`). */
+  cacheDir?: string;
+  /** System bundles in precedence order; the package's own bundle is added after them. */
+  systemBundles?: SystemBundle[];
+  includeDefaultBundle?: boolean;
+  /** Files larger than this are skipped (default 1 MiB). */
+  maxFileBytes?: number;
+  /** Refresh on open (default true). */
+  refresh?: boolean;
+  onProgress?: (p: Progress) => void;
+}
+
+export interface SearchFailure {
+  error: { code: string; message: string; hint: string; position?: number };
+}
+
+export function failureOf(err: unknown): SearchFailure {
+  if (err instanceof RyeSearchError) return { error: err.toJSON() as SearchFailure['error'] };
+  return { error: { code: 'E_INTERNAL', message: String((err as Error)?.message ?? err), hint: 'report this as a bug' } };
+}
+
+export class RyeIndex {
+  /** The report of the last refresh. */
+  lastReport: IndexReport | undefined;
+  private closed = false;
+
+  constructor(
+    readonly native: NativeIndex,
+    readonly indexer: Indexer,
+    readonly spaces: Space[],
+    readonly location: string,
+  ) {}
+
+  async refresh(onProgress?: (p: Progress) => void): Promise<IndexReport> {
+    this.assertOpen();
+    this.lastReport = await this.indexer.refresh(onProgress);
+    return this.lastReport;
+  }
+
+  async search(opts: SearchOptions): Promise<SearchResponse> {
+    this.assertOpen();
+    const { req, space, warnings } = this.request(opts);
+    const res = JSON.parse(await nativeAsync(() => this.native.search(JSON.stringify(req)))) as NativeResponse;
+    return envelope(opts, req, res, space, this.shadows, warnings);
+  }
+
+  /** Many searches in one call, run off the JS thread; each entry is an envelope or an error. */
+  async searchMany(list: SearchOptions[]): Promise<Array<SearchResponse | SearchFailure>> {
+    this.assertOpen();
+    if (!Array.isArray(list)) throw new InvalidArgumentError('searchMany takes an array of search options', { hint: 'pass [{ query, scope }, …]' });
+    const prepared = list.map((opts) => {
+      try {
+        return this.request(opts);
+      } catch (err) {
+        return failureOf(err);
+      }
+    });
+    const valid = prepared.filter((p): p is ReturnType<RyeIndex['request']> => !('error' in p));
+    const raw = JSON.parse(await nativeAsync(() => this.native.searchMany(JSON.stringify(valid.map((p) => p.req))))) as Array<
+      { ok: NativeResponse } | SearchFailure
+    >;
+    let next = 0;
+    return prepared.map((p, i) => {
+      if ('error' in p) return p;
+      const r = raw[next++]!;
+      if ('error' in r) return r;
+      return envelope(list[i]!, p.req, r.ok, p.space, this.shadows, p.warnings);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private request(opts: SearchOptions) {
+    const warnings: string[] = [];
+    const space = opts?.space ?? 'all';
+    if (typeof space !== 'string') throw new InvalidArgumentError('space must be a string', { hint: 'use all, project, user or system' });
+    const selected = selectSpaces(this.spaces, space);
+    const req = buildRequest(opts, selected, warnings);
+    return { req, space, warnings };
+  }
+
+  /** Shadows are computed over every item of the searched spaces, not only the hits. */
+  readonly shadows: ShadowLookup = (kind, id) =>
+    this.indexer.byId.get(`${kind}\0${id}`)?.map((r) => ({ label: r.space.label, path: r.path }));
+
+  protected assertOpen(): void {
+    if (this.closed) throw new InvalidArgumentError('this index is closed', { hint: 'open it again with openIndex()' });
+  }
+}
+
+export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> {
+  if (opts.projectPath !== undefined && typeof opts.projectPath !== 'string') {
+    throw new InvalidArgumentError('projectPath must be a string', { hint: 'pass the directory that holds .ai/' });
+  }
+  const spaces = resolveSpaces(opts);
+  const cacheDir = path.resolve(opts.cacheDir ?? defaultCacheDir());
+  const location = indexDirFor(cacheDir, opts.projectPath);
+  fs.mkdirSync(location, { recursive: true });
+  const nativeIndex = native((b) => b.NativeIndex.open(location));
+  const indexer = new Indexer(nativeIndex, spaces, path.join(location, 'rye-state.json'), opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  const index = new RyeIndex(nativeIndex, indexer, spaces, location);
+  if (opts.refresh !== false) await index.refresh(opts.onProgress);
+  return index;
+}

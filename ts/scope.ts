@@ -1,0 +1,69 @@
+/**
+ * Scopes: `tool`, `tool.rye.core.*`, `rye.search.tool.rye.core.*`, `rye.fetch.…`, `rye.*.…`.
+ * Namespaces are segment-aware: `tool.rye.core.*` is everything under `rye/core/`, never
+ * `rye/core_utils/…`; a scope without `*` names one item or one namespace exactly.
+ */
+import { InvalidScopeError } from './errors.js';
+
+export const KINDS = ['directive', 'tool', 'knowledge'] as const;
+export type Kind = (typeof KINDS)[number];
+
+export interface Scope {
+  kind: Kind;
+  /** The namespace as written, `/`-separated (`rye/core`), or '' for the whole kind. */
+  namespace: string;
+  /** Regex matched against whole item ids, or undefined for no namespace restriction. */
+  idPattern?: string;
+}
+
+const ACCEPTED =
+  'use KIND, KIND.NAMESPACE, KIND.NAMESPACE.* or rye.search.KIND.NAMESPACE.* (also rye.fetch.… and rye.*.…), ' +
+  'where KIND is directive, tool or knowledge — e.g. "tool", "tool.rye.core.*", "rye.search.knowledge.*"';
+
+function fail(scope: unknown, why: string): never {
+  throw new InvalidScopeError(`invalid scope ${JSON.stringify(scope)}: ${why}`, { hint: ACCEPTED });
+}
+
+export function isKind(value: unknown): value is Kind {
+  return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
+}
+
+export function parseScope(scope: unknown): Scope {
+  if (typeof scope !== 'string') fail(scope, 'scope must be a string');
+  const text = scope.trim();
+  if (text === '') fail(scope, 'scope is empty');
+  let rest = text;
+  if (rest.startsWith('rye.')) {
+    rest = rest.slice(4);
+    const dot = rest.indexOf('.');
+    const primary = dot < 0 ? rest : rest.slice(0, dot);
+    if (!['search', 'fetch', '*'].includes(primary)) fail(scope, `unknown capability "rye.${primary}"`);
+    if (dot < 0) fail(scope, 'no kind after the capability');
+    rest = rest.slice(dot + 1);
+  }
+  const dot = rest.indexOf('.');
+  const kind = dot < 0 ? rest : rest.slice(0, dot);
+  const specifics = dot < 0 ? '' : rest.slice(dot + 1);
+  if (!isKind(kind)) {
+    const guess = KINDS.find((k) => kind.toLowerCase().replace(/s$/, '') === k);
+    fail(scope, `unknown kind "${kind}"${guess ? ` (did you mean "${guess}"?)` : ''}`);
+  }
+  if (specifics === '' || specifics === '*') return { kind, namespace: '' };
+
+  let body = specifics;
+  let under = false;
+  if (body.endsWith('.*') || body.endsWith('/*')) {
+    under = true;
+    body = body.slice(0, -2);
+  }
+  const segments = body.split(/[./]/);
+  if (segments.some((s) => s === '')) fail(scope, 'empty namespace segment');
+  if (segments.some((s) => s === '..' || s.includes('\0'))) fail(scope, 'invalid namespace segment');
+  const namespace = segments.join('/');
+  const pattern = segments.map((s) => s.split('*').map(escapeRegex).join('[^/]*')).join('/');
+  return { kind, namespace, idPattern: under ? `${pattern}/.+` : `${pattern}(/.+)?` };
+}
+
+function escapeRegex(s: string): string {
+  return s.replace(/[\\.+*?()|[\]{}^$#&~-]/g, '\\$&');
+}

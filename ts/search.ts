@@ -1,0 +1,267 @@
+/**
+ * Search options → native request, and native response → the `rye_search` envelope.
+ * Every option is validated here with a clear error; nothing is silently ignored.
+ */
+import { InvalidArgumentError } from './errors.js';
+import { parseScope, type Kind } from './scope.js';
+import type { Space } from './spaces.js';
+import { sourceOf } from './spaces.js';
+
+export type SortBy = 'score' | 'name' | 'date';
+
+export interface DistanceOption {
+  enabled?: boolean;
+  max_distance?: number;
+  maxDistance?: number;
+}
+
+export interface SearchOptions {
+  query: string;
+  scope: string;
+  /** `all` (default), `project`, `user`, `system`, `local`, or `system:<bundle_id>`. */
+  space?: string;
+  limit?: number;
+  offset?: number;
+  sortBy?: SortBy;
+  /** Alias of `sortBy`, as the MCP tool names it. */
+  sort_by?: SortBy;
+  fields?: Record<string, string>;
+  filters?: Record<string, unknown>;
+  fuzzy?: DistanceOption;
+  proximity?: DistanceOption;
+  /** Preview length in characters (default 200, 0 for none). */
+  previewChars?: number;
+}
+
+export interface ShadowEntry {
+  space: string;
+}
+
+export interface SearchResult {
+  id: string;
+  name: string;
+  title: string;
+  description: string;
+  category: string;
+  score: number;
+  type: Kind;
+  source: string;
+  preview: string;
+  path: string;
+  signed: boolean;
+  integrity: string;
+  /** The bundle id, for items from a system bundle. */
+  bundle?: string;
+  metadata?: Record<string, unknown>;
+  shadows?: ShadowEntry[];
+  shadowed_by?: string;
+}
+
+export interface SearchResponse {
+  results: SearchResult[];
+  total: number;
+  query: string;
+  scope: string;
+  space: string;
+  limit: number;
+  offset: number;
+  search_type: 'keyword';
+  warnings?: string[];
+}
+
+export const DEFAULT_LIMIT = 10;
+export const MAX_LIMIT = 1000;
+export const MAX_OFFSET = 100_000;
+export const DEFAULT_PROXIMITY = 5;
+export const MAX_FUZZY = 2;
+
+export interface NativeFilter {
+  type: 'anyOf' | 'noneOf' | 'version' | 'date';
+  [k: string]: unknown;
+}
+
+export interface NativeRequest {
+  query: string;
+  kind?: string;
+  idPattern?: string;
+  spaces: string[];
+  fields: Record<string, string>;
+  filters: NativeFilter[];
+  fuzzy: number;
+  proximity?: number;
+  sortBy: SortBy;
+  limit: number;
+  offset: number;
+  previewChars: number;
+}
+
+function bad(message: string, hint: string): never {
+  throw new InvalidArgumentError(message, { hint });
+}
+
+function integer(value: unknown, name: string, min: number, max: number, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value)) bad(`${name} must be an integer, got ${JSON.stringify(value)}`, `give ${name} as a whole number`);
+  if (value < min || value > max) bad(`${name} ${value} is out of range`, `${name} must be between ${min} and ${max}`);
+  return value;
+}
+
+function distance(opt: unknown, name: string, fallback: number, warnings: string[], clamp?: number): number | undefined {
+  if (opt === undefined || opt === null) return undefined;
+  if (typeof opt !== 'object' || Array.isArray(opt)) bad(`${name} must be an object like {"enabled": true, "max_distance": ${fallback}}`, `pass ${name} as an object`);
+  const o = opt as DistanceOption & Record<string, unknown>;
+  for (const k of Object.keys(o)) if (!['enabled', 'max_distance', 'maxDistance'].includes(k)) bad(`unknown ${name} option "${k}"`, 'use enabled and max_distance');
+  if (o.enabled !== undefined && typeof o.enabled !== 'boolean') bad(`${name}.enabled must be true or false`, `pass {"enabled": true}`);
+  const raw = o.max_distance ?? o.maxDistance;
+  if (raw !== undefined && (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0)) {
+    bad(`${name}.max_distance must be a non-negative integer, got ${JSON.stringify(raw)}`, `e.g. {"enabled": true, "max_distance": ${fallback}}`);
+  }
+  const enabled = o.enabled ?? raw !== undefined;
+  if (!enabled) return undefined;
+  let d = raw ?? fallback;
+  if (clamp !== undefined && d > clamp) {
+    warnings.push(`${name}.max_distance ${d} was clamped to ${clamp}`);
+    d = clamp;
+  }
+  return d;
+}
+
+const VERSION_OP = /^(>=|<=|>|<|=)\s*(.+)$/;
+
+function filterList(filters: unknown): NativeFilter[] {
+  if (filters === undefined || filters === null) return [];
+  if (typeof filters !== 'object' || Array.isArray(filters)) bad('filters must be an object of key → value', 'e.g. {"category": "rye/core", "tags": ["api"]}');
+  const out: NativeFilter[] = [];
+  let from: number | undefined;
+  let to: number | undefined;
+  for (const [key, value] of Object.entries(filters as Record<string, unknown>)) {
+    if (key === 'date_from' || key === 'date_to') {
+      const t = typeof value === 'string' ? Date.parse(value) : NaN;
+      if (!Number.isFinite(t)) bad(`${key} must be an ISO date, got ${JSON.stringify(value)}`, 'e.g. "2026-01-31" or "2026-01-31T12:00:00Z"');
+      if (key === 'date_from') from = t;
+      else to = /^\d{4}-\d\d-\d\d$/.test(value as string) ? t + 86_399_999 : t;
+      continue;
+    }
+    if (key === 'version' && typeof value === 'string') {
+      const m = VERSION_OP.exec(value.trim());
+      if (m) {
+        out.push({ type: 'version', op: m[1], value: m[2] });
+        continue;
+      }
+    }
+    const values = Array.isArray(value) ? value : [value];
+    if (values.length === 0) bad(`filter "${key}" has an empty list`, 'give at least one value');
+    const any: string[] = [];
+    const none: string[] = [];
+    for (const v of values) {
+      if (typeof v === 'string') {
+        if (v.startsWith('!')) none.push(v.slice(1));
+        else any.push(v);
+      } else if (typeof v === 'number' || typeof v === 'boolean') {
+        any.push(String(v));
+      } else {
+        bad(`filter "${key}" has an unsupported value ${JSON.stringify(v)}`, 'filter values are strings, numbers, booleans or lists of them');
+      }
+    }
+    if (any.length) out.push({ type: 'anyOf', key, values: any });
+    if (none.length) out.push({ type: 'noneOf', key, values: none });
+  }
+  if (from !== undefined || to !== undefined) out.push({ type: 'date', from: from ?? null, to: to ?? null });
+  return out;
+}
+
+/** Validates options and builds the native request. */
+export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, warnings: string[]): NativeRequest {
+  if (!opts || typeof opts !== 'object') bad('search options must be an object', 'pass { query, scope }');
+  if (typeof opts.query !== 'string') bad('query must be a string', 'use "*" to list everything');
+  const scope = opts.scope === undefined && !spaces ? undefined : parseScope(opts.scope);
+  const sortBy = opts.sortBy ?? opts.sort_by ?? 'score';
+  if (!['score', 'name', 'date'].includes(sortBy)) bad(`unknown sort_by "${String(sortBy)}"`, 'use score, name or date');
+  const fields = opts.fields ?? {};
+  if (typeof fields !== 'object' || Array.isArray(fields)) bad('fields must be an object of field → query', 'e.g. {"category": "core"}');
+  for (const [k, v] of Object.entries(fields)) if (typeof v !== 'string') bad(`fields.${k} must be a query string`, 'e.g. {"name": "bash"}');
+  const fuzzy = distance(opts.fuzzy, 'fuzzy', MAX_FUZZY, warnings, MAX_FUZZY) ?? 0;
+  const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY, warnings, 1000);
+  return {
+    query: opts.query,
+    kind: scope?.kind,
+    idPattern: scope?.idPattern,
+    spaces: spaces ? spaces.map((s) => s.label) : [],
+    fields,
+    filters: filterList(opts.filters),
+    fuzzy,
+    proximity,
+    sortBy,
+    limit: integer(opts.limit, 'limit', 0, MAX_LIMIT, DEFAULT_LIMIT),
+    offset: integer(opts.offset, 'offset', 0, MAX_OFFSET, 0),
+    previewChars: integer(opts.previewChars, 'previewChars', 0, 10_000, 200),
+  };
+}
+
+export interface NativeHit {
+  key: string;
+  id: string;
+  kind: Kind;
+  space: string;
+  name: string;
+  title: string;
+  description: string;
+  category: string;
+  path: string;
+  score: number;
+  preview: string;
+  date: number | null;
+  extra: string | null;
+}
+
+export interface NativeResponse {
+  total: number;
+  hits: NativeHit[];
+  warnings: string[];
+}
+
+/** Shadow lookup: refs of one kind+id across spaces, in precedence order. */
+export type ShadowLookup = (kind: Kind, id: string) => { label: string; path: string }[] | undefined;
+
+export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
+  const extra = hit.extra ? (JSON.parse(hit.extra) as { signed?: boolean; integrity?: string; metadata?: Record<string, unknown> }) : {};
+  const result: SearchResult = {
+    id: hit.id,
+    name: hit.name,
+    title: hit.title,
+    description: hit.description,
+    category: hit.category,
+    score: hit.score,
+    type: hit.kind,
+    source: sourceOf(hit.space),
+    preview: hit.preview,
+    path: hit.path,
+    signed: extra.signed ?? false,
+    integrity: extra.integrity ?? 'unsigned',
+  };
+  if (hit.space.startsWith('system:')) result.bundle = hit.space.slice('system:'.length);
+  if (extra.metadata && Object.keys(extra.metadata).length) result.metadata = extra.metadata;
+  const copies = shadows?.(hit.kind, hit.id);
+  if (copies && copies.length > 1) {
+    const [winner, ...rest] = copies;
+    if (winner!.path === hit.path && winner!.label === hit.space) result.shadows = rest.map((r) => ({ space: r.label }));
+    else result.shadowed_by = winner!.label;
+  }
+  return result;
+}
+
+export function envelope(opts: SearchOptions, req: NativeRequest, res: NativeResponse, space: string, shadows?: ShadowLookup, warnings: string[] = []): SearchResponse {
+  const out: SearchResponse = {
+    results: res.hits.map((h) => shapeResult(h, shadows)),
+    total: res.total,
+    query: opts.query,
+    scope: opts.scope,
+    space,
+    limit: req.limit,
+    offset: req.offset,
+    search_type: 'keyword',
+  };
+  const all = [...warnings, ...res.warnings];
+  if (all.length) out.warnings = all;
+  return out;
+}

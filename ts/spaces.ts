@@ -1,0 +1,113 @@
+/**
+ * Spaces: project (`<project>/.ai`), user (`$USER_SPACE/.ai` or `~/.ai`) and system bundles
+ * (`<root>/.ai`, labelled `system:<id>`). Precedence project > user > bundles in order.
+ */
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { InvalidArgumentError } from './errors.js';
+
+export interface SystemBundle {
+  id: string;
+  /** Directory that holds the bundle's `.ai/`. */
+  root: string;
+}
+
+export type SpaceKind = 'project' | 'user' | 'system';
+
+export interface Space {
+  label: string;
+  kind: SpaceKind;
+  /** The `.ai` directory. */
+  aiDir: string;
+  /** 0 project, 1 user, 2 system. */
+  rank: number;
+  bundleId?: string;
+}
+
+/** The package's own documentation bundle. */
+export const DEFAULT_BUNDLE: SystemBundle = {
+  id: 'rye-search',
+  root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bundle'),
+};
+
+/** `ID=DIR` entries joined by the platform's path delimiter. */
+export function bundlesFromEnv(value = process.env.RYE_SYSTEM_BUNDLES): SystemBundle[] {
+  if (!value) return [];
+  return value
+    .split(path.delimiter)
+    .filter((entry) => entry.trim() !== '')
+    .map((entry) => parseBundleSpec(entry));
+}
+
+export function parseBundleSpec(entry: string): SystemBundle {
+  const eq = entry.indexOf('=');
+  if (eq <= 0 || eq === entry.length - 1) {
+    throw new InvalidArgumentError(`invalid system bundle "${entry}"`, { hint: 'write bundles as ID=DIR' });
+  }
+  return { id: entry.slice(0, eq).trim(), root: path.resolve(entry.slice(eq + 1).trim()) };
+}
+
+export function defaultUserSpace(): string {
+  const fromEnv = process.env.USER_SPACE;
+  if (fromEnv && fromEnv.trim() !== '') return path.resolve(fromEnv.replace(/^~(?=$|[/\\])/, homedir()));
+  return homedir();
+}
+
+export interface SpaceOptions {
+  projectPath?: string;
+  userSpace?: string;
+  systemBundles?: SystemBundle[];
+  /** Include the package's own bundle after the given ones (default true). */
+  includeDefaultBundle?: boolean;
+}
+
+export function resolveSpaces(opts: SpaceOptions): Space[] {
+  const spaces: Space[] = [];
+  if (opts.projectPath) {
+    spaces.push({ label: 'project', kind: 'project', aiDir: path.join(path.resolve(opts.projectPath), '.ai'), rank: 0 });
+  }
+  const user = opts.userSpace ?? defaultUserSpace();
+  spaces.push({ label: 'user', kind: 'user', aiDir: path.join(path.resolve(user), '.ai'), rank: 1 });
+  const bundles = [...(opts.systemBundles ?? [])];
+  if (opts.includeDefaultBundle !== false && !bundles.some((b) => b.id === DEFAULT_BUNDLE.id)) bundles.push(DEFAULT_BUNDLE);
+  const seen = new Set<string>();
+  for (const b of bundles) {
+    if (!b || typeof b.id !== 'string' || !/^[A-Za-z0-9._@-]+$/.test(b.id) || typeof b.root !== 'string') {
+      throw new InvalidArgumentError(`invalid system bundle ${JSON.stringify(b)}`, {
+        hint: 'give bundles as { id, root } with an id of letters, digits, . _ @ -',
+      });
+    }
+    if (seen.has(b.id)) throw new InvalidArgumentError(`system bundle "${b.id}" is given twice`, { hint: 'give each bundle id once' });
+    seen.add(b.id);
+    spaces.push({ label: `system:${b.id}`, kind: 'system', aiDir: path.join(path.resolve(b.root), '.ai'), rank: 2, bundleId: b.id });
+  }
+  return spaces;
+}
+
+/** The `source` a result shows: system labels collapse to `system` (the seeds' convention). */
+export function sourceOf(label: string): string {
+  return label.startsWith('system') ? 'system' : label;
+}
+
+/** Which spaces a `space`/`source` value selects. */
+export function selectSpaces(spaces: Space[], space: string): Space[] {
+  switch (space) {
+    case 'all':
+    case 'local':
+      return spaces;
+    case 'project':
+    case 'user':
+    case 'system':
+      return spaces.filter((s) => s.kind === space);
+    default:
+      if (space.startsWith('system:')) {
+        const found = spaces.filter((s) => s.label === space);
+        if (found.length) return found;
+      }
+      throw new InvalidArgumentError(`unknown space "${space}"`, {
+        hint: `use all, project, user, system or one of ${spaces.filter((s) => s.kind === 'system').map((s) => s.label).join(', ')}`,
+      });
+  }
+}
