@@ -17,7 +17,8 @@ export interface DistanceOption {
 
 export interface SearchOptions {
   query: string;
-  scope: string;
+  /** Kind and namespace (`tool`, `tool.rye.core.*`, `rye.search.knowledge.*`); omitted = every kind. */
+  scope?: string;
   /** `all` (default), `project`, `user`, `system`, `local`, or `system:<bundle_id>`. */
   space?: string;
   limit?: number;
@@ -174,7 +175,7 @@ function filterList(filters: unknown): NativeFilter[] {
 export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, warnings: string[]): NativeRequest {
   if (!opts || typeof opts !== 'object') bad('search options must be an object', 'pass { query, scope }');
   if (typeof opts.query !== 'string') bad('query must be a string', 'use "*" to list everything');
-  const scope = opts.scope === undefined && !spaces ? undefined : parseScope(opts.scope);
+  const scope = opts.scope === undefined ? undefined : parseScope(opts.scope);
   const sortBy = opts.sortBy ?? opts.sort_by ?? 'score';
   if (!['score', 'name', 'date'].includes(sortBy)) bad(`unknown sort_by "${String(sortBy)}"`, 'use score, name or date');
   const fields = opts.fields ?? {};
@@ -255,7 +256,7 @@ export function envelope(opts: SearchOptions, req: NativeRequest, res: NativeRes
     results: res.hits.map((h) => shapeResult(h, shadows)),
     total: res.total,
     query: opts.query,
-    scope: opts.scope,
+    scope: opts.scope ?? '*',
     space,
     limit: req.limit,
     offset: req.offset,

@@ -145,7 +145,7 @@ export function v1Content(kind: Kind | 'config', text: string): string | undefin
   }
   if (kind === 'knowledge') {
     let rest = t;
-    if (/^<!--.*-->[ \t]*\n/.test(rest)) rest = splitLine(rest)[1];
+    if (/^(<!--.*-->|# ?rye:signed:.*)[ \t]*\n/.test(rest)) rest = splitLine(rest)[1];
     if (rest.startsWith('---')) {
       const close = rest.indexOf('---', 3);
       return close < 0 ? rest : rest.slice(close + 3).trim();

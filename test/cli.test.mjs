@@ -1,0 +1,93 @@
+// The CLI as a user runs it: a separate process, its output and exit codes.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { directive, pyTool, runCli, workspace } from './helpers.mjs';
+
+describe('rye-search CLI', () => {
+  const ws = workspace();
+  let common;
+  before(() => {
+    ws.write('project', {
+      'directives/create_tool.md': directive('create_tool', 'Create a new tool'),
+      'tools/rye/file/read.py': pyTool({ description: 'Read file contents', category: 'rye/file' }),
+    });
+    ws.write('core', { 'tools/rye/file/read.py': pyTool({ description: 'Read file contents, system copy' }) });
+    common = ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle', '--bundle', `core=${ws.bundle('core')}`];
+  });
+  after(() => ws.cleanup());
+
+  it('prints aligned human output with space and shadow marks, exit 0', () => {
+    const res = runCli(['search', 'read', '--scope', 'tool', ...common]);
+    assert.equal(res.status, 0, res.stderr);
+    assert.match(res.stdout, /^SCORE\s+TYPE\s+SPACE\s+SIGNATURE\s+ID/m);
+    assert.match(res.stdout, /rye\/file\/read\s+\(shadows system:core\)/);
+    assert.match(res.stdout, /system:core.*\(shadowed by project\)/);
+    assert.match(res.stdout, /1–2 of 2 results/);
+  });
+
+  it('--json prints exactly the envelope', () => {
+    const res = runCli(['search', 'create', '--scope', 'directive', '--json', ...common]);
+    assert.equal(res.status, 0, res.stderr);
+    const env = JSON.parse(res.stdout);
+    assert.deepEqual(Object.keys(env).sort(), ['limit', 'offset', 'query', 'results', 'scope', 'search_type', 'space', 'total']);
+    assert.equal(env.results[0].id, 'create_tool');
+    assert.equal(env.results[0].type, 'directive');
+  });
+
+  it('passes every option through', () => {
+    const res = runCli([
+      'search', 'red', '--scope', 'rye.search.tool.rye.*', '--space', 'all', '--limit', '1', '--offset', '0', '--sort-by', 'name',
+      '--field', 'description=contents', '--filter', 'source=project,system', '--fuzzy', '1', '--proximity', '3', '--json', ...common,
+    ]);
+    assert.equal(res.status, 0, res.stderr);
+    const env = JSON.parse(res.stdout);
+    assert.equal(env.total, 2);
+    assert.equal(env.limit, 1);
+    assert.equal(env.results.length, 1);
+  });
+
+  it('exit 1 on no hits, 2 on errors with the message on stderr', () => {
+    const none = runCli(['search', 'zzzyzx', '--scope', 'tool', ...common]);
+    assert.equal(none.status, 1);
+    const syntax = runCli(['search', 'read AND', '--scope', 'tool', ...common]);
+    assert.equal(syntax.status, 2);
+    assert.match(syntax.stderr, /E_QUERY_SYNTAX/);
+    assert.equal(syntax.stdout, '');
+    const scope = runCli(['search', 'x', '--scope', 'tools', '--json', ...common]);
+    assert.equal(scope.status, 2);
+    assert.equal(JSON.parse(scope.stderr).error.code, 'E_INVALID_SCOPE');
+    assert.equal(runCli(['search', 'x', '--limit', 'ten', ...common]).status, 2);
+    assert.equal(runCli(['search', 'x', '--nope']).status, 2);
+    assert.equal(runCli(['frobnicate']).status, 2);
+  });
+
+  it('reads system bundles from RYE_SYSTEM_BUNDLES and the user space from USER_SPACE', () => {
+    ws.write('user', { 'tools/mine.py': pyTool({ description: 'personal gizmo' }) });
+    const env = { RYE_SYSTEM_BUNDLES: [`extra=${ws.bundle('core')}`].join(path.delimiter), USER_SPACE: ws.user };
+    const res = runCli(['search', 'gizmo OR system', '--scope', 'tool', '--json', '--project', ws.project, '--cache-dir', ws.cache, '--no-default-bundle'], { env });
+    assert.equal(res.status, 0, res.stderr);
+    const spaces = JSON.parse(res.stdout).results.map((r) => r.bundle ?? r.source).sort();
+    assert.deepEqual(spaces, ['extra', 'user']);
+  });
+
+  it('index reports counts and skips; --help and --version work', () => {
+    ws.write('project', { 'tools/notes.txt': 'x' });
+    const res = runCli(['index', '--verbose', ...common]);
+    assert.equal(res.status, 0, res.stderr);
+    assert.match(res.stdout, /items indexed/);
+    assert.match(res.stdout, /skipped extension: .*notes\.txt/);
+    const json = JSON.parse(runCli(['index', '--json', ...common]).stdout);
+    assert.equal(typeof json.items, 'number');
+    assert.equal(runCli(['search', '--help']).status, 0);
+    assert.match(runCli(['--version']).stdout, /^\d+\.\d+\.\d+/);
+  });
+
+  it('searches the embedded documentation bundle with no project at all', () => {
+    const res = runCli(['search', 'proximity', '--scope', 'knowledge', '--json', '--cache-dir', ws.cache, '--user-space', ws.user], { cwd: ws.root });
+    assert.equal(res.status, 0, res.stderr);
+    const env = JSON.parse(res.stdout);
+    assert.ok(env.results.some((r) => r.id.startsWith('rye-search/') && r.bundle === 'rye-search'));
+  });
+});

@@ -1,0 +1,74 @@
+// Test helpers: temporary trees of RYE items, and running the CLI as a user would.
+import { spawnSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const CLI = path.join(ROOT, 'bin', 'rye-search.js');
+export const SHARED = path.resolve(ROOT, '..', 'shared');
+export const CORPUS = path.join(SHARED, 'corpus');
+
+export function tmpdir(prefix = 'rye-test-') {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Writes { 'relative/path': content } under root. */
+export function writeTree(root, files) {
+  for (const [rel, content] of Object.entries(files)) {
+    const full = path.join(root, rel);
+    fs.mkdirSync(path.dirname(full), { recursive: true });
+    fs.writeFileSync(full, content);
+  }
+  return root;
+}
+
+export function directive(name, description, { category = '', version = '1.0.0', body = '' } = {}) {
+  return `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="${version}">\n  <metadata>\n    <description>${description}</description>\n${category ? `    <category>${category}</category>\n` : ''}  </metadata>\n</directive>\n\`\`\`\n\n${body}\n`;
+}
+
+export function knowledge(meta, body = '') {
+  const yaml = Object.entries(meta)
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? `[${v.join(', ')}]` : JSON.stringify(v)}`)
+    .join('\n');
+  return `\`\`\`yaml\n${yaml}\n\`\`\`\n\n${body}\n`;
+}
+
+export function pyTool({ description = '', category = '', version = '1.0.0', body = '' } = {}) {
+  return `"""Tool docstring."""\n__version__ = "${version}"\n__category__ = "${category}"\n__tool_description__ = "${description}"\n\n${body}\n`;
+}
+
+/** A workspace: project, user and bundle dirs, plus an isolated cache. */
+export function workspace() {
+  const root = tmpdir();
+  return {
+    root,
+    project: path.join(root, 'project'),
+    user: path.join(root, 'user'),
+    cache: path.join(root, 'cache'),
+    bundle: (id) => path.join(root, 'bundles', id),
+    write(space, files) {
+      const base = space === 'project' ? this.project : space === 'user' ? this.user : this.bundle(space);
+      writeTree(path.join(base, '.ai'), files);
+    },
+    cleanup() {
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs the CLI synchronously; returns { status, stdout, stderr }. */
+export function runCli(args, { cwd = ROOT, env = {} } = {}) {
+  const res = spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, CI: '1', ...env },
+    timeout: 60_000,
+  });
+  return { status: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+export function spawnCli(args, opts = {}) {
+  return spawn(process.execPath, [CLI, ...args], { ...opts, env: { ...process.env, ...(opts.env ?? {}) } });
+}

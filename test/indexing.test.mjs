@@ -1,0 +1,163 @@
+// Discovery, parsing, skips and incremental refresh through the Node API.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+import { openIndex } from '../dist/index.js';
+import { directive, knowledge, pyTool, workspace } from './helpers.mjs';
+
+const open = (ws, extra = {}) => openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, ...extra });
+
+describe('discovery and metadata', () => {
+  it('derives ids and names from paths and reads each kind\'s metadata', async () => {
+    const ws = workspace();
+    ws.write('project', {
+      'tools/rye/core/bash/bash.py': pyTool({ description: 'Run bash', category: 'rye/core', version: '2.1.0' }),
+      'tools/cfg/thing.yaml': 'version: "1.0.0"\ncategory: cfg\ndescription: A yaml tool\n',
+      'tools/cfg/other.json': '{"description": "A json tool", "version": "3.0.0"}',
+      'tools/cfg/third.toml': 'description = "A toml tool"\ncategory = "cfg"\n',
+      'tools/scripts/run.sh': '#!/bin/sh\n# Runs the build script\necho hi\n',
+      'directives/rye/make.md': directive('make', 'Make a thing', { category: 'rye', body: 'Prose after the block mentions zebras.' }),
+      'knowledge/notes/a.md': '---\ntitle: Front matter title\ndescription: From front matter\ncreated_at: 2026-01-02\n---\nBody text.\n',
+    });
+    const index = await open(ws);
+    const get = async (scope, query = '*') => (await index.search({ query, scope, limit: 50 })).results;
+    const tools = Object.fromEntries((await get('tool')).map((r) => [r.id, r]));
+    assert.equal(tools['rye/core/bash/bash'].name, 'bash');
+    assert.equal(tools['rye/core/bash/bash'].description, 'Run bash');
+    assert.equal(tools['rye/core/bash/bash'].category, 'rye/core');
+    assert.equal(tools['rye/core/bash/bash'].metadata.version, '2.1.0');
+    assert.equal(tools['cfg/thing'].description, 'A yaml tool');
+    assert.equal(tools['cfg/other'].description, 'A json tool');
+    assert.equal(tools['cfg/third'].description, 'A toml tool');
+    assert.equal(tools['scripts/run'].description, 'Runs the build script');
+    const [d] = await get('directive', 'zebras');
+    assert.equal(d.id, 'rye/make');
+    assert.equal(d.description, 'Make a thing');
+    const [k] = await get('knowledge');
+    assert.equal(k.title, 'Front matter title');
+    assert.equal(k.description, 'From front matter');
+    ws.cleanup();
+  });
+
+  it('skips non-items with a reason for each, and never silently', async () => {
+    const ws = workspace();
+    ws.write('project', {
+      'tools/_helper.py': pyTool(),
+      'tools/.hidden/x.py': pyTool(),
+      'tools/node_modules/dep.py': pyTool(),
+      'tools/notes.txt': 'not a tool',
+      'tools/big.py': `# ${'x'.repeat(2048)}\n`,
+      'tools/ok.py': pyTool({ description: 'fine' }),
+      'tools/latin1.py': Buffer.from([0x23, 0x20, 0xe9, 0x0a]),
+      'tools/binary.py': Buffer.from([0x00, 0x01, 0x02]),
+    });
+    const index = await open(ws, { maxFileBytes: 1024 });
+    const reasons = Object.fromEntries(index.lastReport.skipped.map((s) => [path.basename(s.path), s.reason]));
+    assert.equal(reasons['_helper.py'], 'underscore');
+    assert.equal(reasons['.hidden'], 'hidden');
+    assert.equal(reasons['node_modules'], 'ignored-dir');
+    assert.equal(reasons['notes.txt'], 'extension');
+    assert.equal(reasons['big.py'], 'too-large');
+    assert.equal(reasons['latin1.py'], 'not-utf8');
+    assert.equal(reasons['binary.py'], 'binary');
+    const res = await index.search({ query: '*', scope: 'tool' });
+    assert.deepEqual(res.results.map((r) => r.id), ['ok']);
+    ws.cleanup();
+  });
+
+  it('never executes ---js front matter, and still indexes the item with a warning', async () => {
+    const ws = workspace();
+    const marker = path.join(ws.root, 'pwned');
+    ws.write('project', {
+      'knowledge/evil.md': `---js\n{ title: (require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'), 'evil') }\n---\nInnocent body words.\n`,
+    });
+    const index = await open(ws);
+    assert.equal(fs.existsSync(marker), false, 'front matter code ran');
+    assert.match(index.lastReport.warnings.map((w) => w.message).join(' '), /not supported/);
+    const res = await index.search({ query: 'innocent', scope: 'knowledge' });
+    assert.equal(res.results[0].id, 'evil');
+    ws.cleanup();
+  });
+
+  it('indexes items with broken YAML by their text, reporting the problem', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/broken.md': '```yaml\ntitle: [unclosed\n```\n\nSearchable walrus text.\n' });
+    const index = await open(ws);
+    assert.equal(index.lastReport.warnings.length, 1);
+    assert.equal((await index.search({ query: 'walrus', scope: 'knowledge' })).total, 1);
+    ws.cleanup();
+  });
+
+  it('does not follow links out of the space, and survives link loops', async (t) => {
+    const ws = workspace();
+    ws.write('project', { 'tools/ok.py': pyTool({ description: 'inside' }) });
+    fs.mkdirSync(path.join(ws.root, 'outside'), { recursive: true });
+    fs.writeFileSync(path.join(ws.root, 'outside', 'secret.py'), pyTool({ description: 'secret' }));
+    try {
+      fs.symlinkSync(path.join(ws.root, 'outside'), path.join(ws.project, '.ai', 'tools', 'out'));
+      fs.symlinkSync(path.join(ws.project, '.ai', 'tools'), path.join(ws.project, '.ai', 'tools', 'loop'));
+    } catch {
+      t.skip('symlinks not permitted here');
+      return;
+    }
+    const index = await open(ws);
+    assert.equal((await index.search({ query: 'secret', scope: 'tool' })).total, 0);
+    const reasons = index.lastReport.skipped.map((s) => s.reason);
+    assert.ok(reasons.includes('link-outside-space'));
+    assert.ok(reasons.includes('link-loop'));
+    ws.cleanup();
+  });
+});
+
+describe('incremental refresh', () => {
+  it('re-reads only changed files, sees edits, additions and removals, and persists across opens', async () => {
+    const ws = workspace();
+    ws.write('project', { 'tools/a.py': pyTool({ description: 'apple' }), 'tools/b.py': pyTool({ description: 'banana' }) });
+    const first = await open(ws);
+    assert.equal(first.lastReport.added, 2);
+    const again = await first.refresh();
+    assert.deepEqual([again.added, again.updated, again.removed, again.unchanged], [0, 0, 0, 2]);
+
+    fs.writeFileSync(path.join(ws.project, '.ai/tools/a.py'), pyTool({ description: 'apricot' }));
+    fs.rmSync(path.join(ws.project, '.ai/tools/b.py'));
+    ws.write('project', { 'tools/c.py': pyTool({ description: 'cherry' }) });
+    const changed = await first.refresh();
+    assert.deepEqual([changed.added, changed.updated, changed.removed, changed.unchanged], [1, 1, 1, 0]);
+    assert.equal((await first.search({ query: 'apricot', scope: 'tool' })).total, 1);
+    assert.equal((await first.search({ query: 'apple OR banana', scope: 'tool' })).total, 0);
+
+    const reopened = await open(ws);
+    assert.deepEqual([reopened.lastReport.added, reopened.lastReport.updated, reopened.lastReport.unchanged], [0, 0, 2]);
+    assert.equal((await reopened.search({ query: 'cherry', scope: 'tool' })).total, 1);
+    ws.cleanup();
+  });
+
+  it('two handles on one project: the second sees the first one\'s commits after refresh', async () => {
+    const ws = workspace();
+    ws.write('project', { 'tools/a.py': pyTool({ description: 'apple' }) });
+    const a = await open(ws);
+    const b = await open(ws);
+    ws.write('project', { 'tools/z.py': pyTool({ description: 'zucchini' }) });
+    await a.refresh();
+    await b.refresh();
+    assert.equal((await b.search({ query: 'zucchini', scope: 'tool' })).total, 1);
+    ws.cleanup();
+  });
+
+  it('searchMany answers each query in order, with errors in place', async () => {
+    const ws = workspace();
+    ws.write('project', { 'tools/a.py': pyTool({ description: 'apple pie' }), 'tools/b.py': pyTool({ description: 'banana' }) });
+    const index = await open(ws);
+    const queries = Array.from({ length: 200 }, (_, i) => ({ query: ['apple', 'banana', 'pie AND', '*'][i % 4], scope: i === 7 ? 'nope' : 'tool' }));
+    const many = await index.searchMany(queries);
+    assert.equal(many.length, 200);
+    for (const [i, r] of many.entries()) {
+      if (i === 7) assert.equal(r.error.code, 'E_INVALID_SCOPE');
+      else if (i % 4 === 2) assert.equal(r.error.code, 'E_QUERY_SYNTAX');
+      else assert.equal(r.total, (await index.search(queries[i])).total, `query ${i}`);
+    }
+    ws.cleanup();
+  });
+});

@@ -1,0 +1,38 @@
+// The in-memory index over plain documents.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { createMemoryIndex, InvalidArgumentError } from '../dist/index.js';
+
+describe('createMemoryIndex', () => {
+  it('adds, searches, replaces and removes plain documents', async () => {
+    const mem = createMemoryIndex();
+    await mem.add([
+      { id: 'guides/fuzzy', title: 'Fuzzy search', content: 'typos are tolerated', tags: ['search'] },
+      { id: 'guides/scope', title: 'Scopes', description: 'namespaces and kinds', kind: 'knowledge' },
+      { id: 'tools/grep', title: 'grep', kind: 'tool', category: 'text' },
+    ]);
+    assert.equal(mem.size, 3);
+    const r = await mem.search({ query: 'fuzzy' });
+    assert.equal(r.results[0].id, 'guides/fuzzy');
+    assert.equal(r.scope, '*');
+    assert.equal((await mem.search({ query: '*', scope: 'tool' })).total, 1);
+    assert.equal((await mem.search({ query: 'typo', fuzzy: { enabled: true, max_distance: 1 } })).total, 1);
+    assert.equal((await mem.search({ query: '*', filters: { tags: 'search' } })).total, 1);
+    await mem.add([{ id: 'guides/fuzzy', title: 'Approximate matching' }]);
+    assert.equal(mem.size, 3);
+    assert.equal((await mem.search({ query: 'typos' })).total, 0);
+    assert.equal((await mem.search({ query: 'approximate' })).total, 1);
+    await mem.remove(['guides/scope']);
+    assert.equal(mem.size, 2);
+    const many = await mem.searchMany([{ query: 'grep' }, { query: '(' }]);
+    assert.equal(many[0].total, 1);
+    assert.equal(many[1].error.code, 'E_QUERY_SYNTAX');
+  });
+
+  it('rejects documents without ids', async () => {
+    const mem = createMemoryIndex();
+    await assert.rejects(mem.add([{ title: 'no id' }]), InvalidArgumentError);
+    await assert.rejects(mem.add('nope'), InvalidArgumentError);
+  });
+});

@@ -1,0 +1,259 @@
+// Query mode through the public Node API, on fixture trees the tests create.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import { openIndex, QuerySyntaxError, InvalidScopeError, InvalidArgumentError } from '../dist/index.js';
+import { directive, knowledge, pyTool, workspace } from './helpers.mjs';
+
+describe('query mode (anchor §10 cases the contract keeps)', () => {
+  const ws = workspace();
+  let index;
+  before(async () => {
+    ws.write('project', {
+      'directives/create_tool.md': directive('create_tool', 'Create a new tool'),
+      'directives/bootstrap.md': directive('bootstrap', 'Bootstrap project'),
+      'tools/scraper.py': pyTool({ description: 'Web scraper tool', category: 'web' }),
+      'tools/web/scrape.py': pyTool({ description: 'Web scraper tool', category: 'web' }),
+      'knowledge/api_patterns.md': '---\ntitle: API patterns\ndescription: Patterns for rapid API design\ncategory: design\n---\n\nBody about endpoints.\n',
+    });
+    index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+  });
+  after(() => ws.cleanup());
+
+  it('finds a directive by a word of its name (case 1) with the envelope of the seeds', async () => {
+    const res = await index.search({ query: 'create', scope: 'rye.search.directive.*', space: 'project' });
+    assert.deepEqual(Object.keys(res).sort(), ['limit', 'offset', 'query', 'results', 'scope', 'search_type', 'space', 'total']);
+    assert.equal(res.search_type, 'keyword');
+    assert.equal(res.space, 'project');
+    assert.equal(res.total, 1);
+    const r = res.results[0];
+    assert.equal(r.name, 'create_tool');
+    assert.equal(r.type, 'directive');
+    assert.equal(r.source, 'project');
+    assert.equal(r.description, 'Create a new tool');
+    assert.equal(r.score, 1);
+    for (const key of ['id', 'name', 'title', 'description', 'category', 'score', 'type', 'source', 'preview', 'path', 'signed', 'integrity']) {
+      assert.ok(key in r, `result has ${key}`);
+    }
+  });
+
+  it('finds tools and knowledge (cases 2, 3); knowledge descriptions are extracted', async () => {
+    assert.ok((await index.search({ query: 'scraper', scope: 'rye.fetch.tool.*' })).total >= 1);
+    const k = await index.search({ query: 'api', scope: 'knowledge' });
+    assert.equal(k.total, 1);
+    assert.equal(k.results[0].title, 'API patterns');
+    assert.equal(k.results[0].description, 'Patterns for rapid API design');
+  });
+
+  it('lists everything with * and paginates with a stable total (cases 4, 5, 12, 49)', async () => {
+    const all = await index.search({ query: '*', scope: 'directive' });
+    assert.equal(all.total, 2);
+    assert.ok(all.results.every((r) => r.score === 1));
+    const page = await index.search({ query: '*', scope: 'directive', limit: 1, offset: 1 });
+    assert.equal(page.total, 2);
+    assert.equal(page.results.length, 1);
+    assert.equal(page.results[0].id, all.results[1].id);
+    const beyond = await index.search({ query: '*', scope: 'directive', offset: 5 });
+    assert.deepEqual(beyond.results, []);
+    assert.equal(beyond.total, 2);
+  });
+
+  it('a missing project is no error, just no project items (case 6)', async () => {
+    const other = await openIndex({ projectPath: '/nonexistent/path', userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+    const res = await other.search({ query: '*', scope: 'directive', space: 'project' });
+    assert.equal(res.total, 0);
+  });
+
+  it('boolean operators, phrases and wildcards (cases 7–10, 35)', async () => {
+    assert.equal((await index.search({ query: 'create OR bootstrap', scope: 'directive' })).total, 2);
+    const not = await index.search({ query: 'NOT bootstrap', scope: 'directive' });
+    assert.deepEqual(not.results.map((r) => r.name), ['create_tool']);
+    assert.equal((await index.search({ query: '"Create a new tool"', scope: 'directive' })).results[0].name, 'create_tool');
+    assert.equal((await index.search({ query: 'boot*', scope: 'directive' })).results[0].name, 'bootstrap');
+    assert.equal((await index.search({ query: '(create OR bootstrap) AND project', scope: 'directive' })).results[0].name, 'bootstrap');
+  });
+
+  it('fields must all match (case 11)', async () => {
+    const res = await index.search({ query: '*', scope: 'directive', fields: { name: 'bootstrap' } });
+    assert.deepEqual(res.results.map((r) => r.name), ['bootstrap']);
+    await assert.rejects(index.search({ query: '*', scope: 'directive', fields: { nope: 'x' } }), { code: 'E_INVALID_ARGUMENT' });
+  });
+
+  it('name and category outrank content; scores are 0–1 (case 44)', async () => {
+    const res = await index.search({ query: 'scrape', scope: 'tool' });
+    assert.equal(res.results[0].id, 'web/scrape');
+    assert.ok(res.results.every((r) => r.score > 0 && r.score <= 1));
+  });
+
+  it('sort_by name and unknown sort_by is an error (case 47)', async () => {
+    const res = await index.search({ query: '*', scope: 'directive', sortBy: 'name' });
+    assert.deepEqual(res.results.map((r) => r.name), ['bootstrap', 'create_tool']);
+    await assert.rejects(index.search({ query: '*', scope: 'directive', sort_by: 'bogus' }), { code: 'E_INVALID_ARGUMENT' });
+  });
+});
+
+describe('deliberate differences from the anchor', () => {
+  const ws = workspace();
+  let index;
+  before(async () => {
+    ws.write('project', {
+      'tools/rye/core/a.py': pyTool({ description: 'alpha core' }),
+      'tools/rye/core_utils/b.py': pyTool({ description: 'alpha utils' }),
+      'tools/rye/core/bash.py': pyTool({ description: 'alpha bash item' }),
+      'tools/rye/core/bash/run.py': pyTool({ description: 'alpha bash run' }),
+      'tools/create_tool.py': pyTool({ description: 'makes things' }),
+      'knowledge/rapid.md': knowledge({ title: 'Rapid prototyping', description: 'rapid prototyping guide' }),
+      'knowledge/threads.md': knowledge({ title: 'Threads', description: 'a multithreaded file-system walker' }),
+    });
+    index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+  });
+  after(() => ws.cleanup());
+
+  it('scope namespaces are segment-aware (anchor case 39 matched rye/core_x)', async () => {
+    const ids = async (scope) => (await index.search({ query: 'alpha', scope, limit: 50 })).results.map((r) => r.id).sort();
+    assert.deepEqual(await ids('tool.rye.core.*'), ['rye/core/a', 'rye/core/bash', 'rye/core/bash/run']);
+    assert.deepEqual(await ids('rye.search.tool.rye.core.*'), ['rye/core/a', 'rye/core/bash', 'rye/core/bash/run']);
+    assert.deepEqual(await ids('tool.rye.core.bash'), ['rye/core/bash', 'rye/core/bash/run']);
+    assert.deepEqual(await ids('rye.*.tool.rye.core_utils.*'), ['rye/core_utils/b']);
+  });
+
+  it('invalid scopes are errors naming the accepted forms (case 40)', async () => {
+    for (const scope of ['rye.search.*', 'rye.fetch', 'Tool', 'tools', 'config', '', 'rye.execute.tool.*', 'tool..x']) {
+      await assert.rejects(index.search({ query: 'x', scope }), (err) => {
+        assert.ok(err instanceof InvalidScopeError, `${scope}: ${err}`);
+        assert.equal(err.code, 'E_INVALID_SCOPE');
+        assert.match(err.hint, /rye\.search\.KIND/);
+        return true;
+      });
+    }
+  });
+
+  it('matches tokens, not substrings (case 33 matched "api" inside "rapid")', async () => {
+    assert.equal((await index.search({ query: 'api', scope: 'knowledge' })).total, 0);
+    assert.equal((await index.search({ query: 'rapid', scope: 'knowledge' })).total, 1);
+  });
+
+  it('identifiers are found by parts and whole; wildcards expand inside identifiers (case 34 missed tool*)', async () => {
+    for (const q of ['create', 'tool', 'create_tool', 'tool*']) {
+      const res = await index.search({ query: q, scope: 'tool' });
+      assert.ok(res.results.some((r) => r.id === 'create_tool'), q);
+    }
+    for (const q of ['file', 'system', 'file-system', 'file*', '*thread*']) {
+      assert.equal((await index.search({ query: q, scope: 'knowledge' })).results[0]?.id, 'threads', q);
+    }
+  });
+
+  it('malformed queries are errors with position and hint (cases 24, 26–30 were silently reinterpreted)', async () => {
+    for (const [query, position] of [['foo ) bar', 4], ['NOT', 0], ['foo OR', 4], ['foo AND', 4], ['"unbalanced phrase', 0], ['(foo', 0]]) {
+      await assert.rejects(index.search({ query, scope: 'tool' }), (err) => {
+        assert.ok(err instanceof QuerySyntaxError, query);
+        assert.equal(err.code, 'E_QUERY_SYNTAX');
+        assert.equal(err.position, position, query);
+        assert.ok(err.hint.length > 0);
+        return true;
+      });
+    }
+  });
+
+  it('bad limit, offset, space and fuzzy values are errors, not slice tricks (case 49)', async () => {
+    for (const bad of [{ limit: -1 }, { limit: 1.5 }, { offset: -2 }, { limit: '5' }, { space: 'everywhere' }, { fuzzy: { max_distance: -1 } }, { fuzzy: 'yes' }]) {
+      await assert.rejects(index.search({ query: 'alpha', scope: 'tool', ...bad }), InvalidArgumentError, JSON.stringify(bad));
+    }
+    await assert.rejects(index.search({ query: 'alpha', scope: 'tool', limit: 5000 }), { code: 'E_INVALID_ARGUMENT' });
+  });
+
+  it('fuzzy finds typos, clamps distance with a warning and ranks exact first (case 55)', async () => {
+    assert.equal((await index.search({ query: 'alpah', scope: 'tool' })).total, 0);
+    const res = await index.search({ query: 'alpah', scope: 'tool', fuzzy: { enabled: true, max_distance: 9 } });
+    assert.ok(res.total >= 4);
+    assert.match(res.warnings.join(' '), /clamped to 2/);
+    assert.equal((await index.search({ query: 'alpah', scope: 'tool', fuzzy: { enabled: false, max_distance: 2 } })).total, 0);
+  });
+
+  it('proximity keeps near terms and drops far ones (case 56)', async () => {
+    const ws2 = workspace();
+    ws2.write('project', {
+      'tools/near.py': pyTool({ description: 'thread one two three four orchestrator' }),
+      'tools/far.py': pyTool({ description: 'thread one two three four five six seven orchestrator' }),
+    });
+    const idx = await openIndex({ projectPath: ws2.project, userSpace: ws2.user, cacheDir: ws2.cache, includeDefaultBundle: false });
+    const ids = async (p) => (await idx.search({ query: 'thread orchestrator', scope: 'tool', proximity: p })).results.map((r) => r.id).sort();
+    assert.deepEqual(await ids(undefined), ['far', 'near']);
+    assert.deepEqual(await ids({ enabled: true }), ['near']);
+    assert.deepEqual(await ids({ enabled: true, max_distance: 10 }), ['far', 'near']);
+    ws2.cleanup();
+  });
+
+  it('filters: category, tags, version ranges, negation, unknown keys', async () => {
+    const ws3 = workspace();
+    ws3.write('project', {
+      'knowledge/a.md': knowledge({ title: 'alpha', category: 'rye/core', version: '1.2.0', tags: ['api', 'Web'], author: 'ann' }),
+      'knowledge/b.md': knowledge({ title: 'alpha two', category: 'other', version: '0.9.0', tags: ['cli'] }),
+    });
+    const idx = await openIndex({ projectPath: ws3.project, userSpace: ws3.user, cacheDir: ws3.cache, includeDefaultBundle: false });
+    const ids = async (filters) => (await idx.search({ query: 'alpha', scope: 'knowledge', filters })).results.map((r) => r.id).sort();
+    assert.deepEqual(await ids({ category: 'RYE/CORE' }), ['a']);
+    assert.deepEqual(await ids({ tags: 'api' }), ['a']);
+    assert.deepEqual(await ids({ tags: ['cli', 'api'] }), ['a', 'b']);
+    assert.deepEqual(await ids({ tags: '!api' }), ['b']);
+    assert.deepEqual(await ids({ version: '>=1.2' }), ['a']);
+    assert.deepEqual(await ids({ version: '<1' }), ['b']);
+    assert.deepEqual(await ids({ author: 'ann' }), ['a']);
+    assert.deepEqual(await ids({ missing_key: 'x' }), []);
+    assert.deepEqual(await ids({ source: 'project' }), ['a', 'b']);
+    assert.deepEqual(await ids({ signed: false }), ['a', 'b']);
+    assert.deepEqual(await ids({ integrity: 'unsigned' }), ['a', 'b']);
+    await assert.rejects(ids({ version: '>=x' }), { code: 'E_INVALID_ARGUMENT' });
+    await assert.rejects(ids({ date_from: 'yesterday' }), { code: 'E_INVALID_ARGUMENT' });
+    ws3.cleanup();
+  });
+});
+
+describe('spaces, precedence and shadows', () => {
+  const ws = workspace();
+  let index;
+  before(async () => {
+    ws.write('project', { 'tools/my/tool.py': pyTool({ description: 'deploy helper' }) });
+    ws.write('user', { 'tools/my/tool.py': pyTool({ description: 'old helper' }), 'tools/only/user.py': pyTool({ description: 'helper' }) });
+    ws.write('core', { 'tools/my/tool.py': pyTool({ description: 'older helper' }) });
+    ws.write('extra', { 'tools/my/tool.py': pyTool({ description: 'oldest helper' }) });
+    index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+      systemBundles: [{ id: 'core', root: ws.bundle('core') }, { id: 'extra', root: ws.bundle('extra') }],
+    });
+  });
+  after(() => ws.cleanup());
+
+  it('annotates the winner and every shadowed copy across three spaces and two bundles', async () => {
+    const res = await index.search({ query: 'helper', scope: 'tool', limit: 10 });
+    const copies = res.results.filter((r) => r.id === 'my/tool');
+    assert.equal(copies.length, 4);
+    const winner = copies.find((r) => r.source === 'project');
+    assert.deepEqual(winner.shadows, [{ space: 'user' }, { space: 'system:core' }, { space: 'system:extra' }]);
+    for (const other of copies.filter((r) => r !== winner)) assert.equal(other.shadowed_by, 'project');
+    const unique = res.results.find((r) => r.id === 'only/user');
+    assert.equal(unique.shadows, undefined);
+    assert.equal(unique.shadowed_by, undefined);
+  });
+
+  it('marks a hit even when the other copy did not match the query (anchor case 18 did not)', async () => {
+    const res = await index.search({ query: 'deploy', scope: 'tool' });
+    assert.equal(res.total, 1);
+    assert.equal(res.results[0].shadows.length, 3);
+  });
+
+  it('ties break project > user > system, then id; system results carry the bundle', async () => {
+    const res = await index.search({ query: '*', scope: 'tool.my.*' });
+    assert.deepEqual(res.results.map((r) => r.bundle ?? r.source), ['project', 'user', 'core', 'extra']);
+    assert.deepEqual(res.results.map((r) => r.source), ['project', 'user', 'system', 'system']);
+  });
+
+  it('space restricts the search, and a single bundle can be named', async () => {
+    assert.deepEqual((await index.search({ query: '*', scope: 'tool', space: 'user' })).results.map((r) => r.id).sort(), ['my/tool', 'only/user']);
+    assert.equal((await index.search({ query: '*', scope: 'tool', space: 'system' })).total, 2);
+    assert.equal((await index.search({ query: '*', scope: 'tool', space: 'system:extra' })).total, 1);
+  });
+});

@@ -1,0 +1,48 @@
+/** Human output: aligned columns that read at a glance. */
+import type { SearchResponse, SearchResult } from '../search.js';
+
+const MARK: Record<string, string> = { verified: 'ok', unsigned: '-', modified: 'MODIFIED', untrusted: 'untrusted', invalid: 'INVALID' };
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+function cut(s: string, n: number): string {
+  return s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`;
+}
+
+function spaceOf(r: SearchResult): string {
+  return r.bundle ? `system:${r.bundle}` : r.source;
+}
+
+export function formatTable(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : pad(c, widths[i]!))).join('  ').trimEnd()).join('\n');
+}
+
+export function formatSearch(res: SearchResponse): string {
+  if (res.results.length === 0) {
+    return res.total > 0 ? `no results on this page (${res.total} in total, offset ${res.offset})` : `no results for ${JSON.stringify(res.query)}`;
+  }
+  const width = Math.max(40, (process.stdout.columns ?? 120) - 60);
+  const rows = [['SCORE', 'TYPE', 'SPACE', 'SIGNATURE', 'ID']];
+  const notes: string[] = [];
+  for (const r of res.results) {
+    let id = r.id;
+    if (r.shadows?.length) id += `  (shadows ${r.shadows.map((s) => s.space).join(', ')})`;
+    if (r.shadowed_by) id += `  (shadowed by ${r.shadowed_by})`;
+    rows.push([r.score.toFixed(3), r.type, spaceOf(r), MARK[r.integrity] ?? r.integrity, id]);
+    const line = [r.title && r.title !== r.name ? r.title : '', r.description].filter(Boolean).join(' — ');
+    notes.push(line ? `      ${cut(line, width)}` : '');
+  }
+  const table = formatTable(rows).split('\n');
+  const out = [table[0]!];
+  res.results.forEach((_, i) => {
+    out.push(table[i + 1]!);
+    if (notes[i]) out.push(notes[i]!);
+  });
+  const shown = `${res.offset + 1}–${res.offset + res.results.length} of ${res.total}`;
+  out.push('', `${shown} result${res.total === 1 ? '' : 's'} for ${JSON.stringify(res.query)} in ${res.scope} (${res.space})`);
+  for (const w of res.warnings ?? []) out.push(`warning: ${w}`);
+  return out.join('\n');
+}

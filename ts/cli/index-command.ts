@@ -1,0 +1,56 @@
+import { parseArgs } from 'node:util';
+
+import type { IndexReport, Progress } from '../indexer.js';
+import { openIndex } from '../rye-index.js';
+import { COMMON_HELP, COMMON_OPTIONS, openOptions } from './args.js';
+
+export const INDEX_HELP = `Usage: rye-search index [options]
+
+Builds or refreshes the persistent index of the project, user and system spaces.
+Only changed files are read again. Prints what was indexed and every file skipped, with why.
+
+  --verbose            list every skipped file
+${COMMON_HELP}`;
+
+/** A progress bar on stderr, only for people at a terminal (never in CI or with --json). */
+function progressBar(enabled: boolean): ((p: Progress) => void) | undefined {
+  if (!enabled) return undefined;
+  return ({ done, total }) => {
+    const width = 30;
+    const filled = Math.round((done / Math.max(total, 1)) * width);
+    process.stderr.write(`\rindexing [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
+    if (done >= total) process.stderr.write('\n');
+  };
+}
+
+export function summarise(report: IndexReport, verbose: boolean): string {
+  const lines = [
+    `${report.items} items indexed in ${report.durationMs} ms: ${report.added} added, ${report.updated} updated, ${report.removed} removed, ${report.unchanged} unchanged`,
+  ];
+  if (report.readOnly) lines.push('the index is being written by another process; its last committed state was used');
+  const byReason = new Map<string, number>();
+  for (const s of report.skipped) byReason.set(s.reason, (byReason.get(s.reason) ?? 0) + 1);
+  if (report.skipped.length) {
+    lines.push(`${report.skipped.length} skipped: ${[...byReason].map(([r, n]) => `${n} ${r}`).join(', ')}${verbose ? '' : ' (--verbose lists them)'}`);
+    if (verbose) for (const s of report.skipped) lines.push(`  skipped ${s.reason}: ${s.path}${s.detail ? ` (${s.detail})` : ''}`);
+  }
+  for (const w of report.warnings) lines.push(`warning: ${w.path ? `${w.path}: ` : ''}${w.message}`);
+  return lines.join('\n');
+}
+
+export async function indexCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, verbose: { type: 'boolean' } } });
+  if (values.help) {
+    process.stdout.write(`${INDEX_HELP}\n`);
+    return 0;
+  }
+  const showProgress = !values.json && !!process.stderr.isTTY && !process.env.CI;
+  const index = await openIndex({ ...openOptions(values), refresh: false });
+  try {
+    const report = await index.refresh(progressBar(showProgress));
+    process.stdout.write(values.json ? `${JSON.stringify({ ...report, location: index.location }, null, 2)}\n` : `${summarise(report, !!values.verbose)}\n`);
+    return 0;
+  } finally {
+    await index.close();
+  }
+}

@@ -1,0 +1,66 @@
+/** rye-search command line: parse, call the API, print. Exit 0 hits / 1 no hits / 2 error. */
+import { readFileSync } from 'node:fs';
+
+import { RyeSearchError } from '../errors.js';
+import { indexCommand } from './index-command.js';
+import { searchCommand } from './search.js';
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  search: searchCommand,
+  index: indexCommand,
+};
+
+const HELP = `Usage: rye-search <command> [options]
+
+Commands:
+  search QUERY   search directives, tools and knowledge
+  index          build or refresh the index
+
+Run rye-search <command> --help for a command's options.
+  --version      print the version`;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${HELP}\n`);
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`error: unknown command "${name}"\n\n${HELP}\n`);
+    return 2;
+  }
+  const json = rest.includes('--json');
+  try {
+    return await command(rest);
+  } catch (err) {
+    reportError(err, json);
+    return 2;
+  }
+}
+
+function reportError(err: unknown, json: boolean): void {
+  if (err instanceof RyeSearchError) {
+    if (json) process.stderr.write(`${JSON.stringify({ error: err.toJSON() })}\n`);
+    else process.stderr.write(`error [${err.code}]: ${err.message}\n${err.hint ? `  hint: ${err.hint}\n` : ''}`);
+    return;
+  }
+  const e = err as Error & { code?: string };
+  // Argument parsing errors from node:util are user errors too.
+  if (e?.code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`error [E_INVALID_ARGUMENT]: ${e.message}\n  hint: run with --help to see the options\n`);
+    return;
+  }
+  process.stderr.write(`error: ${e?.stack ?? String(err)}\n`);
+}

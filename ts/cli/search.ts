@@ -1,0 +1,80 @@
+import { parseArgs } from 'node:util';
+
+import { InvalidArgumentError } from '../errors.js';
+import { openIndex } from '../rye-index.js';
+import type { SearchOptions, SortBy } from '../search.js';
+import { COMMON_HELP, COMMON_OPTIONS, integerArg, openOptions, pairs } from './args.js';
+import { formatSearch } from './format.js';
+
+export const SEARCH_HELP = `Usage: rye-search search QUERY [options]
+
+Searches directives, tools and knowledge with the rye_search query language:
+terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards, * for everything.
+
+  --scope S            kind and namespace: tool, tool.rye.core.*, rye.search.knowledge.* (default: every kind)
+  --space X            all (default), project, user, system or system:<bundle>
+  --limit N            results per page (default 10)
+  --offset N           results to skip
+  --sort-by X          score (default), name or date
+  --field K=Q          field query, all must match (repeatable): title, name, description, category, content
+  --filter K=V         exact metadata filter (repeatable; V1,V2 = any of; !V = not): category, tags, version (>=1.2), signed, integrity, source, date_from, date_to, …
+  --fuzzy N            allow N typos per term (1 or 2)
+  --proximity N        all terms within N words of each other
+${COMMON_HELP}
+
+Exit status: 0 results found, 1 no results, 2 error.`;
+
+function filterValue(v: string): string | boolean {
+  return v === 'true' ? true : v === 'false' ? false : v;
+}
+
+export async function searchCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      ...COMMON_OPTIONS,
+      scope: { type: 'string' },
+      space: { type: 'string' },
+      limit: { type: 'string' },
+      offset: { type: 'string' },
+      'sort-by': { type: 'string' },
+      field: { type: 'string', multiple: true },
+      filter: { type: 'string', multiple: true },
+      fuzzy: { type: 'string' },
+      proximity: { type: 'string' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${SEARCH_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length === 0) throw new InvalidArgumentError('search needs a QUERY', { hint: 'e.g. rye-search search "file system" --scope tool (use "*" for everything)' });
+  const fields = pairs(values.field, 'field') as Record<string, string | string[]>;
+  for (const [k, v] of Object.entries(fields)) if (Array.isArray(v)) fields[k] = v.join(' ');
+  const filters = Object.fromEntries(
+    Object.entries(pairs(values.filter, 'filter', true)).map(([k, v]) => [k, Array.isArray(v) ? v.map(filterValue) : filterValue(v)]),
+  );
+  const fuzzy = integerArg(values.fuzzy, 'fuzzy');
+  const proximity = integerArg(values.proximity, 'proximity');
+  const opts: SearchOptions = {
+    query: positionals.join(' '),
+    scope: values.scope,
+    space: values.space,
+    limit: integerArg(values.limit, 'limit'),
+    offset: integerArg(values.offset, 'offset'),
+    sortBy: values['sort-by'] as SortBy | undefined,
+    fields: fields as Record<string, string>,
+    filters,
+    fuzzy: fuzzy === undefined ? undefined : { enabled: fuzzy > 0, max_distance: fuzzy },
+    proximity: proximity === undefined ? undefined : { enabled: true, max_distance: proximity },
+  };
+  const index = await openIndex(openOptions(values));
+  try {
+    const res = await index.search(opts);
+    process.stdout.write(values.json ? `${JSON.stringify(res, null, 2)}\n` : `${formatSearch(res)}\n`);
+    return res.total > 0 ? 0 : 1;
+  } finally {
+    await index.close();
+  }
+}
