@@ -1,0 +1,210 @@
+/**
+ * ID mode: resolve `kind:id` or a bare id through the space cascade, verify, return the exact
+ * file, and optionally copy it to the project or user space. Ids that could leave a space
+ * (`..`, absolute, NUL, encoded separators, links out of the space) are rejected.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { KIND_EXTENSIONS, KIND_FOLDERS, DEFAULT_MAX_FILE_BYTES } from './discovery.js';
+import { IntegrityError, InvalidArgumentError, NotFoundError, RyeSearchError } from './errors.js';
+import { parseItem } from './metadata.js';
+import { isKind, KINDS, type Kind } from './scope.js';
+import { selectSpaces, sourceOf, type Space } from './spaces.js';
+import { verifyText, type Integrity, type TrustStore } from './trust.js';
+
+export interface FetchOptions {
+  item_id: string;
+  item_type?: Kind;
+  /** `project`, `user`, `system` or `system:<bundle_id>`; omitted = cascade. */
+  source?: string;
+  /** Copy the item to this space (`project` or `user`), keeping its nested path. */
+  destination?: 'project' | 'user';
+  /** Replace a different file at the destination (never done silently). */
+  overwrite?: boolean;
+  /** Accepted for registry sources; ignored for local spaces. */
+  version?: string;
+}
+
+export interface FetchResponse {
+  status: 'success';
+  content: string;
+  metadata: { name: string; path: string; extension: string; version?: string };
+  path: string;
+  source: string;
+  item_type: Kind;
+  item_id: string;
+  bundle?: string;
+  signed: boolean;
+  integrity: Integrity;
+  copied_to?: 'project' | 'user';
+  destination_path?: string;
+  /** Set in dev mode when an unverified item is returned anyway. */
+  warning?: string;
+}
+
+export class InvalidIdError extends RyeSearchError {
+  constructor(message: string, hint: string) {
+    super('E_INVALID_ID', message, { hint });
+  }
+}
+
+const ID_HINT = 'ids are relative paths below the kind folder without extension, e.g. "rye/core/bash/bash" or "tool:rye/core/bash/bash"';
+
+/** Splits `kind:id` and validates the id as a safe relative path. */
+export function parseItemRef(itemId: unknown, itemType?: unknown): { kinds: Kind[]; id: string } {
+  if (typeof itemId !== 'string' || itemId.trim() === '') throw new InvalidIdError('item_id must be a non-empty string', ID_HINT);
+  if (itemType !== undefined && itemType !== null && !isKind(itemType)) {
+    throw new InvalidArgumentError(`unknown item_type "${String(itemType)}"`, { hint: 'use directive, tool or knowledge' });
+  }
+  let id = itemId.trim();
+  let kind = (itemType ?? undefined) as Kind | undefined;
+  const colon = id.indexOf(':');
+  if (colon > 0 && isKind(id.slice(0, colon))) {
+    const prefixed = id.slice(0, colon) as Kind;
+    if (kind && kind !== prefixed) throw new InvalidArgumentError(`item_id says ${prefixed} but item_type says ${kind}`, { hint: 'give one kind' });
+    kind = prefixed;
+    id = id.slice(colon + 1);
+    if (id === '') throw new InvalidIdError(`"${itemId}" has no id after "${prefixed}:"`, ID_HINT);
+  }
+  if (id.includes('\0')) throw new InvalidIdError('item_id contains a NUL byte', ID_HINT);
+  if (/%(2f|5c|2e|00)/i.test(id)) throw new InvalidIdError(`item_id "${id}" contains an encoded separator`, ID_HINT);
+  if (id.includes('\\')) throw new InvalidIdError(`item_id "${id}" uses backslashes`, 'use / between segments');
+  if (path.isAbsolute(id) || path.win32.isAbsolute(id) || id.startsWith('/')) throw new InvalidIdError(`item_id "${id}" is an absolute path`, ID_HINT);
+  const segments = id.split('/');
+  for (const s of segments) {
+    if (s === '' || s === '.' || s === '..') throw new InvalidIdError(`item_id "${id}" has an empty, "." or ".." segment`, ID_HINT);
+    if (s.startsWith('.') || s.startsWith('_')) throw new InvalidIdError(`item_id "${id}" names a hidden or private file, which is not an item`, ID_HINT);
+  }
+  return { kinds: kind ? [kind] : [...KINDS], id };
+}
+
+function inside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+interface Found {
+  kind: Kind;
+  space: Space;
+  file: string;
+  ext: string;
+}
+
+function lookup(space: Space, kind: Kind, id: string): Found | undefined {
+  const base = path.join(space.aiDir, KIND_FOLDERS[kind]);
+  for (const ext of KIND_EXTENSIONS[kind]) {
+    const file = path.join(base, id + ext);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(file);
+    } catch {
+      continue;
+    }
+    if (!st.isFile()) continue;
+    const real = fs.realpathSync(file);
+    if (!inside(fs.realpathSync(space.aiDir), real)) {
+      throw new InvalidIdError(`${file} links outside its space`, 'links that leave a space are never followed');
+    }
+    return { kind, space, file, ext };
+  }
+  return undefined;
+}
+
+export interface FetchContext {
+  spaces: Space[];
+  trust: TrustStore;
+  maxFileBytes?: number;
+  devMode?: boolean;
+}
+
+export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse {
+  if (!opts || typeof opts !== 'object') throw new InvalidArgumentError('fetch options must be an object', { hint: 'pass { item_id }' });
+  const { kinds, id } = parseItemRef(opts.item_id, opts.item_type);
+  const spaces = opts.source === undefined || opts.source === null ? ctx.spaces : selectSpaces(ctx.spaces, opts.source);
+  const found: Found[] = [];
+  for (const kind of kinds) {
+    for (const space of spaces) {
+      const hit = lookup(space, kind, id);
+      if (hit) {
+        found.push(hit);
+        break;
+      }
+    }
+  }
+  if (found.length === 0) {
+    throw new NotFoundError(`Item not found: ${id}`, {
+      hint: `looked for ${kinds.join('/')} "${id}" in ${spaces.map((s) => s.label).join(', ') || 'no spaces'}; check the id with rye_search, or pass source`,
+    });
+  }
+  if (found.length > 1) {
+    throw new RyeSearchError('E_AMBIGUOUS', `Ambiguous item_id "${id}": exists as ${found.map((f) => f.kind).join(', ')}`, {
+      hint: `pass item_type (${found.map((f) => f.kind).join(' or ')}) or write it as kind:id`,
+    });
+  }
+  const item = found[0]!;
+  const bytes = fs.readFileSync(item.file);
+  if (bytes.length > (ctx.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES)) {
+    throw new RyeSearchError('E_LIMIT', `${item.file} is larger than the size cap`, { hint: 'raise maxFileBytes' });
+  }
+  const content = bytes.toString('utf8');
+  const v = verifyText(content, item.kind, item.ext, ctx.trust, id);
+  let warning: string | undefined;
+  if (v.integrity !== 'verified') {
+    const message = `Integrity check failed for ${item.kind}:${id} (${v.integrity}): ${v.reason ?? ''}`.trim();
+    if (!ctx.devMode) {
+      throw new IntegrityError(message, {
+        hint: `${v.integrity === 'untrusted' ? "add the signer's key to .ai/config/keys/trusted/" : 're-sign the item'}, or set RYE_DEV_MODE=1 to load unverified items while developing`,
+      });
+    }
+    warning = `${message} (returned because RYE_DEV_MODE=1)`;
+  }
+  const meta = parseItem(item.kind, content, path.basename(id), item.ext);
+  const res: FetchResponse = {
+    status: 'success',
+    content,
+    metadata: { name: path.posix.basename(id), path: item.file, extension: item.ext, ...(meta.version ? { version: meta.version } : {}) },
+    path: item.file,
+    source: sourceOf(item.space.label),
+    item_type: item.kind,
+    item_id: id,
+    signed: v.signed,
+    integrity: v.integrity,
+  };
+  if (item.space.bundleId) res.bundle = item.space.bundleId;
+  if (warning) res.warning = warning;
+  if (opts.destination !== undefined && opts.destination !== null) copyTo(opts, item, id, bytes, ctx, res);
+  return res;
+}
+
+function copyTo(opts: FetchOptions, item: Found, id: string, bytes: Buffer, ctx: FetchContext, res: FetchResponse): void {
+  const dest = opts.destination;
+  if (dest !== 'project' && dest !== 'user') throw new InvalidArgumentError(`destination must be "project" or "user", got ${JSON.stringify(dest)}`, { hint: 'system bundles are read-only' });
+  if (item.space.kind === dest) return; // already there
+  const space = ctx.spaces.find((s) => s.kind === dest);
+  if (!space) throw new InvalidArgumentError(`no ${dest} space to copy to`, { hint: 'pass project_path (projectPath) to copy into a project' });
+  const target = path.join(space.aiDir, KIND_FOLDERS[item.kind], id + item.ext);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  if (!inside(fs.realpathSync(space.aiDir), fs.realpathSync(path.dirname(target)))) {
+    throw new InvalidIdError(`the destination ${target} leads outside the ${dest} space through a link`, 'remove the link, or copy by hand');
+  }
+  let existing: Buffer | undefined;
+  try {
+    if (fs.lstatSync(target).isSymbolicLink()) throw new InvalidIdError(`the destination ${target} is a link`, 'remove the link first');
+    existing = fs.readFileSync(target);
+  } catch (err) {
+    if (err instanceof RyeSearchError) throw err;
+  }
+  const same = existing && createHash('sha256').update(existing).digest('hex') === createHash('sha256').update(bytes).digest('hex');
+  if (existing && !same && !opts.overwrite) {
+    throw new RyeSearchError('E_EXISTS', `${target} already exists with different content`, { hint: 'pass overwrite: true to replace it' });
+  }
+  if (!same) {
+    const tmp = `${target}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, bytes, { flag: 'wx' });
+    fs.renameSync(tmp, target);
+  }
+  res.copied_to = dest;
+  res.destination_path = target;
+}
