@@ -1,5 +1,7 @@
 /** rye-search — public Node API. */
-export { openIndex, RyeIndex, type OpenIndexOptions, type SearchFailure } from './rye-index.js';
+export { openIndex, RyeIndex, type OpenIndexOptions, type SearchFailure, type VerifyReport } from './rye-index.js';
+export { parseItemRef, InvalidIdError, type FetchOptions, type FetchResponse } from './fetch.js';
+export { verifyItem } from './verify-item.js';
 export { createMemoryIndex, MemoryIndex, type PlainDocument, type MemorySearchOptions } from './memory-index.js';
 export type { SearchOptions, SearchResponse, SearchResult, SortBy, DistanceOption, ShadowEntry } from './search.js';
 export type { IndexReport, IndexWarning, Progress } from './indexer.js';

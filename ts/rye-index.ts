@@ -1,16 +1,19 @@
 /**
  * A persistent index over the spaces of one project: refresh, search, searchMany.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
 import { defaultCacheDir, indexDirFor } from './cache.js';
 import { DEFAULT_MAX_FILE_BYTES } from './discovery.js';
+import { fetchItem, type FetchOptions, type FetchResponse } from './fetch.js';
 import { InvalidArgumentError, RyeSearchError } from './errors.js';
 import { Indexer, type IndexReport, type Progress } from './indexer.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, envelope, type NativeResponse, type SearchOptions, type SearchResponse, type ShadowLookup } from './search.js';
-import { resolveSpaces, selectSpaces, type Space, type SystemBundle } from './spaces.js';
+import { resolveSpaces, selectSpaces, sourceOf, type Space, type SystemBundle } from './spaces.js';
+import { TrustStore, type Integrity } from './trust.js';
 
 export interface OpenIndexOptions {
   /** Directory that holds the project's `.ai/` (optional: without it only user and system spaces). */
@@ -38,6 +41,13 @@ export function failureOf(err: unknown): SearchFailure {
   return { error: { code: 'E_INTERNAL', message: String((err as Error)?.message ?? err), hint: 'report this as a bug' } };
 }
 
+export interface VerifyReport {
+  total: number;
+  counts: Record<Integrity, number>;
+  /** Every item that is not verified, with the reason. */
+  problems: { id: string; type: string; source: string; space: string; path: string; integrity: Integrity; reason: string }[];
+}
+
 export class RyeIndex {
   /** The report of the last refresh. */
   lastReport: IndexReport | undefined;
@@ -48,6 +58,7 @@ export class RyeIndex {
     readonly indexer: Indexer,
     readonly spaces: Space[],
     readonly location: string,
+    readonly maxFileBytes = DEFAULT_MAX_FILE_BYTES,
   ) {}
 
   async refresh(onProgress?: (p: Progress) => void): Promise<IndexReport> {
@@ -87,6 +98,44 @@ export class RyeIndex {
     });
   }
 
+  /** ID mode: the verified content of one item (cascade project → user → bundles). */
+  async fetch(opts: FetchOptions): Promise<FetchResponse> {
+    this.assertOpen();
+    return fetchItem(opts, {
+      spaces: this.spaces,
+      trust: TrustStore.load(this.spaces),
+      maxFileBytes: this.maxFileBytes,
+      devMode: process.env.RYE_DEV_MODE === '1',
+    });
+  }
+
+  /** Verification report over every indexed item (results cached by content hash). */
+  async verify(): Promise<VerifyReport> {
+    this.assertOpen();
+    const counts: Record<Integrity, number> = { verified: 0, unsigned: 0, modified: 0, untrusted: 0, invalid: 0 };
+    const problems: VerifyReport['problems'] = [];
+    let total = 0;
+    for (const refs of this.indexer.byId.values()) {
+      for (const ref of refs) {
+        let bytes: Buffer;
+        try {
+          bytes = await fs.promises.readFile(ref.path);
+        } catch {
+          continue; // vanished since the last refresh
+        }
+        const hash = createHash('sha256').update(bytes).digest('hex');
+        const v = this.indexer.verify(bytes.toString('utf8'), hash, ref);
+        total++;
+        counts[v.integrity]++;
+        if (v.integrity !== 'verified') {
+          problems.push({ id: ref.id, type: ref.kind, source: sourceOf(ref.space.label), space: ref.space.label, path: ref.path, integrity: v.integrity, reason: v.reason ?? '' });
+        }
+      }
+    }
+    problems.sort((a, b) => a.path.localeCompare(b.path));
+    return { total, counts, problems };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
   }
@@ -119,7 +168,7 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   fs.mkdirSync(location, { recursive: true });
   const nativeIndex = native((b) => b.NativeIndex.open(location));
   const indexer = new Indexer(nativeIndex, spaces, path.join(location, 'rye-state.json'), opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
-  const index = new RyeIndex(nativeIndex, indexer, spaces, location);
+  const index = new RyeIndex(nativeIndex, indexer, spaces, location, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
   if (opts.refresh !== false) await index.refresh(opts.onProgress);
   return index;
 }

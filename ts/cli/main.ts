@@ -2,13 +2,17 @@
 import { readFileSync } from 'node:fs';
 
 import { RyeSearchError } from '../errors.js';
+import { fetchCommand } from './fetch.js';
 import { indexCommand } from './index-command.js';
 import { searchCommand } from './search.js';
+import { verifyCommand } from './verify.js';
 
 type Command = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
   search: searchCommand,
+  fetch: fetchCommand,
+  verify: verifyCommand,
   index: indexCommand,
 };
 
@@ -16,6 +20,8 @@ const HELP = `Usage: rye-search <command> [options]
 
 Commands:
   search QUERY   search directives, tools and knowledge
+  fetch ID       print one item's verified content (and copy it between spaces)
+  verify         check every item's signature against the trusted keys
   index          build or refresh the index
 
 Run rye-search <command> --help for a command's options.

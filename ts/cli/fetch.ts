@@ -1,0 +1,64 @@
+import { parseArgs } from 'node:util';
+
+import { NotFoundError } from '../errors.js';
+import type { FetchOptions } from '../fetch.js';
+import { openIndex } from '../rye-index.js';
+import { isKind } from '../scope.js';
+import { InvalidArgumentError } from '../errors.js';
+import { COMMON_HELP, COMMON_OPTIONS, openOptions } from './args.js';
+
+export const FETCH_HELP = `Usage: rye-search fetch ID [options]
+
+Prints one item's verified content. ID is kind:id (tool:rye/core/bash/bash) or a bare id.
+Items that are not verified are refused (set RYE_DEV_MODE=1 to load them anyway).
+
+  --type K             directive, tool or knowledge (for a bare id found under several kinds)
+  --source S           project, user, system or system:<bundle> (default: project → user → system)
+  --destination D      copy the item to project or user, keeping its nested path
+  --overwrite          replace a different file at the destination
+${COMMON_HELP}
+
+Exit status: 0 fetched, 1 not found, 2 error (including an integrity refusal).`;
+
+export async function fetchCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { ...COMMON_OPTIONS, type: { type: 'string' }, source: { type: 'string' }, destination: { type: 'string' }, overwrite: { type: 'boolean' } },
+  });
+  if (values.help) {
+    process.stdout.write(`${FETCH_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new InvalidArgumentError('fetch needs exactly one ID', { hint: 'e.g. rye-search fetch tool:rye/core/bash/bash' });
+  if (values.type !== undefined && !isKind(values.type)) throw new InvalidArgumentError(`unknown --type "${values.type}"`, { hint: 'use directive, tool or knowledge' });
+  const index = await openIndex({ ...openOptions(values), refresh: false });
+  try {
+    const res = await index.fetch({
+      item_id: positionals[0]!,
+      item_type: values.type as FetchOptions['item_type'],
+      source: values.source,
+      destination: values.destination as FetchOptions['destination'],
+      overwrite: values.overwrite,
+    });
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify(res, null, 2)}\n`);
+    } else {
+      const where = res.bundle ? `system:${res.bundle}` : res.source;
+      process.stderr.write(`# ${res.item_type}:${res.item_id} from ${where} (${res.integrity}) ${res.path}\n`);
+      if (res.copied_to) process.stderr.write(`# copied to ${res.copied_to}: ${res.destination_path}\n`);
+      if (res.warning) process.stderr.write(`warning: ${res.warning}\n`);
+      process.stdout.write(res.content);
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof NotFoundError) {
+      if (values.json) process.stderr.write(`${JSON.stringify({ error: err.toJSON() })}\n`);
+      else process.stderr.write(`${err.message}\n  hint: ${err.hint}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await index.close();
+  }
+}
