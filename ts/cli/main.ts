@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { RyeSearchError } from '../errors.js';
 import { fetchCommand } from './fetch.js';
 import { indexCommand } from './index-command.js';
+import { mcpCommand } from './mcp.js';
 import { searchCommand } from './search.js';
 import { verifyCommand } from './verify.js';
 
@@ -14,6 +15,7 @@ const COMMANDS: Record<string, Command> = {
   fetch: fetchCommand,
   verify: verifyCommand,
   index: indexCommand,
+  mcp: mcpCommand,
 };
 
 const HELP = `Usage: rye-search <command> [options]
@@ -23,6 +25,7 @@ Commands:
   fetch ID       print one item's verified content (and copy it between spaces)
   verify         check every item's signature against the trusted keys
   index          build or refresh the index
+  mcp            serve rye_search and rye_fetch over MCP (stdio, or --http PORT)
 
 Run rye-search <command> --help for a command's options.
   --version      print the version`;

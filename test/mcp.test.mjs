@@ -1,0 +1,210 @@
+// The MCP server, driven by the SDK's real Client over stdio (spawned process) and HTTP.
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+import { signText, trustFile } from '../dist/index.js';
+import { CLI, directive, pyTool, spawnCli, workspace } from './helpers.mjs';
+
+const author = generateKeyPairSync('ed25519').privateKey;
+
+function fixture() {
+  const ws = workspace();
+  const trust = trustFile(author, 'author');
+  ws.write('project', {
+    [`config/keys/trusted/${trust.name}`]: trust.text,
+    'directives/create_tool.md': signText(directive('create_tool', 'Create a new tool'), 'directive', '.md', author),
+    'tools/rye/file/read.py': signText(pyTool({ description: 'Read file contents', category: 'rye/file', version: '1.4.0' }), 'tool', '.py', author),
+    'tools/rye/file/unsigned.py': pyTool({ description: 'Unsigned file helper' }),
+  });
+  ws.write('core', { 'tools/rye/file/read.py': signText(pyTool({ description: 'Read file, system copy' }), 'tool', '.py', author) });
+  return ws;
+}
+
+const parse = (res) => JSON.parse(res.content[0].text);
+
+describe('MCP over stdio', () => {
+  const ws = fixture();
+  let client;
+  let stderr = '';
+  before(async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle', '--bundle', `core=${ws.bundle('core')}`],
+      stderr: 'pipe',
+      env: { ...process.env, CI: '1' },
+    });
+    transport.stderr.on('data', (d) => (stderr += d));
+    client = new Client({ name: 'rye-search-test', version: '1.0.0' });
+    await client.connect(transport);
+  });
+  after(async () => {
+    await client.close();
+    ws.cleanup();
+  });
+
+  it('lists both tools with input and output schemas and annotations', async () => {
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    assert.deepEqual(Object.keys(byName).sort(), ['rye_fetch', 'rye_search']);
+    for (const key of ['query', 'scope', 'project_path', 'space', 'limit', 'offset', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity']) {
+      assert.ok(key in byName.rye_search.inputSchema.properties, `rye_search.${key}`);
+    }
+    for (const key of ['item_id', 'item_type', 'source', 'destination', 'query', 'scope', 'limit']) assert.ok(key in byName.rye_fetch.inputSchema.properties, `rye_fetch.${key}`);
+    assert.equal(byName.rye_search.annotations.readOnlyHint, true);
+    assert.ok(byName.rye_search.outputSchema.properties.results);
+  });
+
+  it('rye_search with every parameter returns the seed envelope as structured content', async () => {
+    const res = await client.callTool({
+      name: 'rye_search',
+      arguments: {
+        query: 'read OR file', scope: 'rye.search.tool.rye.*', project_path: ws.project, space: 'all', limit: 5, offset: 0,
+        sort_by: 'score', fields: { description: 'file' }, filters: { source: ['project', 'system'] },
+        fuzzy: { enabled: true, max_distance: 1 }, proximity: { enabled: false },
+      },
+    });
+    assert.ok(!res.isError, res.content?.[0]?.text);
+    const env = res.structuredContent;
+    assert.deepEqual(Object.keys(env).sort(), ['limit', 'offset', 'query', 'results', 'scope', 'search_type', 'space', 'total']);
+    const read = env.results.filter((r) => r.id === 'rye/file/read');
+    assert.equal(read.length, 2);
+    assert.deepEqual(read.find((r) => r.source === 'project').shadows, [{ space: 'system:core' }]);
+    assert.equal(read.find((r) => r.source === 'system').shadowed_by, 'project');
+    assert.ok(read.every((r) => r.integrity === 'verified' && r.signed === true));
+    assert.deepEqual(parse(res), env);
+  });
+
+  it('bad arguments and bad queries are isError results with a hint', async () => {
+    const syntax = await client.callTool({ name: 'rye_search', arguments: { query: 'read AND', scope: 'tool' } });
+    assert.equal(syntax.isError, true);
+    assert.equal(parse(syntax).error.code, 'E_QUERY_SYNTAX');
+    assert.ok(parse(syntax).error.hint);
+    const scope = await client.callTool({ name: 'rye_search', arguments: { query: 'x', scope: 'tools' } });
+    assert.equal(parse(scope).error.code, 'E_INVALID_SCOPE');
+    const limit = await client.callTool({ name: 'rye_search', arguments: { query: 'x', scope: 'tool', limit: 500 } });
+    assert.equal(limit.isError, true);
+    assert.match(limit.content[0].text, /limit/i);
+    const missing = await client.callTool({ name: 'rye_search', arguments: { scope: 'tool' } });
+    assert.equal(missing.isError, true);
+  });
+
+  it('rye_fetch in ID mode returns the seed response, cascading and copying', async () => {
+    const res = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'rye/file/read', item_type: 'tool' } });
+    assert.ok(!res.isError, res.content[0].text);
+    const body = res.structuredContent;
+    assert.equal(body.status, 'success');
+    assert.equal(body.source, 'project');
+    assert.deepEqual(Object.keys(body.metadata).sort(), ['extension', 'name', 'path', 'version']);
+    assert.equal(body.metadata.version, '1.4.0');
+    const copy = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'tool:rye/file/read', source: 'system', destination: 'user' } });
+    assert.equal(copy.structuredContent.copied_to, 'user');
+    assert.ok(fs.existsSync(path.join(ws.user, '.ai/tools/rye/file/read.py')));
+  });
+
+  it('rye_fetch refuses unverified items with error_type integrity, and mode mistakes', async () => {
+    const res = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'tool:rye/file/unsigned' } });
+    assert.equal(res.isError, true);
+    const body = parse(res);
+    assert.equal(body.status, 'error');
+    assert.equal(body.error_type, 'integrity');
+    assert.equal(body.item_id, 'tool:rye/file/unsigned');
+    assert.match(body.hint, /RYE_DEV_MODE/);
+    const both = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'x', query: 'y' } });
+    assert.match(parse(both).error, /not both/);
+    const neither = await client.callTool({ name: 'rye_fetch', arguments: {} });
+    assert.match(parse(neither).error, /item_id or query/);
+    const missing = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'tool:nope' } });
+    assert.equal(parse(missing).code, 'E_NOT_FOUND');
+    assert.equal(parse(missing).error_type, undefined);
+    const traversal = await client.callTool({ name: 'rye_fetch', arguments: { item_id: '../../etc/passwd' } });
+    assert.equal(parse(traversal).code, 'E_INVALID_ID');
+  });
+
+  it('rye_fetch in query mode accepts every search parameter', async () => {
+    const res = await client.callTool({
+      name: 'rye_fetch',
+      arguments: { query: 'file', scope: 'tool', source: 'project', limit: 1, offset: 1, sort_by: 'name', fields: { name: '*' }, filters: { category: 'rye/file' }, fuzzy: { enabled: true }, proximity: { enabled: true } },
+    });
+    assert.ok(!res.isError, res.content[0].text);
+    assert.equal(res.structuredContent.space, 'project');
+    assert.equal(res.structuredContent.limit, 1);
+  });
+
+  it('picks up an item edited on disk on the next call', async () => {
+    fs.writeFileSync(path.join(ws.project, '.ai/tools/rye/file/fresh.py'), pyTool({ description: 'freshly written quokka' }));
+    const res = await client.callTool({ name: 'rye_search', arguments: { query: 'quokka', scope: 'tool' } });
+    assert.equal(res.structuredContent.total, 1);
+    fs.writeFileSync(path.join(ws.project, '.ai/tools/rye/file/fresh.py'), pyTool({ description: 'now a wombat' }));
+    const again = await client.callTool({ name: 'rye_search', arguments: { query: 'quokka OR wombat', scope: 'tool' } });
+    assert.equal(again.structuredContent.results[0].description, 'now a wombat');
+  });
+
+  it('writes only protocol messages to stdout (logs went to stderr)', () => {
+    assert.match(stderr, /added/);
+  });
+});
+
+describe('MCP over HTTP', () => {
+  const ws = fixture();
+  let child;
+  let url;
+  before(async () => {
+    child = spawnCli(['mcp', '--http', '0', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'], { env: { CI: '1' } });
+    url = await new Promise((resolve, reject) => {
+      let err = '';
+      child.stderr.on('data', (d) => {
+        err += d;
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
+        if (m) resolve(m[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
+    });
+  });
+  after(() => {
+    child.kill();
+    ws.cleanup();
+  });
+
+  function raw(headers, body) {
+    return new Promise((resolve, reject) => {
+      const u = new URL(url);
+      const req = http.request({ host: '127.0.0.1', port: u.port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+        let data = '';
+        res.on('data', (d) => (data += d));
+        res.on('end', () => resolve({ status: res.statusCode, body: data }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  it('serves both tools to a Streamable HTTP client', async () => {
+    const client = new Client({ name: 'rye-search-http-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    assert.equal((await client.listTools()).tools.length, 2);
+    const res = await client.callTool({ name: 'rye_search', arguments: { query: 'create', scope: 'directive' } });
+    assert.equal(res.structuredContent.results[0].id, 'create_tool');
+    const fetched = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'directive:create_tool' } });
+    assert.equal(fetched.structuredContent.status, 'success');
+    await client.close();
+  });
+
+  it('rejects foreign Origin and Host, and garbage bodies, and stays up', async () => {
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    assert.equal((await raw({ origin: 'https://evil.example' }, init)).status, 403);
+    assert.equal((await raw({ host: 'evil.example' }, init)).status, 403);
+    assert.equal((await raw({ host: 'localhost.evil.example:80' }, init)).status, 403);
+    assert.equal((await raw({}, '{not json')).status, 400);
+    assert.equal((await raw({ origin: 'http://localhost:3000' }, init)).status, 200);
+    const again = await raw({}, init);
+    assert.equal(again.status, 200);
+  });
+});

@@ -1,0 +1,51 @@
+import { parseArgs } from 'node:util';
+
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+
+import { McpContext } from '../mcp/context.js';
+import { serveHttp } from '../mcp/http.js';
+import { createMcpServer } from '../mcp/server.js';
+import { COMMON_HELP, COMMON_OPTIONS, integerArg, openOptions } from './args.js';
+import { InvalidArgumentError } from '../errors.js';
+
+export const MCP_HELP = `Usage: rye-search mcp [options]
+
+Serves the rye_search and rye_fetch tools over MCP: stdio by default, or Streamable HTTP on
+127.0.0.1 with --http. Only protocol messages go to stdout; logs go to stderr.
+
+  --http PORT          serve Streamable HTTP at http://127.0.0.1:PORT/mcp (0 picks a free port)
+${COMMON_HELP}`;
+
+export async function mcpCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, http: { type: 'string' } } });
+  if (values.help) {
+    process.stdout.write(`${MCP_HELP}\n`);
+    return 0;
+  }
+  const { projectPath, ...rest } = openOptions(values);
+  const ctx = new McpContext({ ...rest, defaultProject: projectPath });
+  await ctx.index(undefined); // build the index before the first call
+  if (values.http !== undefined) {
+    const port = integerArg(values.http, 'http')!;
+    if (port < 0 || port > 65535) throw new InvalidArgumentError(`--http ${port} is not a port`, { hint: 'use 0–65535' });
+    const server = await serveHttp(ctx, port);
+    const address = server.address();
+    const actual = typeof address === 'object' && address ? address.port : port;
+    process.stderr.write(`rye-search MCP listening on http://127.0.0.1:${actual}/mcp\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => server.close(() => resolve());
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+  } else {
+    const server = createMcpServer(ctx);
+    const transport = new StdioServerTransport();
+    await server.connect(transport);
+    await new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+      process.stdin.once('end', () => resolve());
+    });
+  }
+  await ctx.close();
+  return 0;
+}

@@ -1,0 +1,106 @@
+/** The `rye_fetch` tool: ID mode (resolve content) or query mode (discover), as in the seeds. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+
+import { InvalidArgumentError } from '../errors.js';
+import type { McpContext } from './context.js';
+import { errorPayload, errorResult, okResult } from './errors.js';
+import { envelopeShape, queryArgs, resultSchema } from './schemas.js';
+import { toSearchOptions } from './search-tool.js';
+
+const { query, scope, ...shared } = queryArgs;
+
+export const fetchArgs = {
+  item_id: z.string().min(1).optional().describe('ID mode: kind:id or an id relative to .ai/<kind>/ without extension, e.g. "rye/core/create_tool"'),
+  item_type: z.enum(['directive', 'tool', 'knowledge']).optional().describe('ID mode: the kind, when a bare id exists under several'),
+  query: query.optional(),
+  scope: scope.optional(),
+  source: z
+    .string()
+    .optional()
+    .describe('ID mode: "project", "user", "system" or "system:<bundle_id>" (default: cascade). Query mode: "all" (default), "local", "project", "user", "system"'),
+  destination: z.enum(['project', 'user']).optional().describe('ID mode: copy the item into this space, keeping its nested path'),
+  overwrite: z.boolean().optional().describe('ID mode: replace a different file at the destination'),
+  version: z.string().optional().describe('Registry sources only; ignored for local spaces'),
+  ...shared,
+};
+
+const ID_ONLY = ['item_type', 'destination', 'overwrite', 'version'] as const;
+const QUERY_ONLY = ['offset', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'limit'] as const;
+
+export const fetchOutput = {
+  status: z.literal('success').optional(),
+  content: z.string().optional(),
+  metadata: z.object({ name: z.string(), path: z.string(), extension: z.string(), version: z.string().optional() }).optional(),
+  path: z.string().optional(),
+  source: z.string().optional(),
+  item_type: z.string().optional(),
+  item_id: z.string().optional(),
+  bundle: z.string().optional(),
+  signed: z.boolean().optional(),
+  integrity: z.string().optional(),
+  copied_to: z.enum(['project', 'user']).optional(),
+  destination_path: z.string().optional(),
+  warning: z.string().optional(),
+  results: z.array(resultSchema).optional(),
+  total: envelopeShape.total.optional(),
+  query: z.string().optional(),
+  scope: z.string().optional(),
+  space: z.string().optional(),
+  limit: z.number().int().optional(),
+  offset: z.number().int().optional(),
+  search_type: z.literal('keyword').optional(),
+  warnings: z.array(z.string()).optional(),
+};
+
+export function registerFetchTool(server: McpServer, ctx: McpContext): void {
+  server.registerTool(
+    'rye_fetch',
+    {
+      title: 'Fetch RYE items',
+      description:
+        'Two modes. ID mode (item_id): return the verified content of one item, cascading project → user → system, ' +
+        'optionally copying it to the project or user space. Query mode (query + scope): discover items like rye_search.',
+      inputSchema: fetchArgs,
+      outputSchema: fetchOutput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async (args) => {
+      const idMode = args.item_id !== undefined;
+      try {
+        if (idMode && args.query !== undefined) {
+          throw new InvalidArgumentError('Provide item_id or query, not both', { hint: 'item_id loads one item; query + scope searches' });
+        }
+        if (!idMode && args.query === undefined) {
+          throw new InvalidArgumentError('Provide item_id or query+scope', { hint: 'e.g. {"item_id": "tool:rye/core/bash/bash"} or {"query": "bash", "scope": "tool"}' });
+        }
+        const misplaced = (idMode ? QUERY_ONLY : ID_ONLY).filter((k) => args[k] !== undefined);
+        if (misplaced.length) {
+          throw new InvalidArgumentError(`${misplaced.join(', ')} ${misplaced.length === 1 ? 'is' : 'are'} not used in ${idMode ? 'ID' : 'query'} mode`, {
+            hint: idMode ? 'remove them, or search with query + scope' : 'remove them, or fetch one item with item_id',
+          });
+        }
+        if (args.source === 'registry') {
+          throw new InvalidArgumentError('no registry is configured', { hint: 'use a local source: project, user or system' });
+        }
+        const index = await ctx.index(args.project_path);
+        if (idMode) {
+          const res = await index.fetch({ item_id: args.item_id!, item_type: args.item_type, source: args.source, destination: args.destination, overwrite: args.overwrite });
+          return okResult(res as unknown as Record<string, unknown>);
+        }
+        if (args.scope === undefined) throw new InvalidArgumentError('query mode needs a scope', { hint: 'e.g. "scope": "tool" or "tool.rye.core.*"' });
+        const res = await index.search(toSearchOptions({ ...args, query: args.query!, scope: args.scope, space: args.source === 'local' ? 'all' : args.source }));
+        return okResult(res as unknown as Record<string, unknown>);
+      } catch (err) {
+        const e = errorPayload(err);
+        const body: Record<string, unknown> = { status: 'error', error: e.message, code: e.code, hint: e.hint };
+        if (e.code === 'E_INTEGRITY') body.error_type = 'integrity';
+        if (idMode) {
+          body.item_id = args.item_id;
+          if (args.item_type) body.item_type = args.item_type;
+        }
+        return errorResult(body);
+      }
+    },
+  );
+}

@@ -1,0 +1,60 @@
+/** Zod schemas shared by the tools: arguments in, structured results out. */
+import { z } from 'zod';
+
+export const MAX_MCP_LIMIT = 100;
+
+export const distanceSchema = z
+  .object({
+    enabled: z.boolean().optional().describe('turn the feature on'),
+    max_distance: z.number().int().min(0).optional().describe('edit distance (fuzzy, clamped to 2) or words apart (proximity)'),
+  })
+  .strict();
+
+export const queryArgs = {
+  query: z.string().describe('Search query: terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards; "*" lists everything'),
+  scope: z.string().min(1).describe('Kind and optional namespace: "tool", "tool.rye.core.*", "rye.search.knowledge.*"'),
+  project_path: z.string().min(1).optional().describe('Absolute path to the project root (the directory holding .ai/); defaults to the server\'s --project'),
+  limit: z.number().int().min(0).max(MAX_MCP_LIMIT).optional().describe(`Maximum results (default 10, at most ${MAX_MCP_LIMIT})`),
+  offset: z.number().int().min(0).optional().describe('Results to skip (pagination)'),
+  sort_by: z.enum(['score', 'name', 'date']).optional().describe('Sort order (default score)'),
+  fields: z.record(z.string()).optional().describe('Field-specific queries, all must match: title, name, description, category, content'),
+  filters: z
+    .record(z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number(), z.boolean()]))]))
+    .optional()
+    .describe('Exact metadata filters: category, tags, version (">=1.2"), signed, integrity, source, date_from, date_to, any key; list = any of, "!x" = not'),
+  fuzzy: distanceSchema.optional().describe('Typo tolerance: {"enabled": true, "max_distance": 2}'),
+  proximity: distanceSchema.optional().describe('Terms near each other: {"enabled": true, "max_distance": 5}'),
+};
+
+export const resultSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    title: z.string(),
+    description: z.string(),
+    category: z.string(),
+    score: z.number(),
+    type: z.enum(['directive', 'tool', 'knowledge']),
+    source: z.string(),
+    preview: z.string(),
+    path: z.string(),
+    signed: z.boolean(),
+    integrity: z.enum(['verified', 'unsigned', 'modified', 'untrusted', 'invalid']),
+    bundle: z.string().optional(),
+    metadata: z.record(z.unknown()).optional(),
+    shadows: z.array(z.object({ space: z.string() })).optional(),
+    shadowed_by: z.string().optional(),
+  })
+  .passthrough();
+
+export const envelopeShape = {
+  results: z.array(resultSchema),
+  total: z.number().int(),
+  query: z.string(),
+  scope: z.string(),
+  space: z.string(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  search_type: z.literal('keyword'),
+  warnings: z.array(z.string()).optional(),
+};

@@ -1,0 +1,54 @@
+/** The `rye_search` tool: parameters and response as in the seeds. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+
+import type { SearchOptions } from '../search.js';
+import type { McpContext } from './context.js';
+import { errorPayload, errorResult, okResult } from './errors.js';
+import { envelopeShape, queryArgs } from './schemas.js';
+
+export const searchArgs = {
+  ...queryArgs,
+  space: z.string().optional().describe('Spaces to search: "all" (default), "project", "user", "system" or "system:<bundle_id>"'),
+};
+
+export type SearchArgs = z.infer<z.ZodObject<typeof searchArgs>>;
+
+export function toSearchOptions(args: SearchArgs & { space?: string }): SearchOptions {
+  return {
+    query: args.query,
+    scope: args.scope,
+    space: args.space,
+    limit: args.limit,
+    offset: args.offset,
+    sortBy: args.sort_by,
+    fields: args.fields,
+    filters: args.filters,
+    fuzzy: args.fuzzy,
+    proximity: args.proximity,
+  };
+}
+
+export function registerSearchTool(server: McpServer, ctx: McpContext): void {
+  server.registerTool(
+    'rye_search',
+    {
+      title: 'Search RYE items',
+      description:
+        'Find directives, tools or knowledge items by keyword (BM25 with field boosts), with AND/OR/NOT, "phrases", wildcards, ' +
+        'fuzzy matching and proximity. Results carry their space, signature integrity and shadowing.',
+      inputSchema: searchArgs,
+      outputSchema: envelopeShape,
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async (args) => {
+      try {
+        const index = await ctx.index(args.project_path);
+        const res = await index.search(toSearchOptions(args));
+        return okResult(res as unknown as Record<string, unknown>);
+      } catch (err) {
+        return errorResult({ error: errorPayload(err), query: args.query });
+      }
+    },
+  );
+}
