@@ -85,14 +85,15 @@ describe('rye-search CLI', () => {
   });
 
   it('searches the embedded documentation bundle with no project at all', () => {
-    const res = runCli(['search', 'proximity', '--scope', 'knowledge', '--json', '--cache-dir', ws.cache, '--user-space', ws.user], { cwd: ws.root });
+    const emptyUser = path.join(ws.root, 'empty-user');
+    const res = runCli(['search', 'proximity', '--scope', 'knowledge', '--json', '--cache-dir', ws.cache, '--user-space', emptyUser], { cwd: ws.root });
     assert.equal(res.status, 0, res.stderr);
     const env = JSON.parse(res.stdout);
     const docs = env.results.filter((r) => r.id.startsWith('rye-search/') && r.bundle === 'rye-search');
     assert.ok(docs.length > 0);
     assert.ok(docs.every((r) => r.integrity === 'verified'), 'the embedded bundle is signed with the release key');
     // Every item of the bundle verifies: editing a doc without re-signing it fails here.
-    const verify = runCli(['verify', '--json', '--cache-dir', ws.cache, '--user-space', ws.user], { cwd: ws.root });
+    const verify = runCli(['verify', '--json', '--cache-dir', ws.cache, '--user-space', emptyUser], { cwd: ws.root });
     assert.equal(verify.status, 0, verify.stdout);
     assert.ok(JSON.parse(verify.stdout).counts.verified >= 5);
   });
