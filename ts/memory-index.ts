@@ -3,7 +3,7 @@
  */
 import { InvalidArgumentError } from './errors.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
-import { buildRequest, envelope, type NativeResponse, type SearchOptions, type SearchResponse } from './search.js';
+import { buildRequest, envelope, mayBeSlow, type NativeResponse, type SearchOptions, type SearchResponse } from './search.js';
 import { failureOf, type SearchFailure } from './rye-index.js';
 import { isKind, type Kind } from './scope.js';
 
@@ -95,7 +95,10 @@ export class MemoryIndex {
   async search(opts: MemorySearchOptions): Promise<SearchResponse> {
     const warnings: string[] = [];
     const req = buildRequest(opts as SearchOptions, undefined, warnings);
-    const res = JSON.parse(await nativeAsync(() => this.native.search(JSON.stringify(req)))) as NativeResponse;
+    const payload = JSON.stringify(req);
+    // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
+    const raw = mayBeSlow(req) ? await nativeAsync(() => this.native.search(payload)) : native(() => this.native.searchSync(payload));
+    const res = JSON.parse(raw) as NativeResponse;
     return envelope(opts as SearchOptions, req, res, opts.space ?? 'all', undefined, warnings);
   }
 

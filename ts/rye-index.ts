@@ -11,7 +11,7 @@ import { fetchItem, type FetchOptions, type FetchResponse } from './fetch.js';
 import { InvalidArgumentError, RyeSearchError } from './errors.js';
 import { Indexer, type IndexReport, type Progress } from './indexer.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
-import { buildRequest, envelope, type NativeResponse, type SearchOptions, type SearchResponse, type ShadowLookup } from './search.js';
+import { buildRequest, envelope, mayBeSlow, type NativeResponse, type SearchOptions, type SearchResponse, type ShadowLookup } from './search.js';
 import { resolveSpaces, selectSpaces, sourceOf, type Space, type SystemBundle } from './spaces.js';
 import { TrustStore, type Integrity } from './trust.js';
 
@@ -70,7 +70,10 @@ export class RyeIndex {
   async search(opts: SearchOptions): Promise<SearchResponse> {
     this.assertOpen();
     const { req, space, warnings } = this.request(opts);
-    const res = JSON.parse(await nativeAsync(() => this.native.search(JSON.stringify(req)))) as NativeResponse;
+    const payload = JSON.stringify(req);
+    // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
+    const raw = mayBeSlow(req) ? await nativeAsync(() => this.native.search(payload)) : native(() => this.native.searchSync(payload));
+    const res = JSON.parse(raw) as NativeResponse;
     return envelope(opts, req, res, space, this.shadows, warnings);
   }
 

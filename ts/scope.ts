@@ -12,8 +12,10 @@ export interface Scope {
   kind: Kind;
   /** The namespace as written, `/`-separated (`rye/core`), or '' for the whole kind. */
   namespace: string;
-  /** Regex matched against whole item ids, or undefined for no namespace restriction. */
+  /** Regex matched against whole item ids, when the namespace has `*` inside a segment. */
   idPattern?: string;
+  /** True when the scope ends in `.*`: items under the namespace only, not an item named like it. */
+  under?: boolean;
 }
 
 const ACCEPTED =
@@ -60,8 +62,9 @@ export function parseScope(scope: unknown): Scope {
   if (segments.some((s) => s === '')) fail(scope, 'empty namespace segment');
   if (segments.some((s) => s === '..' || s.includes('\0'))) fail(scope, 'invalid namespace segment');
   const namespace = segments.join('/');
+  if (!namespace.includes('*')) return { kind, namespace, under };
   const pattern = segments.map((s) => s.split('*').map(escapeRegex).join('[^/]*')).join('/');
-  return { kind, namespace, idPattern: under ? `${pattern}/.+` : `${pattern}(/.+)?` };
+  return { kind, namespace, under, idPattern: under ? `${pattern}/.+` : `${pattern}(/.+)?` };
 }
 
 function escapeRegex(s: string): string {

@@ -85,6 +85,8 @@ export interface NativeRequest {
   query: string;
   kind?: string;
   idPattern?: string;
+  namespace?: string;
+  namespaceExact: boolean;
   spaces: string[];
   fields: Record<string, string>;
   filters: NativeFilter[];
@@ -171,6 +173,11 @@ function filterList(filters: unknown): NativeFilter[] {
   return out;
 }
 
+/** Wildcards and fuzzy terms can expand to many terms: those run off the JS thread. */
+export function mayBeSlow(req: NativeRequest): boolean {
+  return req.fuzzy > 0 || req.query.includes('*') || Object.values(req.fields).some((q) => q.includes('*')) || req.limit + req.offset > 100;
+}
+
 /** Validates options and builds the native request. */
 export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, warnings: string[]): NativeRequest {
   if (!opts || typeof opts !== 'object') bad('search options must be an object', 'pass { query, scope }');
@@ -187,6 +194,8 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     query: opts.query,
     kind: scope?.kind,
     idPattern: scope?.idPattern,
+    namespace: scope && !scope.idPattern && scope.namespace ? scope.namespace : undefined,
+    namespaceExact: !!scope && !scope.under,
     spaces: spaces ? spaces.map((s) => s.label) : [],
     fields,
     filters: filterList(opts.filters),
@@ -200,7 +209,6 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
 }
 
 export interface NativeHit {
-  key: string;
   id: string;
   kind: Kind;
   space: string;
@@ -212,7 +220,7 @@ export interface NativeHit {
   score: number;
   preview: string;
   date: number | null;
-  extra: string | null;
+  extra: { signed?: boolean; integrity?: string; metadata?: Record<string, unknown> } | null;
 }
 
 export interface NativeResponse {
@@ -225,7 +233,7 @@ export interface NativeResponse {
 export type ShadowLookup = (kind: Kind, id: string) => { label: string; path: string }[] | undefined;
 
 export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
-  const extra = hit.extra ? (JSON.parse(hit.extra) as { signed?: boolean; integrity?: string; metadata?: Record<string, unknown> }) : {};
+  const extra = hit.extra ?? {};
   const result: SearchResult = {
     id: hit.id,
     name: hit.name,

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::query::build::{positive_tokens, Builder};
 use crate::query::parse;
 use crate::request::{Filter, Hit, SearchRequest, SearchResponse, SortBy};
-use crate::schema::{self, prefix_key, version_number, Fields, SCHEMA_VERSION};
+use crate::schema::{self, chunk_key, prefix_key, version_number, Fields, SCHEMA_VERSION};
 use crate::tokenizer::{IdentTokenizer, TOKENIZER_NAME};
 
 /// Largest page a request may ask for, and deepest offset (bounded memory per query).
@@ -35,8 +35,8 @@ pub struct SearchIndex {
     location: Option<PathBuf>,
 }
 
-/// Coarse sort key computed from fast fields: (primary, space, id prefix, score bits).
-type RankKey = (u64, u64, u64, u64);
+/// Coarse sort key from fast fields: (primary, space, id bytes 0–7, 8–15, 16–23, score bits).
+type RankKey = (u64, u64, u64, u64, u64, u64);
 
 impl SearchIndex {
     /// Opens (or creates) a persistent index in `dir`. An index written by another schema
@@ -50,11 +50,13 @@ impl SearchIndex {
             clear_index_files(dir)?;
         }
         let (schema, fields) = schema::build();
-        let index = match Index::open_or_create(MmapDirectory::open(dir).map_err(tantivy::TantivyError::from)?, schema.clone()) {
+        let directory = || MmapDirectory::open(dir).map_err(TantivyError::from);
+        let builder = || Index::builder().schema(schema.clone());
+        let index = match builder().open_or_create(directory()?) {
             Ok(index) => index,
             Err(TantivyError::SchemaError(_)) => {
                 clear_index_files(dir)?;
-                Index::open_or_create(MmapDirectory::open(dir).map_err(tantivy::TantivyError::from)?, schema)?
+                builder().open_or_create(directory()?)?
             }
             Err(e) => return Err(e.into()),
         };
@@ -180,13 +182,9 @@ impl SearchIndex {
         let (total, best, ranked) = self.collect(&searcher, &query, req.sort_by, wanted)?;
         let best = best.first().map(|(s, _)| *s).unwrap_or(0.0);
 
-        let mut hits = Vec::with_capacity(ranked.len());
-        for (key, addr) in ranked {
-            let doc: TantivyDocument = searcher.doc(addr)?;
-            hits.push((f32::from_bits(key.3 as u32), self.hit(&doc)));
-        }
+        let mut hits = self.materialise(&searcher, &ranked)?;
         sort_exact(&mut hits, req);
-        let page: Vec<(f32, Hit)> = hits.into_iter().skip(req.offset).take(req.limit).collect();
+        let page: Vec<(f32, Hit, DocAddress)> = hits.into_iter().skip(req.offset).take(req.limit).collect();
 
         let snippets = if req.preview_chars > 0 && !page.is_empty() {
             let mut g = SnippetGenerator::create(&searcher, &query, f.content())?;
@@ -195,18 +193,16 @@ impl SearchIndex {
         } else {
             None
         };
-        let hits = page
-            .into_iter()
-            .map(|(raw, mut hit)| {
-                hit.score = normalise(raw, best);
-                if let Some(g) = &snippets {
-                    hit.preview = preview(g, &hit.preview, req.preview_chars);
-                } else {
-                    hit.preview.clear();
-                }
-                hit
-            })
-            .collect();
+        let mut hits = Vec::with_capacity(page.len());
+        for (raw, mut hit, addr) in page {
+            hit.score = normalise(raw, best);
+            hit.preview = match &snippets {
+                Some(g) => preview(g, &hit.preview, req.preview_chars),
+                None => String::new(),
+            };
+            let _ = addr;
+            hits.push(hit);
+        }
         Ok(SearchResponse { total, hits, warnings })
     }
 
@@ -239,11 +235,22 @@ impl SearchIndex {
             let (total, best) = searcher.search(query, &(Count, TopDocs::with_limit(1).order_by_score()))?;
             return Ok((total, best, Vec::new()));
         }
+        // Fast path: by score alone. Only when the page boundary cuts through equal scores do we
+        // need the tie-breaking key (space, id) for every candidate.
+        if sort == SortBy::Score {
+            let (total, top) = searcher.search(query, &(Count, TopDocs::with_limit(wanted + 1).order_by_score()))?;
+            let cut_tie = top.len() > wanted && top[wanted - 1].0 == top[wanted].0;
+            if !cut_tie {
+                let best = top.first().cloned().into_iter().collect();
+                let ranked = top.into_iter().map(|(s, a)| ((s.to_bits() as u64, 0, 0, 0, 0, s.to_bits() as u64), a)).collect();
+                return Ok((total, best, ranked));
+            }
+        }
         let mut limit = wanted + 1;
         loop {
             let ranker = TopDocs::with_limit(limit).tweak_score(move |seg: &SegmentReader| rank_fn(seg, sort));
             let (total, best, ranked) = searcher.search(query, &(Count, TopDocs::with_limit(1).order_by_score(), ranker))?;
-            let coarse = |k: &RankKey| (k.0, k.1, k.2);
+            let coarse = |k: &RankKey| (k.0, k.1, k.2, k.3, k.4);
             let cut_tie = ranked.len() > wanted && coarse(&ranked[wanted - 1].0) == coarse(&ranked[wanted].0);
             if !cut_tie || ranked.len() < limit {
                 return Ok((total, best, ranked));
@@ -256,16 +263,38 @@ impl SearchIndex {
     fn restrictions(&self, req: &SearchRequest) -> Result<Vec<(Occur, Box<dyn Query>)>> {
         let f = &self.fields;
         let mut out: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let searcher = self.reader.searcher();
+        let max_doc: u64 = searcher.segment_readers().iter().map(|s| s.max_doc() as u64).sum();
+        // A restriction every document satisfies only slows the intersection down: leave it out.
+        let covers_all = |field: Field, values: &[&str]| -> Result<bool> {
+            let mut n = 0u64;
+            for v in values {
+                n += searcher.doc_freq(&Term::from_field_text(field, v))?;
+            }
+            Ok(n >= max_doc)
+        };
         if let Some(kind) = &req.kind {
-            out.push((Occur::Must, raw_term(f.kind, kind)));
+            if !covers_all(f.kind, &[kind])? {
+                out.push((Occur::Must, raw_term(f.kind, kind)));
+            }
         }
         if let Some(pattern) = &req.id_pattern {
             let q = RegexQuery::from_pattern(pattern, f.id)
                 .map_err(|e| Error::invalid(format!("invalid scope pattern: {e}"), "check the scope"))?;
             out.push((Occur::Must, Box::new(q)));
         }
-        if !req.spaces.is_empty() {
-            out.push((Occur::Must, any_raw(f.space, req.spaces.iter().map(String::as_str))));
+        if let Some(ns) = &req.namespace {
+            let under = raw_term(f.namespace, ns);
+            let q = if req.namespace_exact {
+                Box::new(BooleanQuery::new(vec![(Occur::Should, under), (Occur::Should, raw_term(f.id, ns))])) as Box<dyn Query>
+            } else {
+                under
+            };
+            out.push((Occur::Must, q));
+        }
+        let spaces: Vec<&str> = req.spaces.iter().map(String::as_str).collect();
+        if !spaces.is_empty() && !covers_all(f.space, &spaces)? {
+            out.push((Occur::Must, any_raw(f.space, spaces.into_iter())));
         }
         for filter in &req.filters {
             out.push(self.filter(filter)?);
@@ -311,24 +340,31 @@ impl SearchIndex {
         })
     }
 
-    fn hit(&self, doc: &TantivyDocument) -> Hit {
+    /// Loads the stored fields of the candidates (a handful per query) from the doc store.
+    fn materialise(&self, searcher: &tantivy::Searcher, ranked: &[(RankKey, DocAddress)]) -> Result<Vec<(f32, Hit, DocAddress)>> {
         let f = &self.fields;
-        let text = |field: Field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or_default().to_string();
-        Hit {
-            key: String::new(),
-            id: text(f.id),
-            kind: text(f.kind),
-            space: text(f.space),
-            name: text(f.name()),
-            title: text(f.title()),
-            description: text(f.description()),
-            category: text(f.category()),
-            path: text(f.path),
-            score: 0.0,
-            preview: text(f.content()),
-            date: doc.get_first(f.date).and_then(|v| v.as_i64()),
-            extra: doc.get_first(f.extra).and_then(|v| v.as_str()).map(str::to_string),
+        let mut out = Vec::with_capacity(ranked.len());
+        for (key, addr) in ranked {
+            let doc: TantivyDocument = searcher.doc(*addr)?;
+            let text = |field: Field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+            let extra = text(f.extra);
+            let hit = Hit {
+                id: text(f.id),
+                kind: text(f.kind),
+                space: text(f.space),
+                name: text(f.text[1]),
+                title: text(f.text[0]),
+                description: text(f.text[2]),
+                category: text(f.text[3]),
+                path: text(f.path),
+                score: 0.0,
+                preview: text(f.text[4]),
+                date: doc.get_first(f.date).and_then(|v| v.as_i64()),
+                extra: serde_json::value::RawValue::from_string(extra).ok(),
+            };
+            out.push((f32::from_bits(key.5 as u32), hit, *addr));
         }
+        Ok(out)
     }
 }
 
@@ -344,7 +380,7 @@ fn in_field(name: &str, e: Error) -> Error {
 fn rank_fn(seg: &SegmentReader, sort: SortBy) -> impl Fn(DocId, Score) -> RankKey {
     let ff = seg.fast_fields();
     let rank = ff.u64("space_rank").ok();
-    let id = ff.u64("id_key").ok();
+    let ids = [ff.u64("id_key").ok(), ff.u64("id_key2").ok(), ff.u64("id_key3").ok()];
     let name = ff.u64("name_key").ok();
     let date = ff.i64("date").ok();
     move |doc, score| {
@@ -354,14 +390,14 @@ fn rank_fn(seg: &SegmentReader, sort: SortBy) -> impl Fn(DocId, Score) -> RankKe
             SortBy::Name => !get(&name),
             SortBy::Date => date.as_ref().and_then(|c| c.first(doc)).map(|d| (d as u64) ^ (1 << 63)).unwrap_or(0),
         };
-        (primary, !get(&rank), !get(&id), score.to_bits() as u64)
+        (primary, !get(&rank), !get(&ids[0]), !get(&ids[1]), !get(&ids[2]), score.to_bits() as u64)
     }
 }
 
 /// Exact order: the requested sort, then space precedence, then id, then key.
-fn sort_exact(hits: &mut [(f32, Hit)], req: &SearchRequest) {
+fn sort_exact(hits: &mut [(f32, Hit, DocAddress)], req: &SearchRequest) {
     let space_pos = |label: &str| req.spaces.iter().position(|s| s == label).unwrap_or(usize::MAX);
-    hits.sort_by(|(sa, a), (sb, b)| {
+    hits.sort_by(|(sa, a, _), (sb, b, _)| {
         let primary = match req.sort_by {
             SortBy::Score => sb.total_cmp(sa),
             SortBy::Name => a.name.to_lowercase().cmp(&b.name.to_lowercase()),
@@ -452,8 +488,15 @@ fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     doc.add_text(f.kind, &d.kind);
     doc.add_text(f.space, &d.space);
     doc.add_u64(f.space_rank, d.space_rank);
-    doc.add_u64(f.id_key, prefix_key(&d.id));
+    for (chunk, field) in f.id_key.iter().enumerate() {
+        doc.add_u64(*field, chunk_key(d.id.as_bytes(), chunk));
+    }
     doc.add_u64(f.name_key, prefix_key(&d.name.to_lowercase()));
+    let mut ancestor = d.id.as_str();
+    while let Some(cut) = ancestor.rfind('/') {
+        ancestor = &ancestor[..cut];
+        doc.add_text(f.namespace, ancestor);
+    }
     for (key, values) in &d.meta {
         for v in values {
             doc.add_text(f.meta, meta_facet(key, v));
@@ -469,8 +512,6 @@ fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     doc.add_u64(f.size, d.size);
     doc.add_text(f.hash, &d.hash);
     doc.add_text(f.path, &d.path);
-    if let Some(extra) = &d.extra {
-        doc.add_text(f.extra, extra);
-    }
+    doc.add_text(f.extra, d.extra.as_deref().unwrap_or(""));
     doc
 }

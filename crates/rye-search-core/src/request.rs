@@ -56,6 +56,9 @@ pub struct SearchRequest {
     pub kind: Option<String>,
     /// Regex over the item id (the scope's namespace), matched against the whole id.
     pub id_pattern: Option<String>,
+    /// Items under this namespace (segment-aware); with `namespace_exact`, also the item itself.
+    pub namespace: Option<String>,
+    pub namespace_exact: bool,
     /// Space labels to search, in precedence order (used to break ties); empty = all.
     pub spaces: Vec<String>,
     pub fields: BTreeMap<String, String>,
@@ -78,6 +81,8 @@ impl Default for SearchRequest {
             query: String::new(),
             kind: None,
             id_pattern: None,
+            namespace: None,
+            namespace_exact: false,
             spaces: Vec::new(),
             fields: BTreeMap::new(),
             filters: Vec::new(),
@@ -95,7 +100,6 @@ impl Default for SearchRequest {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Hit {
-    pub key: String,
     pub id: String,
     pub kind: String,
     pub space: String,
@@ -108,7 +112,8 @@ pub struct Hit {
     pub score: f64,
     pub preview: String,
     pub date: Option<i64>,
-    pub extra: Option<String>,
+    /// The document's `extra` JSON, passed through verbatim (parsed once, by the caller).
+    pub extra: Option<Box<serde_json::value::RawValue>>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

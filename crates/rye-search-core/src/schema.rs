@@ -8,7 +8,7 @@ use tantivy::schema::{
 use crate::tokenizer::TOKENIZER_NAME;
 
 /// Bumped whenever the schema or tokenizer changes; an index with another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The five weighted text fields, in the order of [`crate::Weights`].
 pub const TEXT_FIELDS: [&str; 5] = ["title", "name", "description", "category", "content"];
@@ -21,9 +21,12 @@ pub struct Fields {
     pub kind: Field,
     pub space: Field,
     pub space_rank: Field,
-    pub id_key: Field,
+    /// Bytes 0–7, 8–15 and 16–23 of the id, big-endian: ties beyond 24 bytes are rare.
+    pub id_key: [Field; 3],
     pub name_key: Field,
     pub meta: Field,
+    /// Every proper ancestor namespace of the id (`a`, `a/b` for `a/b/c`): scope filters are terms.
+    pub namespace: Field,
     pub version_num: Field,
     pub date: Field,
     pub mtime: Field,
@@ -34,18 +37,6 @@ pub struct Fields {
 }
 
 impl Fields {
-    pub fn title(&self) -> Field {
-        self.text[0]
-    }
-    pub fn name(&self) -> Field {
-        self.text[1]
-    }
-    pub fn description(&self) -> Field {
-        self.text[2]
-    }
-    pub fn category(&self) -> Field {
-        self.text[3]
-    }
     pub fn content(&self) -> Field {
         self.text[4]
     }
@@ -71,14 +62,15 @@ pub fn build() -> (Schema, Fields) {
         kind: b.add_text_field("kind", STRING | STORED),
         space: b.add_text_field("space", STRING | STORED),
         space_rank: b.add_u64_field("space_rank", num()),
-        id_key: b.add_u64_field("id_key", num()),
+        id_key: [b.add_u64_field("id_key", num()), b.add_u64_field("id_key2", num()), b.add_u64_field("id_key3", num())],
         name_key: b.add_u64_field("name_key", num()),
         meta: b.add_text_field("meta", STRING),
+        namespace: b.add_text_field("namespace", STRING),
         version_num: b.add_u64_field("version_num", NumericOptions::default() | INDEXED),
         date: b.add_i64_field("date", num() | INDEXED | STORED),
         mtime: b.add_i64_field("mtime", num()),
         size: b.add_u64_field("size", num()),
-        hash: b.add_text_field("hash", fast_raw | STORED),
+        hash: b.add_text_field("hash", fast_raw),
         path: b.add_text_field("path", STORED),
         extra: b.add_text_field("extra", STORED),
     };
@@ -87,11 +79,16 @@ pub fn build() -> (Schema, Fields) {
 
 /// Big-endian first 8 bytes: orders like the string on its first 8 bytes (ties resolved later).
 pub fn prefix_key(s: &str) -> u64 {
-    let mut bytes = [0u8; 8];
-    for (dst, src) in bytes.iter_mut().zip(s.as_bytes()) {
+    chunk_key(s.as_bytes(), 0)
+}
+
+/// Big-endian bytes `8*chunk .. 8*chunk+8` of a string (zero-padded).
+pub fn chunk_key(bytes: &[u8], chunk: usize) -> u64 {
+    let mut out = [0u8; 8];
+    for (dst, src) in out.iter_mut().zip(bytes.iter().skip(chunk * 8)) {
         *dst = *src;
     }
-    u64::from_be_bytes(bytes)
+    u64::from_be_bytes(out)
 }
 
 /// `1.2.3` → comparable number; up to three numeric parts, each below 2^20.

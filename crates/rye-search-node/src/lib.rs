@@ -116,16 +116,28 @@ impl Task for SearchManyTask {
     type JsValue = String;
     fn compute(&mut self) -> napi::Result<String> {
         let reqs: Vec<SearchRequest> = serde_json::from_str(&self.requests).map_err(|e| bad_json("search requests", e))?;
-        let out: Vec<serde_json::Value> = self
-            .index
-            .search_many(&reqs)
-            .into_iter()
-            .map(|r| match r {
-                Ok(res) => serde_json::json!({ "ok": res }),
-                Err(e) => serde_json::json!({ "error": { "code": e.code(), "message": e.to_string(), "hint": e.hint(), "position": e.position() } }),
-            })
-            .collect();
-        serde_json::to_string(&out).map_err(|e| napi::Error::from_reason(e.to_string()))
+        // Written straight into one buffer: no intermediate JSON trees for thousands of responses.
+        let mut out = Vec::with_capacity(reqs.len() * 512);
+        out.push(b'[');
+        for (i, r) in self.index.search_many(&reqs).into_iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            let written = match r {
+                Ok(res) => {
+                    out.extend_from_slice(b"{\"ok\":");
+                    serde_json::to_writer(&mut out, &res)
+                }
+                Err(e) => {
+                    out.extend_from_slice(b"{\"error\":");
+                    serde_json::to_writer(&mut out, &serde_json::json!({ "code": e.code(), "message": e.to_string(), "hint": e.hint(), "position": e.position() }))
+                }
+            };
+            written.map_err(|e| napi::Error::from_reason(e.to_string()))?;
+            out.push(b'}');
+        }
+        out.push(b']');
+        String::from_utf8(out).map_err(|e| napi::Error::from_reason(e.to_string()))
     }
     fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
         Ok(output)

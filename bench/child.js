@@ -1,0 +1,74 @@
+// Runs one engine on one tier in its own process and prints one JSON line of measurements.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { tier } from './corpus.js';
+import { ENGINES } from './engines.js';
+import { KINDS, queryMix } from './queries.js';
+
+const [engineName, tierName, reps = '3'] = process.argv.slice(2);
+const rssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+const docs = tier(tierName);
+const { queries, known } = queryMix();
+const baseRss = rssMb();
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rye-bench-${engineName}-`));
+const engine = await ENGINES[engineName](dir);
+
+const t0 = performance.now();
+await engine.build(docs);
+const buildMs = performance.now() - t0;
+const peakRss = rssMb();
+const out = { engine: engineName, tier: tierName, docs: docs.length, buildMs: Math.round(buildMs), baseRssMb: baseRss, peakRssMb: peakRss, kinds: {} };
+
+for (const kind of KINDS) {
+  const list = queries.filter((q) => q.kind === kind);
+  if ((await engine.run(list[0])) === null) {
+    out.kinds[kind] = null;
+    continue;
+  }
+  const times = [];
+  let hits = 0;
+  for (let r = 0; r < Number(reps); r++) {
+    for (const q of list) {
+      const s = performance.now();
+      const ids = await engine.run(q);
+      times.push(performance.now() - s);
+      if (r === 0 && ids.length) hits++;
+    }
+  }
+  out.kinds[kind] = { p50: +pct(times, 50).toFixed(4), p99: +pct(times, 99).toFixed(4), withHits: hits, n: list.length };
+}
+
+let rr = 0;
+for (const k of known) {
+  const ids = await engine.known(k.text);
+  const base = (id) => id.replace(/-r\d+$/, '');
+  const rank = ids.findIndex((id) => base(id) === k.target);
+  if (rank >= 0) rr += 1 / (rank + 1);
+}
+out.mrr10 = +(rr / known.length).toFixed(4);
+
+// Throughput of single-term queries: searchMany where the engine has a batch API, else a loop.
+const singles = queries.filter((q) => q.kind.startsWith('single'));
+const batchList = Array.from({ length: 20_000 }, (_, i) => singles[i % singles.length]);
+if (engine.batch) {
+  await engine.batch(batchList.slice(0, 1000));
+  const s = performance.now();
+  await engine.batch(batchList);
+  out.batchQps = Math.round(batchList.length / ((performance.now() - s) / 1000));
+}
+const seqList = batchList.slice(0, 5000);
+const s = performance.now();
+for (const q of seqList) await engine.run(q);
+out.sequentialQps = Math.round(seqList.length / ((performance.now() - s) / 1000));
+
+if (engine.diskBytes) out.diskMb = +(engine.diskBytes() / 1048576).toFixed(1);
+if (engine.reopen) out.openFirstMs = +(await engine.reopen(singles[0].terms[0])).toFixed(1);
+fs.rmSync(dir, { recursive: true, force: true });
+process.stdout.write(`${JSON.stringify(out)}\n`);
