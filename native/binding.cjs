@@ -837,3 +837,4 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeBatch = nativeBinding.NativeBatch
 module.exports.NativeIndex = nativeBinding.NativeIndex
+module.exports.statMany = nativeBinding.statMany

@@ -25,13 +25,24 @@ export declare class NativeIndex {
   static inMemory(): NativeIndex
   /** JSON array of `{key, mtime, size, hash}`. */
   manifest(): string
+  /** Opstamp of the last commit on disk (changes when any process commits). */
+  opstamp(): number
   numDocs(): number
   /** Sees commits made by other handles or processes. */
   reload(): void
-  /** Starts a write batch (fails with E_INDEX_LOCKED while another writer is active). */
-  batch(): NativeBatch
+  /**
+   * Starts a write batch sized for about `expected_docs` documents (default: a bulk batch);
+   * fails with E_INDEX_LOCKED while another writer is active.
+   */
+  batch(expectedDocs?: number | undefined | null): NativeBatch
   search(request: string): Promise<string>
   searchSync(request: string): string
   /** JSON array of requests in; JSON array of `{ok}` / `{error}` out, in the same order. */
   searchMany(requests: string): Promise<string>
 }
+
+/**
+ * Stats `\0`-separated paths on all cores: `[mtime µs, size, kind]` per path
+ * (kind 0 missing, 1 file, 2 directory, 3 other).
+ */
+export declare function statMany(paths: string): Float64Array

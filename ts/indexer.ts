@@ -61,7 +61,7 @@ export interface StoredExtra {
 const BATCH_DOCS = 1000;
 const READ_CONCURRENCY = 32;
 
-export const keyOf = (c: { space: Space; path: string }) => `${c.space.label}|${c.path}`;
+export const keyOf = (c: { key: string }) => c.key;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -71,6 +71,9 @@ export class Indexer {
   byId = new Map<string, ItemRef[]>();
   lastSkipped: Skip[] = [];
   private running: Promise<IndexReport> | undefined;
+  /** What the index holds (key → mtime, size), valid while the on-disk opstamp is unchanged. */
+  private manifest: Map<string, { mtime: number; size: number }> | undefined;
+  private opstamp = -1;
   private verified = new Map<string, Verification>();
 
   constructor(
@@ -101,21 +104,28 @@ export class Indexer {
 
     const scan = scanSpaces(this.spaces, this.maxFileBytes);
     this.lastSkipped = scan.skipped;
-    const manifest = new Map<string, { mtime: number; size: number }>();
-    for (const m of JSON.parse(native(() => this.nativeIndex.manifest())) as { key: string; mtime: number; size: number }[]) {
-      manifest.set(m.key, m);
+    const opstamp = native(() => this.nativeIndex.opstamp());
+    if (!this.manifest || opstamp !== this.opstamp) {
+      // Another handle or process committed since we last looked: read what the index holds.
+      this.manifest = new Map();
+      for (const m of JSON.parse(native(() => this.nativeIndex.manifest())) as { key: string; mtime: number; size: number }[]) {
+        this.manifest.set(m.key, { mtime: m.mtime, size: m.size });
+      }
+      this.opstamp = opstamp;
     }
-    const seen = new Set<string>();
+    const manifest = this.manifest;
+    // Keys of the files that are (and stay) items; read failures are removed from it below.
+    const indexed = new Set<string>();
     const changed: Candidate[] = [];
     let added = 0;
     for (const c of scan.candidates) {
-      const key = keyOf(c);
-      seen.add(key);
+      const key = c.key;
+      indexed.add(key);
       const old = manifest.get(key);
       if (!old) added++;
       if (!old || old.mtime !== c.mtime || old.size !== c.size || trustChanged) changed.push(c);
     }
-    const removed = [...manifest.keys()].filter((k) => !seen.has(k));
+    const removed = [...manifest.keys()].filter((k) => !indexed.has(k));
     const report: IndexReport = {
       items: 0,
       added,
@@ -127,12 +137,11 @@ export class Indexer {
       durationMs: 0,
       readOnly: false,
     };
-    const indexed = new Set(scan.candidates.map(keyOf));
 
     if (changed.length || removed.length) {
       let batch;
       try {
-        batch = native(() => this.nativeIndex.batch());
+        batch = native(() => this.nativeIndex.batch(changed.length + removed.length));
       } catch (err) {
         if (!(err instanceof IndexLockedError)) throw err;
         report.readOnly = true;
@@ -151,9 +160,13 @@ export class Indexer {
           const dropped = changed.filter((c) => !indexed.has(keyOf(c))).map(keyOf);
           native(() => batch.delete([...removed, ...dropped]));
           await nativeAsync(() => batch.commit());
+          for (const k of [...removed, ...dropped]) manifest.delete(k);
+          for (const c of changed) if (indexed.has(keyOf(c))) manifest.set(keyOf(c), { mtime: c.mtime, size: c.size });
+          this.opstamp = native(() => this.nativeIndex.opstamp());
           this.writeState({ trust: trustPrint });
         } catch (err) {
           batch.abort();
+          this.manifest = undefined;
           throw err;
         }
       }
@@ -161,8 +174,16 @@ export class Indexer {
       this.writeState({ trust: trustPrint });
     }
 
+    // Shadows depend on which items exist, not on their content: edits leave them as they are.
+    if (added || removed.length || indexed.size !== scan.candidates.length || this.byId.size === 0) this.rebuildShadows(scan.candidates, indexed);
+    report.items = native(() => this.nativeIndex.numDocs());
+    report.durationMs = Math.round(performance.now() - started);
+    return report;
+  }
+
+  private rebuildShadows(candidates: Candidate[], indexed: Set<string>): void {
     this.byId = new Map();
-    for (const c of scan.candidates) {
+    for (const c of candidates) {
       if (!indexed.has(keyOf(c))) continue;
       const k = `${c.kind}\0${c.id}`;
       const ref: ItemRef = { key: keyOf(c), kind: c.kind, id: c.id, name: c.name, ext: c.ext, path: c.path, space: c.space };
@@ -170,9 +191,6 @@ export class Indexer {
       if (list) list.push(ref);
       else this.byId.set(k, [ref]);
     }
-    report.items = native(() => this.nativeIndex.numDocs());
-    report.durationMs = Math.round(performance.now() - started);
-    return report;
   }
 
   /** Verification of a text, cached by content hash (and reset when trust changes). */

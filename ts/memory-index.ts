@@ -72,7 +72,7 @@ export class MemoryIndex {
   async add(docs: PlainDocument[]): Promise<void> {
     if (!Array.isArray(docs)) throw new InvalidArgumentError('add takes an array of documents', { hint: 'pass [{ id, … }]' });
     const payload = JSON.stringify(docs.map(toNative));
-    const batch = native(() => this.native.batch());
+    const batch = native(() => this.native.batch(docs.length));
     try {
       native(() => batch.upsert(payload));
       await nativeAsync(() => batch.commit());
@@ -83,7 +83,7 @@ export class MemoryIndex {
   }
 
   async remove(ids: string[], kind: Kind = 'knowledge'): Promise<void> {
-    const batch = native(() => this.native.batch());
+    const batch = native(() => this.native.batch(ids.length));
     native(() => batch.delete(ids.map((id) => `${kind}\0${id}`)));
     await nativeAsync(() => batch.commit());
   }

@@ -27,6 +27,8 @@ pub const MAX_OFFSET: usize = 100_000;
 
 const VERSION_FILE: &str = "rye-search-schema";
 const WRITER_MEMORY_BYTES: usize = 64 * 1024 * 1024;
+const SMALL_WRITER_MEMORY_BYTES: usize = 15 * 1024 * 1024;
+const SMALL_BATCH_DOCS: usize = 256;
 
 pub struct SearchIndex {
     index: Index,
@@ -83,20 +85,33 @@ impl SearchIndex {
         Ok(self.reader.reload()?)
     }
 
+    /// Opstamp of the last commit on disk: changes whenever any process commits.
+    pub fn opstamp(&self) -> Result<u64> {
+        Ok(self.index.load_metas()?.opstamp)
+    }
+
     pub fn num_docs(&self) -> u64 {
         self.reader.searcher().num_docs()
     }
 
     /// Starts a write batch. Fails with `IndexLocked` while another writer holds the index.
     pub fn batch(&self) -> Result<Batch> {
-        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 2);
-        let writer = self.index.writer_with_num_threads(threads, WRITER_MEMORY_BYTES).map_err(|e| match e {
+        self.batch_for(usize::MAX)
+    }
+
+    /// A write batch sized for about `expected_docs` documents: a small edit gets a small,
+    /// single-threaded writer and does not wait for background merges.
+    pub fn batch_for(&self, expected_docs: usize) -> Result<Batch> {
+        let small = expected_docs <= SMALL_BATCH_DOCS;
+        let threads = if small { 1 } else { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 2) };
+        let memory = if small { SMALL_WRITER_MEMORY_BYTES } else { WRITER_MEMORY_BYTES };
+        let writer = self.index.writer_with_num_threads(threads, memory).map_err(|e| match e {
             TantivyError::LockFailure(LockError::LockBusy, _) => Error::IndexLocked {
                 path: self.location.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "memory".into()),
             },
             other => other.into(),
         })?;
-        Ok(Batch { writer, fields: self.fields, reader: self.reader.clone() })
+        Ok(Batch { writer, fields: self.fields, reader: self.reader.clone(), wait_for_merges: !small })
     }
 
     /// What the index holds: key, mtime, size and content hash of every live document.
@@ -451,6 +466,7 @@ pub struct Batch {
     writer: IndexWriter<TantivyDocument>,
     fields: Fields,
     reader: IndexReader,
+    wait_for_merges: bool,
 }
 
 impl Batch {
@@ -469,11 +485,15 @@ impl Batch {
         }
     }
 
-    /// Commits atomically, waits for merges, and makes the result visible to this index's readers.
+    /// Commits atomically and makes the result visible to this index's readers. Bulk batches
+    /// also wait for the merges they trigger, so a fresh index is compact.
     pub fn commit(mut self) -> Result<()> {
         self.writer.commit()?;
-        self.writer.wait_merging_threads()?;
         self.reader.reload()?;
+        if self.wait_for_merges {
+            self.writer.wait_merging_threads()?;
+            self.reader.reload()?;
+        }
         Ok(())
     }
 }

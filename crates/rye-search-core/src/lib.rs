@@ -4,6 +4,7 @@
 
 mod document;
 mod error;
+pub mod files;
 mod index;
 pub mod query;
 mod request;

@@ -56,6 +56,12 @@ impl NativeIndex {
         serde_json::to_string(&m).map_err(|e| napi::Error::from_reason(e.to_string()))
     }
 
+    /// Opstamp of the last commit on disk (changes when any process commits).
+    #[napi]
+    pub fn opstamp(&self) -> napi::Result<f64> {
+        self.inner.opstamp().map(|o| o as f64).map_err(to_js)
+    }
+
     #[napi]
     pub fn num_docs(&self) -> f64 {
         self.inner.num_docs() as f64
@@ -67,10 +73,12 @@ impl NativeIndex {
         self.inner.reload().map_err(to_js)
     }
 
-    /// Starts a write batch (fails with E_INDEX_LOCKED while another writer is active).
+    /// Starts a write batch sized for about `expected_docs` documents (default: a bulk batch);
+    /// fails with E_INDEX_LOCKED while another writer is active.
     #[napi]
-    pub fn batch(&self) -> napi::Result<NativeBatch> {
-        Ok(NativeBatch { inner: Mutex::new(Some(self.inner.batch().map_err(to_js)?)) })
+    pub fn batch(&self, expected_docs: Option<u32>) -> napi::Result<NativeBatch> {
+        let batch = self.inner.batch_for(expected_docs.map(|n| n as usize).unwrap_or(usize::MAX)).map_err(to_js)?;
+        Ok(NativeBatch { inner: Mutex::new(Some(batch)) })
     }
 
     #[napi(ts_return_type = "Promise<string>")]
@@ -88,6 +96,19 @@ impl NativeIndex {
     pub fn search_many(&self, requests: String) -> AsyncTask<SearchManyTask> {
         AsyncTask::new(SearchManyTask { index: self.inner.clone(), requests })
     }
+}
+
+/// Stats `\0`-separated paths on all cores: `[mtime µs, size, kind]` per path
+/// (kind 0 missing, 1 file, 2 directory, 3 other).
+#[napi]
+pub fn stat_many(paths: String) -> Float64Array {
+    let list: Vec<&str> = if paths.is_empty() { Vec::new() } else { paths.split('\0').collect() };
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(4);
+    let mut out = Vec::with_capacity(list.len() * 3);
+    for s in rye_search_core::files::stat_many(&list, threads) {
+        out.extend([s.mtime_us as f64, s.size as f64, s.kind as u8 as f64]);
+    }
+    Float64Array::new(out)
 }
 
 pub struct SearchTask {
