@@ -16,7 +16,13 @@ fn main() {
     batch.upsert(&docs).unwrap();
     batch.commit().unwrap();
     println!("indexed {} docs in {:?}", docs.len(), t.elapsed());
-    let req = SearchRequest { query: query.clone(), kind: Some("knowledge".into()), spaces: vec!["project".into()], preview_chars: 0, ..Default::default() };
+    let req = SearchRequest {
+        query: query.clone(),
+        kind: Some("knowledge".into()),
+        spaces: vec!["project".into()],
+        preview_chars: 0,
+        ..Default::default()
+    };
     let res = index.search(&req).unwrap();
     println!("{query}: {} hits", res.total);
     let t = Instant::now();

@@ -51,7 +51,10 @@ pub fn stat_many<P: AsRef<Path> + Sync>(paths: &[P], threads: usize) -> Vec<File
     }
     let chunk = paths.len().div_ceil(threads);
     std::thread::scope(|s| {
-        let parts: Vec<_> = paths.chunks(chunk).map(|part| s.spawn(move || part.iter().map(|p| stat(p.as_ref())).collect::<Vec<_>>())).collect();
+        let parts: Vec<_> = paths
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(|p| stat(p.as_ref())).collect::<Vec<_>>()))
+            .collect();
         parts.into_iter().flat_map(|h| h.join().expect("stat thread panicked")).collect()
     })
 }

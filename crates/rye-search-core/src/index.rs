@@ -11,7 +11,10 @@ use tantivy::directory::MmapDirectory;
 use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, RegexQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Term, Value};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{DocAddress, DocId, Index, IndexReader, IndexWriter, ReloadPolicy, Score, SegmentReader, TantivyDocument, TantivyError};
+use tantivy::{
+    DocAddress, DocId, Index, IndexReader, IndexWriter, ReloadPolicy, Score, SegmentReader, TantivyDocument,
+    TantivyError,
+};
 
 use crate::document::{ItemDoc, ManifestEntry};
 use crate::error::{Error, Result};
@@ -103,7 +106,8 @@ impl SearchIndex {
     /// single-threaded writer and does not wait for background merges.
     pub fn batch_for(&self, expected_docs: usize) -> Result<Batch> {
         let small = expected_docs <= SMALL_BATCH_DOCS;
-        let threads = if small { 1 } else { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 2) };
+        let threads =
+            if small { 1 } else { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 2) };
         let memory = if small { SMALL_WRITER_MEMORY_BYTES } else { WRITER_MEMORY_BYTES };
         let writer = self.index.writer_with_num_threads(threads, memory).map_err(|e| match e {
             TantivyError::LockFailure(LockError::LockBusy, _) => Error::IndexLocked {
@@ -150,10 +154,16 @@ impl SearchIndex {
 
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
         if req.limit > MAX_LIMIT {
-            return Err(Error::limit(format!("limit {} is above the maximum of {MAX_LIMIT}", req.limit), "page through results with offset"));
+            return Err(Error::limit(
+                format!("limit {} is above the maximum of {MAX_LIMIT}", req.limit),
+                "page through results with offset",
+            ));
         }
         if req.offset > MAX_OFFSET {
-            return Err(Error::limit(format!("offset {} is above the maximum of {MAX_OFFSET}", req.offset), "narrow the query with scope, fields or filters"));
+            return Err(Error::limit(
+                format!("offset {} is above the maximum of {MAX_OFFSET}", req.offset),
+                "narrow the query with scope, fields or filters",
+            ));
         }
         let searcher = self.reader.searcher();
         let f = &self.fields;
@@ -184,7 +194,8 @@ impl SearchIndex {
             };
             let sub = parse(text).map_err(|e| in_field(name, e))?;
             let mut fb = Builder::new(&searcher, text, req.fuzzy);
-            clauses.push((Occur::Must, fb.build(&sub, &[(field, weights[i].max(0.1))]).map_err(|e| in_field(name, e))?));
+            clauses
+                .push((Occur::Must, fb.build(&sub, &[(field, weights[i].max(0.1))]).map_err(|e| in_field(name, e))?));
             warnings.append(&mut fb.warnings);
         }
         for (occur, q) in self.restrictions(req)? {
@@ -257,14 +268,16 @@ impl SearchIndex {
             let cut_tie = top.len() > wanted && top[wanted - 1].0 == top[wanted].0;
             if !cut_tie {
                 let best = top.first().cloned().into_iter().collect();
-                let ranked = top.into_iter().map(|(s, a)| ((s.to_bits() as u64, 0, 0, 0, 0, s.to_bits() as u64), a)).collect();
+                let ranked =
+                    top.into_iter().map(|(s, a)| ((s.to_bits() as u64, 0, 0, 0, 0, s.to_bits() as u64), a)).collect();
                 return Ok((total, best, ranked));
             }
         }
         let mut limit = wanted + 1;
         loop {
             let ranker = TopDocs::with_limit(limit).tweak_score(move |seg: &SegmentReader| rank_fn(seg, sort));
-            let (total, best, ranked) = searcher.search(query, &(Count, TopDocs::with_limit(1).order_by_score(), ranker))?;
+            let (total, best, ranked) =
+                searcher.search(query, &(Count, TopDocs::with_limit(1).order_by_score(), ranker))?;
             let coarse = |k: &RankKey| (k.0, k.1, k.2, k.3, k.4);
             let cut_tie = ranked.len() > wanted && coarse(&ranked[wanted - 1].0) == coarse(&ranked[wanted].0);
             if !cut_tie || ranked.len() < limit {
@@ -301,7 +314,8 @@ impl SearchIndex {
         if let Some(ns) = &req.namespace {
             let under = raw_term(f.namespace, ns);
             let q = if req.namespace_exact {
-                Box::new(BooleanQuery::new(vec![(Occur::Should, under), (Occur::Should, raw_term(f.id, ns))])) as Box<dyn Query>
+                Box::new(BooleanQuery::new(vec![(Occur::Should, under), (Occur::Should, raw_term(f.id, ns))]))
+                    as Box<dyn Query>
             } else {
                 under
             };
@@ -328,7 +342,10 @@ impl SearchIndex {
             }
             Filter::Version { op, value } => {
                 let v = version_number(value).ok_or_else(|| {
-                    Error::invalid(format!("version filter \"{value}\" is not a version"), "use numbers like 1.2 or 1.2.0, e.g. \">=1.2\"")
+                    Error::invalid(
+                        format!("version filter \"{value}\" is not a version"),
+                        "use numbers like 1.2 or 1.2.0, e.g. \">=1.2\"",
+                    )
                 })?;
                 let t = |x: u64| Term::from_field_u64(f.version_num, x);
                 let q: Box<dyn Query> = match op.as_str() {
@@ -337,7 +354,12 @@ impl SearchIndex {
                     ">" => Box::new(RangeQuery::new(Bound::Excluded(t(v)), Bound::Unbounded)),
                     "<=" => Box::new(RangeQuery::new(Bound::Unbounded, Bound::Included(t(v)))),
                     "<" => Box::new(RangeQuery::new(Bound::Unbounded, Bound::Excluded(t(v)))),
-                    other => return Err(Error::invalid(format!("unknown version operator \"{other}\""), "use =, >=, >, <= or <")),
+                    other => {
+                        return Err(Error::invalid(
+                            format!("unknown version operator \"{other}\""),
+                            "use =, >=, >, <= or <",
+                        ))
+                    }
                 };
                 (Occur::Must, q)
             }
@@ -356,7 +378,11 @@ impl SearchIndex {
     }
 
     /// Loads the stored fields of the candidates (a handful per query) from the doc store.
-    fn materialise(&self, searcher: &tantivy::Searcher, ranked: &[(RankKey, DocAddress)]) -> Result<Vec<(f32, Hit, DocAddress)>> {
+    fn materialise(
+        &self,
+        searcher: &tantivy::Searcher,
+        ranked: &[(RankKey, DocAddress)],
+    ) -> Result<Vec<(f32, Hit, DocAddress)>> {
         let f = &self.fields;
         let mut out = Vec::with_capacity(ranked.len());
         for (key, addr) in ranked {

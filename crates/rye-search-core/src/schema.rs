@@ -62,7 +62,11 @@ pub fn build() -> (Schema, Fields) {
         kind: b.add_text_field("kind", STRING | STORED),
         space: b.add_text_field("space", STRING | STORED),
         space_rank: b.add_u64_field("space_rank", num()),
-        id_key: [b.add_u64_field("id_key", num()), b.add_u64_field("id_key2", num()), b.add_u64_field("id_key3", num())],
+        id_key: [
+            b.add_u64_field("id_key", num()),
+            b.add_u64_field("id_key2", num()),
+            b.add_u64_field("id_key3", num()),
+        ],
         name_key: b.add_u64_field("name_key", num()),
         meta: b.add_text_field("meta", STRING),
         namespace: b.add_text_field("namespace", STRING),

@@ -170,22 +170,13 @@ mod tests {
 
     #[test]
     fn snake_kebab_and_camel_are_split_and_kept_whole() {
-        assert_eq!(
-            texts("create_tool"),
-            vec![("create_tool".into(), 0), ("create".into(), 0), ("tool".into(), 1)]
-        );
-        assert_eq!(
-            texts("file-system"),
-            vec![("file-system".into(), 0), ("file".into(), 0), ("system".into(), 1)]
-        );
+        assert_eq!(texts("create_tool"), vec![("create_tool".into(), 0), ("create".into(), 0), ("tool".into(), 1)]);
+        assert_eq!(texts("file-system"), vec![("file-system".into(), 0), ("file".into(), 0), ("system".into(), 1)]);
         assert_eq!(
             texts("fileSystem x"),
             vec![("filesystem".into(), 0), ("file".into(), 0), ("system".into(), 1), ("x".into(), 2)]
         );
-        assert_eq!(
-            texts("HTTPServer"),
-            vec![("httpserver".into(), 0), ("http".into(), 0), ("server".into(), 1)]
-        );
+        assert_eq!(texts("HTTPServer"), vec![("httpserver".into(), 0), ("http".into(), 0), ("server".into(), 1)]);
     }
 
     #[test]

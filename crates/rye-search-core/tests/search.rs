@@ -41,9 +41,21 @@ fn q(query: &str) -> SearchRequest {
 fn corpus() -> Vec<ItemDoc> {
     vec![
         doc("rye/core/create_tool", "project", "create_tool", "Create a new tool", "Makes a tool from a template"),
-        doc("rye/file-system/read", "system:core", "read", "Read file contents", "Read the contents of a file at the given path"),
+        doc(
+            "rye/file-system/read",
+            "system:core",
+            "read",
+            "Read file contents",
+            "Read the contents of a file at the given path",
+        ),
         doc("rye/web/websearch", "system:core", "websearch", "Search the web", "Queries a search engine"),
-        doc("rye/agent/threads", "user", "threads", "Run multithreaded agents", "thread one two three four orchestrator"),
+        doc(
+            "rye/agent/threads",
+            "user",
+            "threads",
+            "Run multithreaded agents",
+            "thread one two three four orchestrator",
+        ),
         doc("rye/core_utils/fileSystem", "project", "fileSystem", "Helpers", "temporary files and directories"),
     ]
 }
@@ -161,7 +173,10 @@ fn sort_by_name_and_date() {
 #[test]
 fn filters_fields_scope_and_kind() {
     let mut a = doc("rye/core/a", "project", "alpha", "", "");
-    a.meta = BTreeMap::from([("category".into(), vec!["rye/core".into()]), ("tags".into(), vec!["api".into(), "web".into()])]);
+    a.meta = BTreeMap::from([
+        ("category".into(), vec!["rye/core".into()]),
+        ("tags".into(), vec!["api".into(), "web".into()]),
+    ]);
     a.version = Some("1.2.0".into());
     let mut b = doc("rye/core_utils/b", "project", "alpha beta", "", "");
     b.version = Some("0.9.0".into());
@@ -172,7 +187,10 @@ fn filters_fields_scope_and_kind() {
     assert_eq!(f(vec![Filter::Version { op: ">=".into(), value: "1.2".into() }]), vec!["rye/core/a"]);
     assert_eq!(f(vec![Filter::Version { op: "<".into(), value: "1".into() }]), vec!["rye/core_utils/b"]);
     assert!(matches!(
-        idx.search(&SearchRequest { filters: vec![Filter::Version { op: ">=".into(), value: "1.x".into() }], ..q("a") }),
+        idx.search(&SearchRequest {
+            filters: vec![Filter::Version { op: ">=".into(), value: "1.x".into() }],
+            ..q("a")
+        }),
         Err(Error::InvalidArgument { .. })
     ));
     let scoped = SearchRequest { id_pattern: Some("rye/core/.+".into()), ..q("alpha") };
@@ -242,7 +260,8 @@ fn persistent_index_upserts_deletes_and_manifest() {
 #[test]
 fn search_many_matches_single_searches() {
     let idx = index(&corpus());
-    let reqs: Vec<SearchRequest> = ["read", "tool", "file*", "bad AND", "search"].iter().cycle().take(40).map(|s| q(s)).collect();
+    let reqs: Vec<SearchRequest> =
+        ["read", "tool", "file*", "bad AND", "search"].iter().cycle().take(40).map(|s| q(s)).collect();
     let many = idx.search_many(&reqs);
     for (req, res) in reqs.iter().zip(many) {
         match (idx.search(req), res) {

@@ -22,7 +22,10 @@ fn to_js(e: CoreError) -> napi::Error {
 }
 
 fn bad_json(what: &str, e: serde_json::Error) -> napi::Error {
-    to_js(CoreError::InvalidArgument { message: format!("invalid {what}: {e}"), hint: "this is a bug in the caller".into() })
+    to_js(CoreError::InvalidArgument {
+        message: format!("invalid {what}: {e}"),
+        hint: "this is a bug in the caller".into(),
+    })
 }
 
 fn run_search(index: &SearchIndex, request: &str) -> napi::Result<String> {
@@ -136,7 +139,8 @@ impl Task for SearchManyTask {
     type Output = String;
     type JsValue = String;
     fn compute(&mut self) -> napi::Result<String> {
-        let reqs: Vec<SearchRequest> = serde_json::from_str(&self.requests).map_err(|e| bad_json("search requests", e))?;
+        let reqs: Vec<SearchRequest> =
+            serde_json::from_str(&self.requests).map_err(|e| bad_json("search requests", e))?;
         // Written straight into one buffer: no intermediate JSON trees for thousands of responses.
         let mut out = Vec::with_capacity(reqs.len() * 512);
         out.push(b'[');
@@ -151,7 +155,10 @@ impl Task for SearchManyTask {
                 }
                 Err(e) => {
                     out.extend_from_slice(b"{\"error\":");
-                    serde_json::to_writer(&mut out, &serde_json::json!({ "code": e.code(), "message": e.to_string(), "hint": e.hint(), "position": e.position() }))
+                    serde_json::to_writer(
+                        &mut out,
+                        &serde_json::json!({ "code": e.code(), "message": e.to_string(), "hint": e.hint(), "position": e.position() }),
+                    )
                 }
             };
             written.map_err(|e| napi::Error::from_reason(e.to_string()))?;
@@ -175,7 +182,10 @@ impl NativeBatch {
     fn with<T>(&self, f: impl FnOnce(&mut Batch) -> napi::Result<T>) -> napi::Result<T> {
         let mut guard = self.inner.lock().map_err(|_| napi::Error::from_reason("batch lock poisoned"))?;
         let batch = guard.as_mut().ok_or_else(|| {
-            to_js(CoreError::InvalidArgument { message: "this batch was already committed or aborted".into(), hint: "start a new batch".into() })
+            to_js(CoreError::InvalidArgument {
+                message: "this batch was already committed or aborted".into(),
+                hint: "start a new batch".into(),
+            })
         })?;
         f(batch)
     }
@@ -202,7 +212,10 @@ impl NativeBatch {
     pub fn commit(&self) -> napi::Result<AsyncTask<CommitTask>> {
         let batch = self.inner.lock().map_err(|_| napi::Error::from_reason("batch lock poisoned"))?.take();
         let batch = batch.ok_or_else(|| {
-            to_js(CoreError::InvalidArgument { message: "this batch was already committed or aborted".into(), hint: "start a new batch".into() })
+            to_js(CoreError::InvalidArgument {
+                message: "this batch was already committed or aborted".into(),
+                hint: "start a new batch".into(),
+            })
         })?;
         Ok(AsyncTask::new(CommitTask { batch: Some(batch) }))
     }

@@ -77,10 +77,8 @@ impl<'a> Builder<'a> {
                 Box::new(BooleanQuery::new(clauses))
             }
             Node::Or(children) => {
-                let clauses = children
-                    .iter()
-                    .map(|c| Ok((Occur::Should, self.build(c, fields)?)))
-                    .collect::<Result<Vec<_>>>()?;
+                let clauses =
+                    children.iter().map(|c| Ok((Occur::Should, self.build(c, fields)?))).collect::<Result<Vec<_>>>()?;
                 Box::new(BooleanQuery::new(clauses))
             }
         })
@@ -89,7 +87,11 @@ impl<'a> Builder<'a> {
     fn no_words(&self, text: &str) -> Error {
         Error::QuerySyntax {
             message: format!("\"{text}\" has no letters or digits to search for"),
-            position: self.query.chars().count().min(self.query.find(text).map(|b| self.query[..b].chars().count()).unwrap_or(0)),
+            position: self
+                .query
+                .chars()
+                .count()
+                .min(self.query.find(text).map(|b| self.query[..b].chars().count()).unwrap_or(0)),
             hint: "remove it, or search for words it contains".into(),
         }
     }

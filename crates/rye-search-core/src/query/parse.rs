@@ -74,7 +74,11 @@ fn lex(query: &str) -> Result<Vec<(Tok, usize)>> {
             i = j + 1;
         } else {
             let start = i;
-            while i < chars.len() && !chars[i].is_whitespace() && !chars[i].is_control() && !matches!(chars[i], '(' | ')' | '"') {
+            while i < chars.len()
+                && !chars[i].is_whitespace()
+                && !chars[i].is_control()
+                && !matches!(chars[i], '(' | ')' | '"')
+            {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
@@ -165,13 +169,21 @@ impl Parser {
         let node = match tok {
             Tok::Open => {
                 if depth >= MAX_DEPTH {
-                    return Err(syntax("query nests too deeply", pos, format!("use at most {MAX_DEPTH} levels of parentheses")));
+                    return Err(syntax(
+                        "query nests too deeply",
+                        pos,
+                        format!("use at most {MAX_DEPTH} levels of parentheses"),
+                    ));
                 }
                 if self.peek() == Some(&Tok::Close) {
                     return Err(syntax("empty parentheses", pos, "put a term inside the parentheses, or remove them"));
                 }
                 if !self.starts_operand() {
-                    return Err(syntax("an operator cannot start a group", self.pos(), "put a term before the operator"));
+                    return Err(syntax(
+                        "an operator cannot start a group",
+                        self.pos(),
+                        "put a term before the operator",
+                    ));
                 }
                 let inner = self.or(depth + 1)?;
                 if self.peek() != Some(&Tok::Close) {
@@ -193,7 +205,14 @@ impl Parser {
             Tok::Close => return Err(syntax("unmatched )", pos, "remove the ) or add a matching (")),
             Tok::And | Tok::Or => {
                 let op = if tok == Tok::And { "AND" } else { "OR" };
-                return Err(syntax(format!("{op} has nothing before it"), pos, format!("put a term before {op}, or remove it (lower-case \"{}\" is an ordinary word)", op.to_lowercase())));
+                return Err(syntax(
+                    format!("{op} has nothing before it"),
+                    pos,
+                    format!(
+                        "put a term before {op}, or remove it (lower-case \"{}\" is an ordinary word)",
+                        op.to_lowercase()
+                    ),
+                ));
             }
             Tok::Not => unreachable!("handled in unary"),
         };

@@ -1,0 +1,158 @@
+#!/usr/bin/env node
+// Side-by-side benchmark: every engine in its own child process, same corpus, same query mix.
+//   node bench/run.js [--tiers c10k,c60k,c1m] [--engines rye,fts5,minisearch,flexsearch,orama] [--reps 3] [--smoke]
+// Writes bench/results/<tier>.json, bench/results/README.md (tables) and bench/results/*.svg (plots).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { CORPUS_FILE } from './corpus.js';
+import { KINDS } from './queries.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({
+  options: { tiers: { type: 'string' }, engines: { type: 'string' }, reps: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' } },
+});
+const smoke = !!values.smoke;
+const tiers = (values.tiers ?? (smoke ? 'c10k' : 'c10k,c60k,c1m')).split(',');
+const engines = (values.engines ?? 'rye,fts5,minisearch,flexsearch,orama').split(',');
+const reps = values.reps ?? (smoke ? '1' : '3');
+const outDir = path.resolve(values.out ?? path.join(HERE, 'results'));
+const LIMIT_MS = { c10k: 10 * 60_000, c60k: 20 * 60_000, c1m: 30 * 60_000 };
+
+if (!fs.existsSync(CORPUS_FILE)) {
+  console.error(`benchmark corpus not found at ${CORPUS_FILE}; set RYE_BENCH_CORPUS`);
+  process.exit(smoke ? 0 : 2);
+}
+
+function run(script, args, limitMs) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--max-old-space-size=16384', path.join(HERE, script), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      const line = stdout.trim().split('\n').pop();
+      if (code === 0 && line) return resolve(JSON.parse(line));
+      const why = signal === 'SIGKILL' ? `timed out after ${limitMs / 60000} min` : /heap out of memory|ENOMEM|Allocation failed/i.test(stderr) ? 'out of memory' : `failed (exit ${code}): ${stderr.trim().split('\n').slice(-2).join(' ')}`;
+      resolve({ error: why });
+    });
+  });
+}
+
+const fmt = (x, d = 2) => (x === undefined || x === null ? 'n/a' : typeof x === 'number' ? x.toFixed(d) : String(x));
+const ratio = (peer, ours) => (typeof peer === 'number' && typeof ours === 'number' && ours > 0 ? `${(peer / ours).toFixed(2)}×` : '');
+
+function table(tierName, results, e2e) {
+  const names = Object.keys(results);
+  const cell = (n, get, d) => {
+    const r = results[n];
+    if (r.error) return `— (${r.error})`;
+    const v = get(r);
+    const ours = results.rye && !results.rye.error ? get(results.rye) : undefined;
+    return n === 'rye' || v === undefined || v === null ? fmt(v, d) : `${fmt(v, d)} (${ratio(v, ours)})`;
+  };
+  const rows = [
+    ['build (ms)', (r) => r.buildMs, 0],
+    ['peak RSS (MB)', (r) => r.peakRssMb, 0],
+    ['on-disk / serialised size (MB)', (r) => r.diskMb, 1],
+    ['open + first query (ms)', (r) => r.openFirstMs, 1],
+    ...KINDS.map((k) => [`p50 ${k} (ms)`, (r) => r.kinds?.[k]?.p50, 3]),
+    ...KINDS.map((k) => [`p99 ${k} (ms)`, (r) => r.kinds?.[k]?.p99, 3]),
+    ['sequential single-term q/s', (r) => r.sequentialQps, 0],
+    ['batch single-term q/s (searchMany)', (r) => r.batchQps, 0],
+    ['known-item MRR@10', (r) => r.mrr10, 3],
+  ];
+  const lines = [`### ${tierName} (${results.rye?.docs ?? '?'} items)`, '', `| metric | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`];
+  for (const [label, get, d] of rows) lines.push(`| ${label} | ${names.map((n) => cell(n, get, d)).join(' | ')} |`);
+  lines.push('', 'Ratios in parentheses are peer ÷ rye-search (above 1× means rye-search is faster or smaller; for MRR, above 1× means the peer ranks better).');
+  if (e2e) {
+    lines.push('', `End to end on a tree of ${e2e.files} files (discovery + parsing + verification + indexing):`, '');
+    if (e2e.error) lines.push(`- failed: ${e2e.error}`);
+    else {
+      lines.push(`- first index: ${e2e.firstIndexMs} ms (peak RSS ${e2e.firstIndexPeakRssMb} MB); index on disk ${e2e.indexDiskMb} MB for a ${e2e.treeDiskMb} MB tree`);
+      lines.push(`- no-change refresh: ${e2e.noChangeRefreshMs} ms; one edited file visible to the next search: ${e2e.editVisibleMs} ms`);
+      lines.push(`- open + first query: ${e2e.openFirstQueryMs} ms; MCP server spawn → first rye_search answer: ${e2e.mcpSpawnToFirstAnswerMs} ms`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function svgBars(tierName, results) {
+  const names = Object.keys(results).filter((n) => !results[n].error);
+  const colors = ['#1b7837', '#2166ac', '#b2182b', '#e08214', '#762a83'];
+  const W = 980;
+  const H = 360;
+  const left = 60;
+  const bottom = 90;
+  const max = Math.max(...names.flatMap((n) => KINDS.map((k) => Math.log10((results[n].kinds?.[k]?.p50 ?? 0.001) * 1000 + 1))));
+  const group = (W - left - 20) / KINDS.length;
+  const bar = group / (names.length + 1);
+  let svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="11">`;
+  svg += `<text x="${W / 2}" y="16" text-anchor="middle" font-size="14">p50 latency per query kind, ${tierName} (µs, log scale; lower is better)</text>`;
+  KINDS.forEach((k, i) => {
+    names.forEach((n, j) => {
+      const v = results[n].kinds?.[k]?.p50;
+      if (v === undefined || v === null) return;
+      const h = (Math.log10(v * 1000 + 1) / max) * (H - bottom - 30);
+      svg += `<rect x="${left + i * group + j * bar}" y="${H - bottom - h}" width="${bar - 1}" height="${h}" fill="${colors[j % colors.length]}"><title>${n} ${k}: ${(v * 1000).toFixed(0)} µs</title></rect>`;
+    });
+    svg += `<text transform="translate(${left + i * group + group / 2},${H - bottom + 12}) rotate(35)" font-size="10">${k}</text>`;
+  });
+  names.forEach((n, j) => (svg += `<rect x="${left + j * 110}" y="${H - 22}" width="10" height="10" fill="${colors[j % colors.length]}"/><text x="${left + j * 110 + 14}" y="${H - 13}">${n}</text>`));
+  return `${svg}</svg>\n`;
+}
+
+function svgScaling(all) {
+  const tierNames = Object.keys(all);
+  const names = [...new Set(tierNames.flatMap((t) => Object.keys(all[t])))];
+  const colors = ['#1b7837', '#2166ac', '#b2182b', '#e08214', '#762a83'];
+  const W = 560;
+  const H = 320;
+  const pts = (n) => tierNames.map((t, i) => [i, all[t][n]?.kinds?.['single-mid']?.p50]).filter(([, v]) => typeof v === 'number');
+  const max = Math.max(...names.flatMap((n) => pts(n).map(([, v]) => Math.log10(v * 1000 + 1))), 1);
+  let svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="11">`;
+  svg += `<text x="${W / 2}" y="16" text-anchor="middle" font-size="14">single-term (mid df) p50 by corpus size (µs, log)</text>`;
+  const x = (i) => 60 + (i * (W - 120)) / Math.max(1, tierNames.length - 1);
+  const y = (v) => H - 50 - (Math.log10(v * 1000 + 1) / max) * (H - 90);
+  tierNames.forEach((t, i) => (svg += `<text x="${x(i)}" y="${H - 30}" text-anchor="middle">${t}</text>`));
+  names.forEach((n, j) => {
+    const p = pts(n);
+    if (!p.length) return;
+    svg += `<polyline fill="none" stroke="${colors[j % colors.length]}" stroke-width="2" points="${p.map(([i, v]) => `${x(i)},${y(v)}`).join(' ')}"/>`;
+    p.forEach(([i, v]) => (svg += `<circle cx="${x(i)}" cy="${y(v)}" r="3" fill="${colors[j % colors.length]}"><title>${n}: ${(v * 1000).toFixed(0)} µs</title></circle>`));
+    svg += `<text x="${W - 55}" y="${40 + j * 14}" fill="${colors[j % colors.length]}">${n}</text>`;
+  });
+  return `${svg}</svg>\n`;
+}
+
+fs.mkdirSync(outDir, { recursive: true });
+const all = {};
+const sections = [];
+for (const t of tiers) {
+  all[t] = {};
+  for (const e of engines) {
+    process.stderr.write(`bench ${t} ${e}… `);
+    all[t][e] = await run('child.js', [e, t, reps], LIMIT_MS[t] ?? LIMIT_MS.c1m);
+    process.stderr.write(`${all[t][e].error ?? 'done'}\n`);
+  }
+  let e2e;
+  if (t !== 'c1m') {
+    process.stderr.write(`bench ${t} end-to-end… `);
+    e2e = await run('e2e.js', [t], LIMIT_MS[t]);
+    process.stderr.write(`${e2e.error ?? 'done'}\n`);
+  }
+  fs.writeFileSync(path.join(outDir, `${t}.json`), JSON.stringify({ engines: all[t], e2e }, null, 2));
+  fs.writeFileSync(path.join(outDir, `p50-${t}.svg`), svgBars(t, all[t]));
+  sections.push(table(t, all[t], e2e));
+}
+if (tiers.length > 1) fs.writeFileSync(path.join(outDir, 'scaling.svg'), svgScaling(all));
+const header = `# Benchmark results\n\nRun ${new Date().toISOString()} on ${process.platform}-${process.arch}, Node ${process.version}; ${reps} repetition(s) per query, 50 queries per kind (fixed seed); each engine in its own process. Peers answer through their own JS APIs with the same field weights where the engine allows; "n/a" means the engine has no such query kind. rye-search runs through its public API (\`createMemoryIndex\`, previews off).\n`;
+const md = `${header}\n${sections.join('\n\n')}\n`;
+fs.writeFileSync(path.join(outDir, smoke ? 'SMOKE.md' : 'README.md'), md);
+process.stdout.write(md);
