@@ -40,6 +40,14 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   } else {
     const server = createMcpServer(ctx);
     const transport = new StdioServerTransport();
+    // A line that is not JSON-RPC gets a parse error (id null), as JSON-RPC asks; the SDK only
+    // reports it. Set before connect: the protocol chains this handler.
+    transport.onerror = (err: Error) => {
+      process.stderr.write(`rye-search: ${err.message}\n`);
+      if (err instanceof SyntaxError || err.name === 'ZodError') {
+        void transport.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: not a JSON-RPC message' } } as never);
+      }
+    };
     await server.connect(transport);
     await new Promise<void>((resolve) => {
       transport.onclose = () => resolve();

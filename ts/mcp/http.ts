@@ -40,11 +40,14 @@ function readBody(req: http.IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let tooLarge = false;
     req.on('data', (c: Buffer) => {
       size += c.length;
+      if (tooLarge) return; // drain the rest so the client gets our answer, not a reset
       if (size > MAX_BODY_BYTES) {
+        tooLarge = true;
+        chunks.length = 0;
         reject(new Error('request body too large'));
-        req.destroy();
       } else chunks.push(c);
     });
     req.on('end', () => {
@@ -69,7 +72,7 @@ export async function serveHttp(ctx: McpContext, port: number): Promise<http.Ser
       body = await readBody(req);
     } catch (err) {
       const tooLarge = (err as Error).message.includes('too large');
-      res.writeHead(tooLarge ? 413 : 400, { 'content-type': 'application/json' });
+      res.writeHead(tooLarge ? 413 : 400, { 'content-type': 'application/json', connection: 'close' });
       return res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: (err as Error).message }, id: null }));
     }
     const mcp = createMcpServer(ctx);

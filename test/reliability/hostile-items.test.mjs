@@ -1,0 +1,100 @@
+// Hostile files in a space: indexing completes, every skip has a reason, nothing is executed,
+// and links never lead out of a space.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+import { openIndex } from '../../dist/index.js';
+import { pyTool, workspace } from '../helpers.mjs';
+
+describe('hostile items', () => {
+  it('binary, invalid UTF-8, 50 MB, YAML bombs, ---js, deep XML, FIFOs, links', async (t) => {
+    const ws = workspace();
+    const marker = path.join(ws.root, 'executed');
+    const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`)].join('\n');
+    ws.write('project', {
+      'tools/binary.py': Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1, 2]),
+      'tools/latin1.py': Buffer.from('# caf\xe9\n', 'latin1'),
+      'knowledge/bomb.yaml': bomb,
+      'knowledge/bomb-fenced.md': `\`\`\`yaml\n${bomb}\n\`\`\`\nbody with aardvark\n`,
+      'knowledge/js.md': `---js\nrequire('fs').writeFileSync(${JSON.stringify(marker)}, 'x')\n---\nbody\n`,
+      'knowledge/javascript.md': `---javascript\n(() => { require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'); return {} })()\n---\nbody\n`,
+      'directives/deep.md': `\`\`\`xml\n<directive name="deep">${'<a>'.repeat(50_000)}x${'</a>'.repeat(50_000)}</directive>\n\`\`\`\n`,
+      'tools/fine.py': pyTool({ description: 'a fine tool' }),
+    });
+    fs.writeFileSync(path.join(ws.project, '.ai', 'tools', 'huge.py'), Buffer.alloc(50 * 1024 * 1024, 0x61));
+    fs.mkdirSync(path.join(ws.root, 'outside'));
+    fs.writeFileSync(path.join(ws.root, 'outside', 'secret.py'), pyTool({ description: 'outside secret' }));
+    let links = true;
+    try {
+      fs.symlinkSync(path.join(ws.root, 'outside'), path.join(ws.project, '.ai', 'tools', 'outdir'));
+      fs.symlinkSync(path.join(ws.root, 'outside', 'secret.py'), path.join(ws.project, '.ai', 'tools', 'outfile.py'));
+      fs.symlinkSync('.', path.join(ws.project, '.ai', 'tools', 'self'));
+      fs.symlinkSync('missing-target', path.join(ws.project, '.ai', 'tools', 'dangling.py'));
+    } catch {
+      links = false;
+    }
+    try {
+      execFileSync('mkfifo', [path.join(ws.project, '.ai', 'tools', 'pipe.py')]);
+    } catch {
+      /* no mkfifo here */
+    }
+    const started = performance.now();
+    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+    const took = performance.now() - started;
+    assert.ok(took < 20_000, `indexing took ${took} ms`);
+    assert.equal(fs.existsSync(marker), false, 'front matter was executed');
+    const reasons = Object.fromEntries(index.lastReport.skipped.map((s) => [path.basename(s.path), s.reason]));
+    assert.equal(reasons['binary.py'], 'binary');
+    assert.equal(reasons['latin1.py'], 'not-utf8');
+    assert.equal(reasons['huge.py'], 'too-large');
+    if (links) {
+      assert.equal(reasons.outdir, 'link-outside-space');
+      assert.equal(reasons['outfile.py'], 'link-outside-space');
+      assert.equal(reasons.self, 'link-loop');
+      assert.equal(reasons['dangling.py'], 'unreadable');
+    }
+    if (fs.existsSync(path.join(ws.project, '.ai', 'tools', 'pipe.py'))) assert.equal(reasons['pipe.py'], 'not-a-file');
+    assert.ok(index.lastReport.skipped.every((s) => s.reason && s.path));
+    const warnings = index.lastReport.warnings.map((w) => `${path.basename(w.path)}: ${w.message}`).join('\n');
+    assert.match(warnings, /bomb\.yaml: .*(alias|Alias)/);
+    assert.match(warnings, /js\.md: .*not supported/);
+    const tools = (await index.search({ query: '*', scope: 'tool', limit: 50 })).results.map((r) => r.id);
+    assert.deepEqual(tools, ['fine']);
+    assert.equal((await index.search({ query: 'secret', scope: 'tool' })).total, 0);
+    assert.equal((await index.search({ query: 'aardvark', scope: 'knowledge' })).total, 1);
+    assert.equal((await index.search({ query: 'deep', scope: 'directive' })).total, 1);
+    console.log(`hostile items: ${index.lastReport.skipped.length} skipped with reasons, ${index.lastReport.warnings.length} warnings, indexed in ${Math.round(took)} ms`);
+    t.diagnostic(JSON.stringify(reasons));
+    ws.cleanup();
+  });
+
+  it('files vanishing during a refresh are reported, and the refresh completes', async () => {
+    const ws = workspace();
+    const files = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`knowledge/v/f${i}.md`, `word${i} vanishing test\n`]));
+    ws.write('project', files);
+    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, refresh: false });
+    const dir = path.join(ws.project, '.ai', 'knowledge', 'v');
+    // Delete every other file while the refresh runs.
+    const deleting = (async () => {
+      for (let i = 0; i < 3000; i += 2) {
+        fs.rmSync(path.join(dir, `f${i}.md`), { force: true });
+        if (i % 100 === 0) await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const report = await index.refresh();
+    await deleting;
+    const gone = report.skipped.filter((s) => s.reason === 'unreadable');
+    const vanished = gone.length;
+    // Every file is indexed, reported as vanished, or was deleted before the scan saw it.
+    assert.ok(report.items >= 1500 && report.items + vanished <= 3000);
+    assert.ok(gone.every((s) => Number(/f(\d+)\.md$/.exec(s.path)[1]) % 2 === 0), 'only deleted files are reported gone');
+    const after = await index.refresh();
+    assert.equal(after.items, 1500);
+    assert.equal((await index.search({ query: '*', scope: 'knowledge', limit: 0 })).total, 1500);
+    console.log(`vanishing files: first refresh indexed ${report.items}, reported ${vanished} vanished; second refresh settled at ${after.items}`);
+    ws.cleanup();
+  });
+});
