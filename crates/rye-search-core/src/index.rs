@@ -215,7 +215,15 @@ impl SearchIndex {
         let snippets = if req.preview_chars > 0 && !page.is_empty() {
             let mut g = SnippetGenerator::create(&searcher, &query, f.content())?;
             g.set_max_num_chars(req.preview_chars);
-            Some(g)
+            let mut terms = Vec::new();
+            query.query_terms(&mut |term, _| {
+                if term.field() == f.content() {
+                    if let Some(text) = term.value().as_str() {
+                        terms.push(text.to_string());
+                    }
+                }
+            });
+            Some((g, terms))
         } else {
             None
         };
@@ -223,7 +231,7 @@ impl SearchIndex {
         for (raw, mut hit, addr) in page {
             hit.score = normalise(raw, best);
             hit.preview = match &snippets {
-                Some(g) => preview(g, &hit.preview, req.preview_chars),
+                Some((g, terms)) => preview(g, terms, &hit.preview, req.preview_chars),
                 None => String::new(),
             };
             let _ = addr;
@@ -456,11 +464,34 @@ fn normalise(raw: f32, best: f32) -> f64 {
     (s * 10_000.0).round() / 10_000.0
 }
 
-fn preview(g: &SnippetGenerator, content: &str, chars: usize) -> String {
-    let snippet = g.snippet(content);
-    let text = if snippet.fragment().trim().is_empty() { content } else { snippet.fragment() };
+/// Snippet around the first matched term. Only a window of the text is tokenized: documents
+/// can be long, and tokenizing each hit whole cost milliseconds per query.
+fn preview(g: &SnippetGenerator, terms: &[String], content: &str, chars: usize) -> String {
+    let window = preview_window(content, terms.iter().map(String::as_str), chars);
+    let snippet = g.snippet(window);
+    let text = if snippet.fragment().trim().is_empty() { window } else { snippet.fragment() };
     let collapsed: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     collapsed.chars().take(chars).collect()
+}
+
+/// The part of `content` around the earliest occurrence of any term (ASCII case-insensitive,
+/// which keeps byte offsets exact), or its beginning.
+fn preview_window<'a>(content: &'a str, terms: impl Iterator<Item = &'a str>, chars: usize) -> &'a str {
+    let span = (chars * 8).max(1024);
+    if content.len() <= span {
+        return content;
+    }
+    let lower = content.to_ascii_lowercase();
+    let first = terms.filter(|t| !t.is_empty()).filter_map(|t| lower.find(t)).min().unwrap_or(0);
+    let floor = |mut i: usize| {
+        while !content.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let start = floor(first.saturating_sub(span / 4));
+    let end = floor((start + span).min(content.len()));
+    &content[start..end]
 }
 
 fn raw_term(field: Field, value: &str) -> Box<dyn Query> {
