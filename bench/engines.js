@@ -31,7 +31,7 @@ export const ENGINES = {
     const ids = (res) => res.results.map((r) => r.id);
     return {
       async build(docs) {
-        for (let i = 0; i < docs.length; i += 20000) await index.add(docs.slice(i, i + 20000).map((d) => ({ ...d, kind: 'knowledge' })));
+        for (let i = 0; i < docs.length; i += 100_000) await index.add(docs.slice(i, i + 100_000).map((d) => ({ ...d, kind: 'knowledge' })));
       },
       run: async (q) => ids(await index.search(opts(q))),
       known: async (text) => ids(await index.search({ query: text, scope: 'knowledge', limit: 10, previewChars: 0 })),

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Side-by-side benchmark: every engine in its own child process, same corpus, same query mix.
 //   node bench/run.js [--tiers c10k,c60k,c1m] [--engines rye,fts5,minisearch,flexsearch,orama] [--reps 3] [--smoke]
+//   node bench/run.js --render      # only rebuild the tables from the saved JSON
 // Writes bench/results/<tier>.json, bench/results/README.md (tables) and bench/results/*.svg (plots).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +14,7 @@ import { KINDS } from './queries.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
-  options: { tiers: { type: 'string' }, engines: { type: 'string' }, reps: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' } },
+  options: { tiers: { type: 'string' }, engines: { type: 'string' }, reps: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' }, render: { type: 'boolean' } },
 });
 const smoke = !!values.smoke;
 const tiers = (values.tiers ?? (smoke ? 'c10k' : 'c10k,c60k,c1m')).split(',');
@@ -55,7 +56,8 @@ function table(tierName, results, e2e) {
     if (r.error) return `— (${r.error})`;
     const v = get(r);
     const ours = results.rye && !results.rye.error ? get(results.rye) : undefined;
-    return n === 'rye' || v === undefined || v === null ? fmt(v, d) : `${fmt(v, d)} (${ratio(v, ours)})`;
+    const x = ratio(v, ours);
+    return n === 'rye' || v === undefined || v === null || !x ? fmt(v, d) : `${fmt(v, d)} (${x})`;
   };
   const rows = [
     ['build (ms)', (r) => r.buildMs, 0],
@@ -133,8 +135,27 @@ function svgScaling(all) {
 
 fs.mkdirSync(outDir, { recursive: true });
 const all = {};
-const sections = [];
-for (const t of tiers) {
+const TIER_ORDER = ['c10k', 'c60k', 'c1m'];
+
+/** Tables for every tier that has results in outDir (this run's and earlier ones). */
+function writeReport() {
+  const sections = [];
+  const known = {};
+  for (const t of TIER_ORDER) {
+    const file = path.join(outDir, `${t}.json`);
+    if (!fs.existsSync(file)) continue;
+    const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
+    known[t] = saved.engines;
+    sections.push(table(t, saved.engines, saved.e2e));
+  }
+  if (Object.keys(known).length > 1) fs.writeFileSync(path.join(outDir, 'scaling.svg'), svgScaling(known));
+  const header = `# Benchmark results\n\nMachine: ${process.platform}-${process.arch}, Node ${process.version}, 2 cores (shared; other work ran at the same time, so absolute numbers are noisy — compare ratios within a tier). 50 queries per kind (fixed seed), each engine in its own process. Peers answer through their own JS APIs with the same field weights where the engine allows; "n/a" means the engine has no such query kind. rye-search runs through its public API (\`createMemoryIndex\`, previews off).\n`;
+  const md = `${header}\n${sections.join('\n\n')}\n`;
+  fs.writeFileSync(path.join(outDir, 'README.md'), md);
+  return md;
+}
+
+for (const t of values.render ? [] : tiers) {
   all[t] = {};
   for (const e of engines) {
     process.stderr.write(`bench ${t} ${e}… `);
@@ -149,10 +170,7 @@ for (const t of tiers) {
   }
   fs.writeFileSync(path.join(outDir, `${t}.json`), JSON.stringify({ engines: all[t], e2e }, null, 2));
   fs.writeFileSync(path.join(outDir, `p50-${t}.svg`), svgBars(t, all[t]));
-  sections.push(table(t, all[t], e2e));
+  writeReport();
 }
-if (tiers.length > 1) fs.writeFileSync(path.join(outDir, 'scaling.svg'), svgScaling(all));
-const header = `# Benchmark results\n\nRun ${new Date().toISOString()} on ${process.platform}-${process.arch}, Node ${process.version}; ${reps} repetition(s) per query, 50 queries per kind (fixed seed); each engine in its own process. Peers answer through their own JS APIs with the same field weights where the engine allows; "n/a" means the engine has no such query kind. rye-search runs through its public API (\`createMemoryIndex\`, previews off).\n`;
-const md = `${header}\n${sections.join('\n\n')}\n`;
-fs.writeFileSync(path.join(outDir, smoke ? 'SMOKE.md' : 'README.md'), md);
+const md = writeReport();
 process.stdout.write(md);
