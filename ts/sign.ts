@@ -5,7 +5,7 @@
 import { createHash, createPublicKey, sign as edSign, type KeyObject } from 'node:crypto';
 
 import type { Kind } from './scope.js';
-import { readSignature, signatureLineIndex, splitLine } from './signature.js';
+import { signatureLineIndex, splitLine, withoutSignature } from './signature.js';
 import { v1Content, v1KeyId, v2KeyId } from './trust.js';
 
 const COMMENT: Record<string, [string, string]> = {
@@ -32,20 +32,10 @@ export function rawPublicKey(privateKey: KeyObject): Buffer {
   return der.subarray(der.length - 32);
 }
 
-/** Removes an existing signature line, keeping a shebang. */
-function unsigned(text: string, ext: string): string {
-  const read = readSignature(text, ext);
-  if (read.state === 'absent') return text;
-  const index = read.state === 'present' ? read.line.lineIndex : read.lineIndex;
-  if (index === 0) return splitLine(text)[1];
-  const [shebang, rest] = splitLine(text);
-  return `${shebang}\n${splitLine(rest)[1]}`;
-}
-
 /** Returns the text with a fresh signature line (any old one is replaced). */
 export function signText(text: string, kind: Kind | 'config', ext: string, privateKey: KeyObject, opts: SignOptions = {}): string {
   const generation = opts.generation ?? 2;
-  const body = unsigned(text, ext);
+  const body = withoutSignature(text, ext);
   const [open, close] = COMMENT[ext] ?? ['#', ''];
   const ts = opts.timestamp ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const shebang = signatureLineIndex(body) === 1 && ext !== '.md';

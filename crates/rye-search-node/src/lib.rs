@@ -178,15 +178,17 @@ pub struct NativeBatch {
     inner: Mutex<Option<Batch>>,
 }
 
+fn batch_used() -> napi::Error {
+    to_js(CoreError::InvalidArgument {
+        message: "this batch was already committed or aborted".into(),
+        hint: "start a new batch".into(),
+    })
+}
+
 impl NativeBatch {
     fn with<T>(&self, f: impl FnOnce(&mut Batch) -> napi::Result<T>) -> napi::Result<T> {
         let mut guard = self.inner.lock().map_err(|_| napi::Error::from_reason("batch lock poisoned"))?;
-        let batch = guard.as_mut().ok_or_else(|| {
-            to_js(CoreError::InvalidArgument {
-                message: "this batch was already committed or aborted".into(),
-                hint: "start a new batch".into(),
-            })
-        })?;
+        let batch = guard.as_mut().ok_or_else(batch_used)?;
         f(batch)
     }
 }
@@ -211,12 +213,7 @@ impl NativeBatch {
     #[napi(ts_return_type = "Promise<void>")]
     pub fn commit(&self) -> napi::Result<AsyncTask<CommitTask>> {
         let batch = self.inner.lock().map_err(|_| napi::Error::from_reason("batch lock poisoned"))?.take();
-        let batch = batch.ok_or_else(|| {
-            to_js(CoreError::InvalidArgument {
-                message: "this batch was already committed or aborted".into(),
-                hint: "start a new batch".into(),
-            })
-        })?;
+        let batch = batch.ok_or_else(batch_used)?;
         Ok(AsyncTask::new(CommitTask { batch: Some(batch) }))
     }
 
