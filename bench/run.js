@@ -51,12 +51,12 @@ const ratio = (peer, ours) => (typeof peer === 'number' && typeof ours === 'numb
 
 function table(tierName, results, e2e) {
   const names = Object.keys(results);
-  const cell = (n, get, d) => {
+  const cell = (n, get, d, higherIsBetter) => {
     const r = results[n];
     if (r.error) return `— (${r.error})`;
     const v = get(r);
     const ours = results.rye && !results.rye.error ? get(results.rye) : undefined;
-    const x = ratio(v, ours);
+    const x = higherIsBetter ? ratio(ours, v) : ratio(v, ours);
     return n === 'rye' || v === undefined || v === null || !x ? fmt(v, d) : `${fmt(v, d)} (${x})`;
   };
   const rows = [
@@ -66,13 +66,13 @@ function table(tierName, results, e2e) {
     ['open + first query (ms)', (r) => r.openFirstMs, 1],
     ...KINDS.map((k) => [`p50 ${k} (ms)`, (r) => r.kinds?.[k]?.p50, 3]),
     ...KINDS.map((k) => [`p99 ${k} (ms)`, (r) => r.kinds?.[k]?.p99, 3]),
-    ['sequential single-term q/s', (r) => r.sequentialQps, 0],
-    ['batch single-term q/s (searchMany)', (r) => r.batchQps, 0],
+    ['sequential single-term q/s', (r) => r.sequentialQps, 0, true],
+    ['batch single-term q/s (searchMany)', (r) => r.batchQps, 0, true],
     ['known-item MRR@10', (r) => r.mrr10, 3],
   ];
   const lines = [`### ${tierName} (${results.rye?.docs ?? '?'} items)`, '', `| metric | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`];
-  for (const [label, get, d] of rows) lines.push(`| ${label} | ${names.map((n) => cell(n, get, d)).join(' | ')} |`);
-  lines.push('', 'Ratios in parentheses are peer ÷ rye-search (above 1× means rye-search is faster or smaller; for MRR, above 1× means the peer ranks better).');
+  for (const [label, get, d, higher] of rows) lines.push(`| ${label} | ${names.map((n) => cell(n, get, d, higher)).join(' | ')} |`);
+  lines.push('', 'Ratios in parentheses: above 1× means rye-search is better on that row (times and sizes: peer ÷ rye-search; throughput: rye-search ÷ peer). For MRR the ratio is peer ÷ rye-search, so above 1× means the peer ranks better.');
   if (e2e) {
     lines.push('', `End to end on a tree of ${e2e.files} files (discovery + parsing + verification + indexing):`, '');
     if (e2e.error) lines.push(`- failed: ${e2e.error}`);
