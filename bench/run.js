@@ -67,7 +67,7 @@ function table(tierName, results, e2e) {
     ...KINDS.map((k) => [`p50 ${k} (ms)`, (r) => r.kinds?.[k]?.p50, 3]),
     ...KINDS.map((k) => [`p99 ${k} (ms)`, (r) => r.kinds?.[k]?.p99, 3]),
     ['sequential single-term q/s', (r) => r.sequentialQps, 0, true],
-    ['batch single-term q/s (searchMany)', (r) => r.batchQps, 0, true],
+    ['batch single-term q/s (searchMany; 20k queries, 2k at c1m)', (r) => r.batchQps, 0, true],
     ['known-item MRR@10', (r) => r.mrr10, 3],
   ];
   const lines = [`### ${tierName} (${results.rye?.docs ?? '?'} items)`, '', `| metric | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`];
