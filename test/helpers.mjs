@@ -53,7 +53,8 @@ export function workspace() {
       writeTree(path.join(base, '.ai'), files);
     },
     cleanup() {
-      fs.rmSync(root, { recursive: true, force: true });
+      // Tantivy may still be finishing a background merge in the cache: retry instead of failing.
+      fs.rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
