@@ -3,7 +3,7 @@
  */
 import { InvalidArgumentError } from './errors.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
-import { buildRequest, envelope, mayBeSlow, type NativeResponse, type SearchOptions, type SearchResponse } from './search.js';
+import { buildRequest, envelope, mayBeSlow, searchMany, type NativeResponse, type SearchOptions, type SearchResponse } from './search.js';
 import { failureOf, type SearchFailure } from './rye-index.js';
 import { isKind, type Kind } from './scope.js';
 
@@ -103,21 +103,13 @@ export class MemoryIndex {
   }
 
   async searchMany(list: MemorySearchOptions[]): Promise<Array<SearchResponse | SearchFailure>> {
-    const prepared = list.map((opts) => {
-      try {
-        return buildRequest(opts as SearchOptions, undefined, []);
-      } catch (err) {
-        return failureOf(err);
-      }
-    });
-    const valid = prepared.filter((p) => !('error' in p));
-    const raw = JSON.parse(await nativeAsync(() => this.native.searchMany(JSON.stringify(valid)))) as Array<{ ok: NativeResponse } | SearchFailure>;
-    let next = 0;
-    return prepared.map((p, i) => {
-      if ('error' in p) return p;
-      const r = raw[next++]!;
-      return 'error' in r ? r : envelope(list[i] as SearchOptions, p, r.ok, list[i]!.space ?? 'all');
-    });
+    return searchMany(
+      list.length,
+      (i) => ({ req: buildRequest(list[i] as SearchOptions, undefined, []) }),
+      async (reqs) => JSON.parse(await nativeAsync(() => this.native.searchMany(JSON.stringify(reqs)))),
+      (i, p, res) => envelope(list[i] as SearchOptions, p.req, res, list[i]!.space ?? 'all'),
+      failureOf,
+    );
   }
 
   async close(): Promise<void> {}

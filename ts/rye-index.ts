@@ -11,7 +11,9 @@ import { fetchItem, type FetchOptions, type FetchResponse } from './fetch.js';
 import { InvalidArgumentError, RyeSearchError } from './errors.js';
 import { Indexer, type IndexReport, type Progress } from './indexer.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
-import { buildRequest, envelope, mayBeSlow, type NativeResponse, type SearchOptions, type SearchResponse, type ShadowLookup } from './search.js';
+import { buildRequest, envelope, mayBeSlow, searchMany, type NativeResponse, type SearchFailure, type SearchOptions, type SearchResponse, type ShadowLookup } from './search.js';
+
+export type { SearchFailure };
 import { resolveSpaces, selectSpaces, sourceOf, type Space, type SystemBundle } from './spaces.js';
 import { TrustStore, type Integrity } from './trust.js';
 
@@ -30,10 +32,6 @@ export interface OpenIndexOptions {
   /** Refresh on open (default true). */
   refresh?: boolean;
   onProgress?: (p: Progress) => void;
-}
-
-export interface SearchFailure {
-  error: { code: string; message: string; hint: string; position?: number };
 }
 
 export function failureOf(err: unknown): SearchFailure {
@@ -81,24 +79,13 @@ export class RyeIndex {
   async searchMany(list: SearchOptions[]): Promise<Array<SearchResponse | SearchFailure>> {
     this.assertOpen();
     if (!Array.isArray(list)) throw new InvalidArgumentError('searchMany takes an array of search options', { hint: 'pass [{ query, scope }, …]' });
-    const prepared = list.map((opts) => {
-      try {
-        return this.request(opts);
-      } catch (err) {
-        return failureOf(err);
-      }
-    });
-    const valid = prepared.filter((p): p is ReturnType<RyeIndex['request']> => !('error' in p));
-    const raw = JSON.parse(await nativeAsync(() => this.native.searchMany(JSON.stringify(valid.map((p) => p.req))))) as Array<
-      { ok: NativeResponse } | SearchFailure
-    >;
-    let next = 0;
-    return prepared.map((p, i) => {
-      if ('error' in p) return p;
-      const r = raw[next++]!;
-      if ('error' in r) return r;
-      return envelope(list[i]!, p.req, r.ok, p.space, this.shadows, p.warnings);
-    });
+    return searchMany(
+      list.length,
+      (i) => this.request(list[i]!),
+      async (reqs) => JSON.parse(await nativeAsync(() => this.native.searchMany(JSON.stringify(reqs)))),
+      (i, p, res) => envelope(list[i]!, p.req, res, p.space, this.shadows, p.warnings),
+      failureOf,
+    );
   }
 
   /** ID mode: the verified content of one item (cascade project → user → bundles). */

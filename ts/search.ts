@@ -259,6 +259,38 @@ export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResul
   return result;
 }
 
+export interface SearchFailure {
+  error: { code: string; message: string; hint: string; position?: number };
+}
+
+/**
+ * Runs many prepared searches in one native call, keeping each invalid one's error in place.
+ * `prepare` throws for bad options; `run` gets the valid requests and answers them in order.
+ */
+export async function searchMany<P extends { req: NativeRequest }>(
+  count: number,
+  prepare: (i: number) => P,
+  run: (reqs: NativeRequest[]) => Promise<Array<{ ok: NativeResponse } | SearchFailure>>,
+  shape: (i: number, prepared: P, res: NativeResponse) => SearchResponse,
+  failure: (err: unknown) => SearchFailure,
+): Promise<Array<SearchResponse | SearchFailure>> {
+  const prepared = Array.from({ length: count }, (_, i) => {
+    try {
+      return prepare(i);
+    } catch (err) {
+      return failure(err);
+    }
+  });
+  const valid = prepared.filter((p): p is P => !('error' in p));
+  const answers = await run(valid.map((p) => p.req));
+  let next = 0;
+  return prepared.map((p, i) => {
+    if ('error' in p) return p;
+    const r = answers[next++]!;
+    return 'error' in r ? r : shape(i, p, r.ok);
+  });
+}
+
 export function envelope(opts: SearchOptions, req: NativeRequest, res: NativeResponse, space: string, shadows?: ShadowLookup, warnings: string[] = []): SearchResponse {
   const out: SearchResponse = {
     results: res.hits.map((h) => shapeResult(h, shadows)),

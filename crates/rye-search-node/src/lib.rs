@@ -11,14 +11,13 @@ use rye_search_core::{Batch, Error as CoreError, ItemDoc, SearchIndex, SearchReq
 /// Marker that prefixes structured error payloads in JS error messages.
 const ERROR_MARKER: &str = "RYE_ERROR:";
 
+/// The stable shape of an error for JavaScript: `{code, message, hint, position}`.
+fn error_payload(e: &CoreError) -> serde_json::Value {
+    serde_json::json!({ "code": e.code(), "message": e.to_string(), "hint": e.hint(), "position": e.position() })
+}
+
 fn to_js(e: CoreError) -> napi::Error {
-    let payload = serde_json::json!({
-        "code": e.code(),
-        "message": e.to_string(),
-        "hint": e.hint(),
-        "position": e.position(),
-    });
-    napi::Error::from_reason(format!("{ERROR_MARKER}{payload}"))
+    napi::Error::from_reason(format!("{ERROR_MARKER}{}", error_payload(&e)))
 }
 
 fn bad_json(what: &str, e: serde_json::Error) -> napi::Error {
@@ -155,10 +154,7 @@ impl Task for SearchManyTask {
                 }
                 Err(e) => {
                     out.extend_from_slice(b"{\"error\":");
-                    serde_json::to_writer(
-                        &mut out,
-                        &serde_json::json!({ "code": e.code(), "message": e.to_string(), "hint": e.hint(), "position": e.position() }),
-                    )
+                    serde_json::to_writer(&mut out, &error_payload(&e))
                 }
             };
             written.map_err(|e| napi::Error::from_reason(e.to_string()))?;
