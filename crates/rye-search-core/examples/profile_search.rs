@@ -1,5 +1,6 @@
 //! Times searches on documents from a JSON file, without Node in the way:
-//! `cargo run --release --example profile_search -- docs.json "term" [repeats]`.
+//! `cargo run --release --example profile_search -- docs.json queries.txt [repeats]`
+//! (`queries.txt`: one query per line; a plain string instead of a file is one query).
 use std::time::Instant;
 
 use rye_search_core::{ItemDoc, SearchIndex, SearchRequest};
@@ -7,31 +8,49 @@ use rye_search_core::{ItemDoc, SearchIndex, SearchRequest};
 fn main() {
     let mut args = std::env::args().skip(1);
     let file = args.next().expect("docs.json");
-    let query = args.next().unwrap_or_else(|| "library".into());
-    let repeats: usize = args.next().map(|r| r.parse().unwrap()).unwrap_or(2000);
+    let queries = args.next().unwrap_or_else(|| "library".into());
+    let repeats: usize = args.next().map(|r| r.parse().unwrap()).unwrap_or(20);
+    let queries: Vec<String> = match std::fs::read_to_string(&queries) {
+        Ok(text) => text.lines().filter(|l| !l.trim().is_empty()).map(String::from).collect(),
+        Err(_) => vec![queries],
+    };
     let docs: Vec<ItemDoc> = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     let index = SearchIndex::in_memory().unwrap();
     let t = Instant::now();
     let mut batch = index.batch().unwrap();
     batch.upsert(&docs).unwrap();
     batch.commit().unwrap();
-    println!("indexed {} docs in {:?}", docs.len(), t.elapsed());
-    let req = SearchRequest {
-        query: query.clone(),
-        kind: Some("knowledge".into()),
-        spaces: vec!["project".into()],
-        preview_chars: 0,
-        ..Default::default()
-    };
-    let res = index.search(&req).unwrap();
-    println!("{query}: {} hits", res.total);
+    println!("indexed {} docs in {:?} ({} segments)", docs.len(), t.elapsed(), index.num_segments());
+    let reqs: Vec<SearchRequest> = queries
+        .iter()
+        .map(|q| SearchRequest {
+            query: q.clone(),
+            kind: Some("knowledge".into()),
+            preview_chars: 0,
+            ..Default::default()
+        })
+        .collect();
+    if std::env::var_os("EACH").is_some() {
+        for req in &reqs {
+            let t = Instant::now();
+            let mut total = 0;
+            for _ in 0..repeats {
+                total = index.search(req).unwrap().total;
+            }
+            let us = t.elapsed().as_secs_f64() * 1e6 / repeats as f64;
+            println!("{us:9.1} µs  {total:6} hits  {}", req.query);
+        }
+    }
     let t = Instant::now();
     for _ in 0..repeats {
-        index.search(&req).unwrap();
+        for req in &reqs {
+            index.search(req).unwrap();
+        }
     }
-    println!("{:.1} µs per search", t.elapsed().as_secs_f64() * 1e6 / repeats as f64);
-    let many: Vec<SearchRequest> = (0..repeats).map(|_| req.clone()).collect();
+    let n = (repeats * reqs.len()) as f64;
+    println!("{:.1} µs per search", t.elapsed().as_secs_f64() * 1e6 / n);
+    let many: Vec<SearchRequest> = (0..repeats).flat_map(|_| reqs.iter().cloned()).collect();
     let t = Instant::now();
     index.search_many(&many);
-    println!("{:.1} µs per query in search_many", t.elapsed().as_secs_f64() * 1e6 / repeats as f64);
+    println!("{:.1} µs per query in search_many", t.elapsed().as_secs_f64() * 1e6 / n);
 }

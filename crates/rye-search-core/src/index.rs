@@ -1,27 +1,30 @@
 //! Index lifecycle (persistent or in memory), write batches with one writer, the refresh
 //! manifest, and search.
 
+use std::collections::HashMap;
 use std::fs;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
-use tantivy::collector::{Count, TopDocs};
+use tantivy::collector::Collector;
 use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
-use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, RangeQuery, RegexQuery, TermQuery};
+use tantivy::index::SegmentId;
+use tantivy::query::{
+    AllQuery, BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery, RegexQuery, TermQuery,
+};
 use tantivy::schema::{Field, IndexRecordOption, Term, Value};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{
-    DocAddress, DocId, Index, IndexReader, IndexWriter, ReloadPolicy, Score, SegmentReader, TantivyDocument,
-    TantivyError,
-};
+use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError};
 
+use crate::collect::{SortColumns, TopRanked};
 use crate::document::{ItemDoc, ManifestEntry};
 use crate::error::{Error, Result};
 use crate::query::build::{positive_tokens, Builder};
 use crate::query::parse;
-use crate::request::{Filter, Hit, SearchRequest, SearchResponse, SortBy};
-use crate::schema::{self, chunk_key, prefix_key, version_number, Fields, SCHEMA_VERSION};
+use crate::request::{Filter, Hit, SearchRequest, SearchResponse};
+use crate::schema::{self, version_number, Fields, SCHEMA_VERSION};
 use crate::tokenizer::{IdentTokenizer, TOKENIZER_NAME};
 
 /// Largest page a request may ask for, and deepest offset (bounded memory per query).
@@ -38,10 +41,9 @@ pub struct SearchIndex {
     reader: IndexReader,
     fields: Fields,
     location: Option<PathBuf>,
+    /// Sort columns of the segments searched lately; segments are immutable, so never stale.
+    columns: Mutex<HashMap<SegmentId, Arc<SortColumns>>>,
 }
-
-/// Coarse sort key from fast fields: (primary, space, id bytes 0–7, 8–15, 16–23, score bits).
-type RankKey = (u64, u64, u64, u64, u64, u64);
 
 impl SearchIndex {
     /// Opens (or creates) a persistent index in `dir`. An index written by another schema
@@ -80,7 +82,7 @@ impl SearchIndex {
     fn wrap(index: Index, fields: Fields, location: Option<PathBuf>) -> Result<Self> {
         index.tokenizers().register(TOKENIZER_NAME, IdentTokenizer);
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(SearchIndex { index, reader, fields, location })
+        Ok(SearchIndex { index, reader, fields, location, columns: Mutex::default() })
     }
 
     /// Picks up commits made by other handles or processes.
@@ -95,6 +97,11 @@ impl SearchIndex {
 
     pub fn num_docs(&self) -> u64 {
         self.reader.searcher().num_docs()
+    }
+
+    /// Segments in the current view (each costs a little per query).
+    pub fn num_segments(&self) -> usize {
+        self.reader.searcher().segment_readers().len()
     }
 
     /// Starts a write batch. Fails with `IndexLocked` while another writer holds the index.
@@ -202,18 +209,27 @@ impl SearchIndex {
             let q: Box<dyn Query> = if occur == Occur::Must { Box::new(ConstScoreQuery::new(q, 0.0)) } else { q };
             clauses.push((occur, q));
         }
-        let query = BooleanQuery::new(clauses);
+        // A lone clause runs as itself: wrapping it would hide a plain union from block-max WAND.
+        let query: Box<dyn Query> = if clauses.len() == 1 {
+            clauses.pop().expect("one clause").1
+        } else {
+            Box::new(BooleanQuery::new(clauses))
+        };
 
-        let wanted = req.offset + req.limit;
-        let (total, best, ranked) = self.collect(&searcher, &query, req.sort_by, wanted)?;
-        let best = best.first().map(|(s, _)| *s).unwrap_or(0.0);
-
-        let mut hits = self.materialise(&searcher, &ranked)?;
-        sort_exact(&mut hits, req);
-        let page: Vec<(f32, Hit, DocAddress)> = hits.into_iter().skip(req.offset).take(req.limit).collect();
+        let collector =
+            TopRanked { sort: req.sort_by, wanted: req.offset + req.limit, columns: self.sort_columns(&searcher)? };
+        let found = collect(&searcher, &*query, &collector)?;
+        let total = found.seen as usize;
+        let best = found.best;
+        let page: Vec<(f32, Hit)> = found
+            .top
+            .iter()
+            .skip(req.offset)
+            .map(|r| Ok((r.score, self.materialise(&searcher, r.address)?)))
+            .collect::<Result<_>>()?;
 
         let snippets = if req.preview_chars > 0 && !page.is_empty() {
-            let mut g = SnippetGenerator::create(&searcher, &query, f.content())?;
+            let mut g = SnippetGenerator::create(&searcher, &*query, f.content())?;
             g.set_max_num_chars(req.preview_chars);
             let mut terms = Vec::new();
             query.query_terms(&mut |term, _| {
@@ -228,13 +244,12 @@ impl SearchIndex {
             None
         };
         let mut hits = Vec::with_capacity(page.len());
-        for (raw, mut hit, addr) in page {
+        for (raw, mut hit) in page {
             hit.score = normalise(raw, best);
             hit.preview = match &snippets {
                 Some((g, terms)) => preview(g, terms, &hit.preview, req.preview_chars),
                 None => String::new(),
             };
-            let _ = addr;
             hits.push(hit);
         }
         Ok(SearchResponse { total, hits, warnings })
@@ -256,43 +271,19 @@ impl SearchIndex {
         })
     }
 
-    /// Count, best score, and the top `wanted` by coarse key — widened until the page boundary
-    /// does not cut through coarse ties, so the exact sort afterwards is correct.
-    fn collect(
-        &self,
-        searcher: &tantivy::Searcher,
-        query: &dyn Query,
-        sort: SortBy,
-        wanted: usize,
-    ) -> Result<(usize, Vec<(Score, DocAddress)>, Vec<(RankKey, DocAddress)>)> {
-        if wanted == 0 {
-            let (total, best) = searcher.search(query, &(Count, TopDocs::with_limit(1).order_by_score()))?;
-            return Ok((total, best, Vec::new()));
-        }
-        // Fast path: by score alone. Only when the page boundary cuts through equal scores do we
-        // need the tie-breaking key (space, id) for every candidate.
-        if sort == SortBy::Score {
-            let (total, top) = searcher.search(query, &(Count, TopDocs::with_limit(wanted + 1).order_by_score()))?;
-            let cut_tie = top.len() > wanted && top[wanted - 1].0 == top[wanted].0;
-            if !cut_tie {
-                let best = top.first().cloned().into_iter().collect();
-                let ranked =
-                    top.into_iter().map(|(s, a)| ((s.to_bits() as u64, 0, 0, 0, 0, s.to_bits() as u64), a)).collect();
-                return Ok((total, best, ranked));
+    /// Sort columns for each segment of `searcher`, opened on first use.
+    fn sort_columns(&self, searcher: &tantivy::Searcher) -> Result<Vec<Arc<SortColumns>>> {
+        let mut cache = self.columns.lock().unwrap_or_else(|e| e.into_inner());
+        let segments = searcher.segment_readers();
+        if segments.iter().any(|s| !cache.contains_key(&s.segment_id())) {
+            cache.retain(|id, _| segments.iter().any(|s| s.segment_id() == *id));
+            for s in segments {
+                if !cache.contains_key(&s.segment_id()) {
+                    cache.insert(s.segment_id(), Arc::new(SortColumns::open(s)?));
+                }
             }
         }
-        let mut limit = wanted + 1;
-        loop {
-            let ranker = TopDocs::with_limit(limit).tweak_score(move |seg: &SegmentReader| rank_fn(seg, sort));
-            let (total, best, ranked) =
-                searcher.search(query, &(Count, TopDocs::with_limit(1).order_by_score(), ranker))?;
-            let coarse = |k: &RankKey| (k.0, k.1, k.2, k.3, k.4);
-            let cut_tie = ranked.len() > wanted && coarse(&ranked[wanted - 1].0) == coarse(&ranked[wanted].0);
-            if !cut_tie || ranked.len() < limit {
-                return Ok((total, best, ranked));
-            }
-            limit = limit.saturating_mul(2);
-        }
+        Ok(segments.iter().map(|s| cache[&s.segment_id()].clone()).collect())
     }
 
     /// Kind, scope, spaces and filters: clauses that restrict but do not score.
@@ -385,36 +376,49 @@ impl SearchIndex {
         })
     }
 
-    /// Loads the stored fields of the candidates (a handful per query) from the doc store.
-    fn materialise(
-        &self,
-        searcher: &tantivy::Searcher,
-        ranked: &[(RankKey, DocAddress)],
-    ) -> Result<Vec<(f32, Hit, DocAddress)>> {
+    /// Loads the stored fields of one hit from the doc store (only the page is loaded).
+    fn materialise(&self, searcher: &tantivy::Searcher, address: DocAddress) -> Result<Hit> {
         let f = &self.fields;
-        let mut out = Vec::with_capacity(ranked.len());
-        for (key, addr) in ranked {
-            let doc: TantivyDocument = searcher.doc(*addr)?;
-            let text = |field: Field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or_default().to_string();
-            let extra = text(f.extra);
-            let hit = Hit {
-                id: text(f.id),
-                kind: text(f.kind),
-                space: text(f.space),
-                name: text(f.text[1]),
-                title: text(f.text[0]),
-                description: text(f.text[2]),
-                category: text(f.text[3]),
-                path: text(f.path),
-                score: 0.0,
-                preview: text(f.text[4]),
-                date: doc.get_first(f.date).and_then(|v| v.as_i64()),
-                extra: serde_json::value::RawValue::from_string(extra).ok(),
-            };
-            out.push((f32::from_bits(key.5 as u32), hit, *addr));
-        }
-        Ok(out)
+        let doc: TantivyDocument = searcher.doc(address)?;
+        let text = |field: Field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+        Ok(Hit {
+            id: text(f.id),
+            kind: text(f.kind),
+            space: text(f.space),
+            name: text(f.text[1]),
+            title: text(f.text[0]),
+            description: text(f.text[2]),
+            category: text(f.text[3]),
+            path: text(f.path),
+            score: 0.0,
+            preview: text(f.text[4]),
+            date: doc.get_first(f.date).and_then(|v| v.as_i64()),
+            extra: serde_json::value::RawValue::from_string(text(f.extra)).ok(),
+        })
     }
+}
+
+/// Runs the collector; segments where it skipped documents are counted again, unscored.
+fn collect(
+    searcher: &tantivy::Searcher,
+    query: &dyn Query,
+    collector: &TopRanked,
+) -> Result<crate::collect::Collected> {
+    let weight = query.weight(EnableScoring::enabled_from_searcher(searcher))?;
+    let segments = searcher.segment_readers();
+    let fruits: Vec<_> = segments
+        .iter()
+        .enumerate()
+        .map(|(ord, reader)| collector.collect_segment(&*weight, ord as u32, reader))
+        .collect::<tantivy::Result<_>>()?;
+    let mut found = collector.merge_fruits(fruits)?;
+    if !found.pruned.is_empty() {
+        let counter = query.weight(EnableScoring::disabled_from_searcher(searcher))?;
+        for &(ord, visited) in &found.pruned {
+            found.seen = found.seen - visited + counter.count(&segments[ord as usize])? as u64;
+        }
+    }
+    Ok(found)
 }
 
 fn in_field(name: &str, e: Error) -> Error {
@@ -424,39 +428,6 @@ fn in_field(name: &str, e: Error) -> Error {
         }
         other => other,
     }
-}
-
-fn rank_fn(seg: &SegmentReader, sort: SortBy) -> impl Fn(DocId, Score) -> RankKey {
-    let ff = seg.fast_fields();
-    let rank = ff.u64("space_rank").ok();
-    let ids = [ff.u64("id_key").ok(), ff.u64("id_key2").ok(), ff.u64("id_key3").ok()];
-    let name = ff.u64("name_key").ok();
-    let date = ff.i64("date").ok();
-    move |doc, score| {
-        let get = |c: &Option<tantivy::columnar::Column<u64>>| c.as_ref().and_then(|c| c.first(doc)).unwrap_or(0);
-        let primary = match sort {
-            SortBy::Score => score.to_bits() as u64,
-            SortBy::Name => !get(&name),
-            SortBy::Date => date.as_ref().and_then(|c| c.first(doc)).map(|d| (d as u64) ^ (1 << 63)).unwrap_or(0),
-        };
-        (primary, !get(&rank), !get(&ids[0]), !get(&ids[1]), !get(&ids[2]), score.to_bits() as u64)
-    }
-}
-
-/// Exact order: the requested sort, then space precedence, then id, then key.
-fn sort_exact(hits: &mut [(f32, Hit, DocAddress)], req: &SearchRequest) {
-    let space_pos = |label: &str| req.spaces.iter().position(|s| s == label).unwrap_or(usize::MAX);
-    hits.sort_by(|(sa, a, _), (sb, b, _)| {
-        let primary = match req.sort_by {
-            SortBy::Score => sb.total_cmp(sa),
-            SortBy::Name => a.name.to_lowercase().cmp(&b.name.to_lowercase()),
-            SortBy::Date => b.date.unwrap_or(i64::MIN).cmp(&a.date.unwrap_or(i64::MIN)),
-        };
-        primary
-            .then_with(|| space_pos(&a.space).cmp(&space_pos(&b.space)))
-            .then_with(|| a.id.cmp(&b.id))
-            .then_with(|| a.path.cmp(&b.path))
-    });
 }
 
 fn normalise(raw: f32, best: f32) -> f64 {
@@ -548,6 +519,12 @@ impl Batch {
         self.writer.commit()?;
         self.reader.reload()?;
         if self.wait_for_merges {
+            // A bulk build ends as one segment: every query pays per segment (term lookups,
+            // scorers), and a freshly built index is mostly read.
+            let segments = self.writer.index().searchable_segment_ids()?;
+            if segments.len() > 1 {
+                self.writer.merge(&segments).wait()?;
+            }
             self.writer.wait_merging_threads()?;
             self.reader.reload()?;
         }
@@ -565,10 +542,7 @@ fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     doc.add_text(f.kind, &d.kind);
     doc.add_text(f.space, &d.space);
     doc.add_u64(f.space_rank, d.space_rank);
-    for (chunk, field) in f.id_key.iter().enumerate() {
-        doc.add_u64(*field, chunk_key(d.id.as_bytes(), chunk));
-    }
-    doc.add_u64(f.name_key, prefix_key(&d.name.to_lowercase()));
+    doc.add_text(f.name_sort, d.name.to_lowercase());
     let mut ancestor = d.id.as_str();
     while let Some(cut) = ancestor.rfind('/') {
         ancestor = &ancestor[..cut];

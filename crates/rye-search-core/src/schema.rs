@@ -8,7 +8,7 @@ use tantivy::schema::{
 use crate::tokenizer::TOKENIZER_NAME;
 
 /// Bumped whenever the schema or tokenizer changes; an index with another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// The five weighted text fields, in the order of [`crate::Weights`].
 pub const TEXT_FIELDS: [&str; 5] = ["title", "name", "description", "category", "content"];
@@ -21,9 +21,8 @@ pub struct Fields {
     pub kind: Field,
     pub space: Field,
     pub space_rank: Field,
-    /// Bytes 0–7, 8–15 and 16–23 of the id, big-endian: ties beyond 24 bytes are rare.
-    pub id_key: [Field; 3],
-    pub name_key: Field,
+    /// Lowercased name, for the name sort.
+    pub name_sort: Field,
     pub meta: Field,
     /// Every proper ancestor namespace of the id (`a`, `a/b` for `a/b/c`): scope filters are terms.
     pub namespace: Field,
@@ -58,16 +57,11 @@ pub fn build() -> (Schema, Fields) {
     let fields = Fields {
         text: TEXT_FIELDS.map(|name| b.add_text_field(name, text.clone())),
         key: b.add_text_field("key", fast_raw.clone()),
-        id: b.add_text_field("id", STRING | STORED),
+        id: b.add_text_field("id", STRING | STORED | FAST),
         kind: b.add_text_field("kind", STRING | STORED),
         space: b.add_text_field("space", STRING | STORED),
         space_rank: b.add_u64_field("space_rank", num()),
-        id_key: [
-            b.add_u64_field("id_key", num()),
-            b.add_u64_field("id_key2", num()),
-            b.add_u64_field("id_key3", num()),
-        ],
-        name_key: b.add_u64_field("name_key", num()),
+        name_sort: b.add_text_field("name_sort", FAST),
         meta: b.add_text_field("meta", STRING),
         namespace: b.add_text_field("namespace", STRING),
         version_num: b.add_u64_field("version_num", NumericOptions::default() | INDEXED),
@@ -79,20 +73,6 @@ pub fn build() -> (Schema, Fields) {
         extra: b.add_text_field("extra", STORED),
     };
     (b.build(), fields)
-}
-
-/// Big-endian first 8 bytes: orders like the string on its first 8 bytes (ties resolved later).
-pub fn prefix_key(s: &str) -> u64 {
-    chunk_key(s.as_bytes(), 0)
-}
-
-/// Big-endian bytes `8*chunk .. 8*chunk+8` of a string (zero-padded).
-pub fn chunk_key(bytes: &[u8], chunk: usize) -> u64 {
-    let mut out = [0u8; 8];
-    for (dst, src) in out.iter_mut().zip(bytes.iter().skip(chunk * 8)) {
-        *dst = *src;
-    }
-    u64::from_be_bytes(out)
 }
 
 /// `1.2.3` → comparable number; up to three numeric parts, each below 2^20.
@@ -122,7 +102,5 @@ mod tests {
         assert_eq!(version_number("1.2"), version_number("1.2.0"));
         assert_eq!(version_number("v2"), version_number("2.0.0"));
         assert_eq!(version_number("1.x"), None);
-        assert!(prefix_key("abc") < prefix_key("abd"));
-        assert!(prefix_key("ab") < prefix_key("abc"));
     }
 }

@@ -156,6 +156,45 @@ fn ties_break_by_space_then_id_and_scores_are_stable_across_pages() {
     assert_eq!(beyond.total, 12);
 }
 
+/// Many identical documents spread over several segments (one small commit each), with ids
+/// that share long prefixes: every page is the exact slice of the full order, by id.
+#[test]
+fn ties_across_segments_are_exact_by_id() {
+    let index = SearchIndex::in_memory().unwrap();
+    let prefix = "vendor/a-very-long-shared-namespace-prefix/item";
+    let mut expected = Vec::new();
+    for commit in 0..5 {
+        let docs: Vec<ItemDoc> = (0..40)
+            .map(|i| {
+                let id = format!("{prefix}-{:03}", (i * 7 + commit * 13) % 200);
+                doc(&id, "project", "replica", "identical text", "")
+            })
+            .collect();
+        expected.extend(docs.iter().map(|d| d.id.clone()));
+        let mut batch = index.batch_for(docs.len()).unwrap();
+        batch.upsert(&docs).unwrap();
+        batch.commit().unwrap();
+    }
+    let mut batch = index.batch_for(1).unwrap();
+    batch.delete(&[format!("project:{prefix}-000")]);
+    batch.commit().unwrap();
+    expected.retain(|id| !id.ends_with("-000"));
+    expected.sort();
+    expected.dedup();
+    assert!(index.num_segments() > 1, "the test needs several segments");
+    let all = ids(&index, SearchRequest { limit: 1000, ..q("replica") });
+    assert_eq!(all, expected);
+    for offset in [0, 9, 10, 57, 150] {
+        let page = index.search(&SearchRequest { limit: 10, offset, ..q("replica") }).unwrap();
+        assert_eq!(page.total, expected.len());
+        let want: Vec<_> = expected.iter().skip(offset).take(10).cloned().collect();
+        assert_eq!(page.hits.into_iter().map(|h| h.id).collect::<Vec<_>>(), want, "page at {offset}");
+    }
+    assert_eq!(index.search(&SearchRequest { limit: 0, ..q("replica") }).unwrap().total, expected.len());
+    let by_name = ids(&index, SearchRequest { sort_by: SortBy::Name, limit: 5, ..q("replica") });
+    assert_eq!(by_name, expected[..5].to_vec());
+}
+
 #[test]
 fn sort_by_name_and_date() {
     let mut a = doc("x/b_item", "project", "Bravo", "", "");

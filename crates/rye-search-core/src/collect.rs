@@ -1,0 +1,288 @@
+//! Exact top-k in the order a search asks for: the sort (score, name or date), then space
+//! precedence, then id, then key. Everything comes from fast fields, so ranking never reads
+//! the doc store, and ties are settled in one pass however many documents share a score.
+//!
+//! Within a segment, string fast-field ordinals order like the strings themselves; across
+//! segments the few survivors are compared by their strings.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::columnar::{Column, StrColumn};
+use tantivy::query::Weight;
+use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
+
+use crate::request::SortBy;
+
+/// One ranked document. Id and key are kept as segment ordinals; their strings are looked up
+/// only when documents from different segments tie on everything before them.
+#[derive(Clone)]
+pub struct Ranked {
+    pub score: Score,
+    /// Score bits or date: higher ranks first.
+    primary: u64,
+    /// Lowercased name for the name sort: lower ranks first.
+    name: String,
+    rank: u64,
+    id_ord: u64,
+    key_ord: u64,
+    columns: Arc<SortColumns>,
+    pub address: DocAddress,
+}
+
+/// The fast-field columns ranking reads, opened once per segment (opening costs more than
+/// a rare-term query) and shared by every search on that segment.
+pub struct SortColumns {
+    rank: Option<Column<u64>>,
+    ids: Option<StrColumn>,
+    keys: Option<StrColumn>,
+    names: Option<StrColumn>,
+    dates: Option<Column<i64>>,
+}
+
+impl SortColumns {
+    pub fn open(reader: &SegmentReader) -> tantivy::Result<Self> {
+        let ff = reader.fast_fields();
+        Ok(SortColumns {
+            rank: ff.u64("space_rank").ok(),
+            ids: ff.str("id")?,
+            keys: ff.str("key")?,
+            names: ff.str("name_sort")?,
+            dates: ff.i64("date").ok(),
+        })
+    }
+}
+
+impl Ranked {
+    fn coarse(&self, other: &Self) -> Ordering {
+        other
+            .primary
+            .cmp(&self.primary)
+            .then_with(|| self.name.cmp(&other.name))
+            .then_with(|| self.rank.cmp(&other.rank))
+    }
+
+    fn id_and_key(&self) -> (String, String) {
+        (text(&self.columns.ids, self.id_ord), text(&self.columns.keys, self.key_ord))
+    }
+}
+
+/// Exact order of `all`, best first, as far as the first `wanted` places.
+fn exact_order(mut all: Vec<Ranked>, wanted: usize) -> Vec<Ranked> {
+    let local = |r: &Ranked| (r.address.segment_ord, r.id_ord, r.key_ord);
+    all.sort_by(|a, b| a.coarse(b).then_with(|| local(a).cmp(&local(b))));
+    let mut start = 0;
+    while start < all.len().min(wanted) {
+        let end = start + all[start..].iter().take_while(|r| r.coarse(&all[start]).is_eq()).count();
+        let group = &mut all[start..end];
+        if group.iter().any(|r| r.address.segment_ord != group[0].address.segment_ord) {
+            let mut keyed: Vec<((String, String), Ranked)> =
+                group.iter().map(|r| (r.id_and_key(), r.clone())).collect();
+            keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            for (slot, (_, r)) in group.iter_mut().zip(keyed) {
+                *slot = r;
+            }
+        }
+        start = end;
+    }
+    all.truncate(wanted);
+    all
+}
+
+/// What a search collected: matches seen, the best score among all matches, the top.
+pub struct Collected {
+    pub seen: u64,
+    /// Segments where block-max WAND skipped documents, with what `seen` counted there.
+    pub pruned: Vec<(SegmentOrdinal, u64)>,
+    pub best: Score,
+    pub top: Vec<Ranked>,
+}
+
+/// Collects the best `wanted` documents. With the score sort it lets Tantivy skip blocks that
+/// cannot reach the current k-th score (block-max WAND); it then does not see every match, so
+/// the total is counted separately.
+pub struct TopRanked {
+    pub sort: SortBy,
+    pub wanted: usize,
+    /// Columns per segment ordinal, when the caller keeps them open.
+    pub columns: Vec<Arc<SortColumns>>,
+}
+
+/// Segment-local sort key: larger is better.
+type LocalKey = (u64, u64, u64, u64, u64);
+
+pub struct SegmentTop {
+    segment: SegmentOrdinal,
+    sort: SortBy,
+    wanted: usize,
+    /// Up to `2 * wanted` candidates; halved to the best `wanted` when full.
+    buffer: Vec<(LocalKey, Score, DocId)>,
+    /// The worst key still kept after the last halving: anything not above it is out.
+    floor: Option<LocalKey>,
+    seen: u64,
+    best: Score,
+    columns: Arc<SortColumns>,
+}
+
+/// Orders like the score (scores are never negative; -0.0 counts as 0).
+fn score_key(score: Score) -> u64 {
+    if score > 0.0 {
+        score.to_bits() as u64
+    } else {
+        0
+    }
+}
+
+fn ord(col: &Option<StrColumn>, doc: DocId) -> u64 {
+    col.as_ref().and_then(|c| c.ords().first(doc)).unwrap_or(u64::MAX)
+}
+
+fn text(col: &Option<StrColumn>, ord: u64) -> String {
+    let mut out = String::new();
+    if let Some(c) = col {
+        let _ = c.ord_to_str(ord, &mut out);
+    }
+    out
+}
+
+impl SegmentTop {
+    fn key(&self, doc: DocId, score: Score) -> LocalKey {
+        let c = &*self.columns;
+        let primary = match self.sort {
+            SortBy::Score => score_key(score),
+            SortBy::Name => !ord(&c.names, doc),
+            SortBy::Date => c.dates.as_ref().and_then(|c| c.first(doc)).map(|d| (d as u64) ^ (1 << 63)).unwrap_or(0),
+        };
+        let rank = c.rank.as_ref().and_then(|c| c.first(doc)).unwrap_or(u64::MAX);
+        (primary, !rank, !ord(&c.ids, doc), !ord(&c.keys, doc), doc as u64)
+    }
+
+    fn push(&mut self, doc: DocId, score: Score) {
+        if self.wanted == 0 {
+            return;
+        }
+        // Cheap rejection on the score alone before any fast-field read.
+        if let (SortBy::Score, Some(floor)) = (self.sort, self.floor) {
+            if score_key(score) < floor.0 {
+                return;
+            }
+        }
+        let key = self.key(doc, score);
+        if self.floor.is_some_and(|f| key <= f) {
+            return;
+        }
+        self.buffer.push((key, score, doc));
+        if self.buffer.len() >= 2 * self.wanted {
+            self.truncate();
+        }
+    }
+
+    fn truncate(&mut self) {
+        let k = self.wanted;
+        if self.buffer.len() > k {
+            self.buffer.select_nth_unstable_by(k - 1, |a, b| b.0.cmp(&a.0));
+            self.buffer.truncate(k);
+        }
+        if self.buffer.len() == k {
+            self.floor = self.buffer.iter().map(|e| e.0).min();
+        }
+    }
+
+    /// The score a document must exceed to matter (for block-max WAND). Ties with the k-th
+    /// score still matter: they may win on space or id.
+    fn score_threshold(&self) -> Score {
+        match self.floor {
+            Some(f) => f32::from_bits(f.0 as u32).next_down(),
+            None => Score::MIN,
+        }
+    }
+}
+
+impl SegmentCollector for SegmentTop {
+    type Fruit = Collected;
+
+    fn collect(&mut self, doc: DocId, score: Score) {
+        self.seen += 1;
+        self.best = self.best.max(score);
+        self.push(doc, score);
+    }
+
+    fn harvest(mut self) -> Collected {
+        self.truncate();
+        let names = &self.columns.names;
+        let mut out: Vec<Ranked> = Vec::with_capacity(self.buffer.len());
+        for &(key, score, doc) in &self.buffer {
+            let by_name = self.sort == SortBy::Name;
+            out.push(Ranked {
+                score,
+                primary: if by_name { 0 } else { key.0 },
+                name: if by_name { text(names, ord(names, doc)) } else { String::new() },
+                rank: !key.1,
+                id_ord: !key.2,
+                key_ord: !key.3,
+                columns: self.columns.clone(),
+                address: DocAddress::new(self.segment, doc),
+            });
+        }
+        let pruned = if self.sort == SortBy::Score && self.floor.is_some() { vec![(self.segment, self.seen)] } else { Vec::new() };
+        Collected { seen: self.seen, pruned, best: self.best, top: out }
+    }
+}
+
+impl Collector for TopRanked {
+    type Fruit = Collected;
+    type Child = SegmentTop;
+
+    fn for_segment(&self, segment: SegmentOrdinal, reader: &SegmentReader) -> tantivy::Result<SegmentTop> {
+        let columns = match self.columns.get(segment as usize) {
+            Some(c) => c.clone(),
+            None => Arc::new(SortColumns::open(reader)?),
+        };
+        Ok(SegmentTop {
+            segment,
+            sort: self.sort,
+            wanted: self.wanted,
+            buffer: Vec::with_capacity(2 * self.wanted.min(1024)),
+            floor: None,
+            seen: 0,
+            best: 0.0,
+            columns,
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        true
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Collected>) -> tantivy::Result<Collected> {
+        let seen = fruits.iter().map(|f| f.seen).sum();
+        let pruned = fruits.iter().flat_map(|f| f.pruned.iter().copied()).collect();
+        let best = fruits.iter().map(|f| f.best).fold(0.0, Score::max);
+        let top = exact_order(fruits.into_iter().flat_map(|f| f.top).collect(), self.wanted);
+        Ok(Collected { seen, pruned, best, top })
+    }
+
+    fn collect_segment(&self, weight: &dyn Weight, segment: u32, reader: &SegmentReader) -> tantivy::Result<Collected> {
+        let mut top = self.for_segment(segment, reader)?;
+        let alive = reader.alive_bitset();
+        let is_alive = |doc: DocId| alive.is_none_or(|a| a.is_alive(doc));
+        if self.wanted == 0 {
+            top.seen = weight.count(reader)? as u64;
+        } else if self.sort == SortBy::Score {
+            weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
+                if is_alive(doc) {
+                    top.collect(doc, score);
+                }
+                top.score_threshold()
+            })?;
+        } else {
+            weight.for_each(reader, &mut |doc, score| {
+                if is_alive(doc) {
+                    top.collect(doc, score);
+                }
+            })?;
+        }
+        Ok(top.harvest())
+    }
+}
