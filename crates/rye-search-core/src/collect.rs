@@ -225,7 +225,11 @@ impl SegmentCollector for SegmentTop {
                 address: DocAddress::new(self.segment, doc),
             });
         }
-        let pruned = if self.sort == SortBy::Score && self.floor.is_some() { vec![(self.segment, self.seen)] } else { Vec::new() };
+        let pruned = if self.sort == SortBy::Score && self.floor.is_some() {
+            vec![(self.segment, self.seen)]
+        } else {
+            Vec::new()
+        };
         Collected { seen: self.seen, pruned, best: self.best, top: out }
     }
 }

@@ -10,12 +10,13 @@ use std::sync::{Arc, Mutex};
 use tantivy::collector::Collector;
 use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
-use tantivy::index::SegmentId;
+use tantivy::index::{IndexSettings, SegmentId};
 use tantivy::query::{
     AllQuery, BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery, RegexQuery, TermQuery,
 };
-use tantivy::schema::{Field, IndexRecordOption, Term, Value};
+use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::snippet::SnippetGenerator;
+use tantivy::store::Compressor;
 use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError};
 
 use crate::collect::{SortColumns, TopRanked};
@@ -25,6 +26,7 @@ use crate::query::build::{positive_tokens, Builder};
 use crate::query::parse;
 use crate::request::{Filter, Hit, SearchRequest, SearchResponse};
 use crate::schema::{self, version_number, Fields, SCHEMA_VERSION};
+use crate::stored::{WithContent, WithoutContent};
 use crate::tokenizer::{IdentTokenizer, TOKENIZER_NAME};
 
 /// Largest page a request may ask for, and deepest offset (bounded memory per query).
@@ -35,6 +37,7 @@ const VERSION_FILE: &str = "rye-search-schema";
 const WRITER_MEMORY_BYTES: usize = 64 * 1024 * 1024;
 const SMALL_WRITER_MEMORY_BYTES: usize = 15 * 1024 * 1024;
 const SMALL_BATCH_DOCS: usize = 256;
+const DOC_STORE_BLOCK_BYTES: usize = 2048;
 
 pub struct SearchIndex {
     index: Index,
@@ -58,7 +61,7 @@ impl SearchIndex {
         }
         let (schema, fields) = schema::build();
         let directory = || MmapDirectory::open(dir).map_err(TantivyError::from);
-        let builder = || Index::builder().schema(schema.clone());
+        let builder = || Index::builder().schema(schema.clone()).settings(index_settings());
         let index = match builder().open_or_create(directory()?) {
             Ok(index) => index,
             Err(TantivyError::SchemaError(_)) => {
@@ -76,7 +79,7 @@ impl SearchIndex {
     /// An index that lives only in memory (tests, ephemeral use, plain-document indexes).
     pub fn in_memory() -> Result<Self> {
         let (schema, fields) = schema::build();
-        Self::wrap(Index::create_in_ram(schema), fields, None)
+        Self::wrap(Index::builder().schema(schema).settings(index_settings()).create_in_ram()?, fields, None)
     }
 
     fn wrap(index: Index, fields: Fields, location: Option<PathBuf>) -> Result<Self> {
@@ -225,7 +228,7 @@ impl SearchIndex {
             .top
             .iter()
             .skip(req.offset)
-            .map(|r| Ok((r.score, self.materialise(&searcher, r.address)?)))
+            .map(|r| Ok((r.score, self.materialise(&searcher, r.address, req.preview_chars > 0)?)))
             .collect::<Result<_>>()?;
 
         let snippets = if req.preview_chars > 0 && !page.is_empty() {
@@ -376,12 +379,21 @@ impl SearchIndex {
         })
     }
 
-    /// Loads the stored fields of one hit from the doc store (only the page is loaded).
-    fn materialise(&self, searcher: &tantivy::Searcher, address: DocAddress) -> Result<Hit> {
+    /// Loads the stored fields of one hit from the doc store (only the page is loaded); the
+    /// content, only when a preview is wanted.
+    fn materialise(&self, searcher: &tantivy::Searcher, address: DocAddress, with_content: bool) -> Result<Hit> {
+        if with_content {
+            let doc: WithContent = searcher.doc(address)?;
+            Ok(self.hit(doc.text(self.fields.content()), |f| doc.text(f), doc.int(self.fields.date)))
+        } else {
+            let doc: WithoutContent = searcher.doc(address)?;
+            Ok(self.hit(String::new(), |f| doc.text(f), doc.int(self.fields.date)))
+        }
+    }
+
+    fn hit(&self, content: String, text: impl Fn(Field) -> String, date: Option<i64>) -> Hit {
         let f = &self.fields;
-        let doc: TantivyDocument = searcher.doc(address)?;
-        let text = |field: Field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or_default().to_string();
-        Ok(Hit {
+        Hit {
             id: text(f.id),
             kind: text(f.kind),
             space: text(f.space),
@@ -391,10 +403,10 @@ impl SearchIndex {
             category: text(f.text[3]),
             path: text(f.path),
             score: 0.0,
-            preview: text(f.text[4]),
-            date: doc.get_first(f.date).and_then(|v| v.as_i64()),
+            preview: content,
+            date,
             extra: serde_json::value::RawValue::from_string(text(f.extra)).ok(),
-        })
+        }
     }
 }
 
@@ -479,6 +491,17 @@ pub fn meta_facet(key: &str, value: &str) -> String {
     format!("{}={}", key.trim().to_lowercase(), value.trim().to_lowercase())
 }
 
+/// Small, uncompressed doc store blocks: a search loads each hit of the page from its own
+/// block, and decompressing a 16 KiB LZ4 block per hit (Tantivy's default) was the largest cost
+/// of queries whose hits were not cached. The store grows; queries get cheaper.
+fn index_settings() -> IndexSettings {
+    IndexSettings {
+        docstore_blocksize: DOC_STORE_BLOCK_BYTES,
+        docstore_compression: Compressor::None,
+        ..IndexSettings::default()
+    }
+}
+
 fn clear_index_files(dir: &Path) -> Result<()> {
     for entry in fs::read_dir(dir)? {
         let path = entry?.path();
@@ -534,7 +557,7 @@ impl Batch {
 
 fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     let mut doc = TantivyDocument::default();
-    for (field, value) in f.text.iter().zip([&d.title, &d.name, &d.description, &d.category, &d.content]) {
+    for (field, value) in f.text.iter().zip([&d.title, &d.name, &d.description, &d.category]) {
         doc.add_text(*field, value);
     }
     doc.add_text(f.key, &d.key);
@@ -564,5 +587,7 @@ fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     doc.add_text(f.hash, &d.hash);
     doc.add_text(f.path, &d.path);
     doc.add_text(f.extra, d.extra.as_deref().unwrap_or(""));
+    // Stored last, so hits without a preview stop reading before it.
+    doc.add_text(f.content(), &d.content);
     doc
 }

@@ -10,6 +10,7 @@ mod index;
 pub mod query;
 mod request;
 mod schema;
+mod stored;
 pub mod tokenizer;
 
 pub use document::{ItemDoc, ManifestEntry};

@@ -10,6 +10,9 @@ use crate::tokenizer::TOKENIZER_NAME;
 /// Bumped whenever the schema or tokenizer changes; an index with another version is rebuilt.
 pub const SCHEMA_VERSION: u32 = 6;
 
+/// Field id of `content`, the fifth field added (see [`build`]).
+pub const CONTENT_FIELD_ID: u32 = 4;
+
 /// The five weighted text fields, in the order of [`crate::Weights`].
 pub const TEXT_FIELDS: [&str; 5] = ["title", "name", "description", "category", "content"];
 
@@ -72,6 +75,7 @@ pub fn build() -> (Schema, Fields) {
         path: b.add_text_field("path", STORED),
         extra: b.add_text_field("extra", STORED),
     };
+    debug_assert_eq!(fields.content().field_id(), CONTENT_FIELD_ID);
     (b.build(), fields)
 }
 

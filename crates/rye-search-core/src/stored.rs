@@ -1,0 +1,78 @@
+//! Reading a hit's stored fields. Content is stored last and is usually the bulk of a
+//! document; a hit without a preview stops reading before it.
+
+use tantivy::schema::document::{
+    DeserializeError, DocumentDeserialize, DocumentDeserializer, ValueDeserialize, ValueDeserializer, ValueVisitor,
+};
+use tantivy::schema::Field;
+
+use crate::schema::CONTENT_FIELD_ID;
+
+/// The stored values of one document, in the order they were written.
+pub struct Stored<const WITH_CONTENT: bool>(pub Vec<(Field, StoredValue)>);
+
+pub type WithoutContent = Stored<false>;
+pub type WithContent = Stored<true>;
+
+pub enum StoredValue {
+    Text(String),
+    Int(i64),
+}
+
+impl<const WITH_CONTENT: bool> Stored<WITH_CONTENT> {
+    pub fn text(&self, field: Field) -> String {
+        self.0
+            .iter()
+            .find_map(|(f, v)| match v {
+                StoredValue::Text(t) if *f == field => Some(t.clone()),
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn int(&self, field: Field) -> Option<i64> {
+        self.0.iter().find_map(|(f, v)| match v {
+            StoredValue::Int(n) if *f == field => Some(*n),
+            _ => None,
+        })
+    }
+}
+
+impl<const WITH_CONTENT: bool> DocumentDeserialize for Stored<WITH_CONTENT> {
+    fn deserialize<'de, D>(mut deserializer: D) -> Result<Self, DeserializeError>
+    where
+        D: DocumentDeserializer<'de>,
+    {
+        let mut out = Vec::with_capacity(deserializer.size_hint());
+        while let Some((field, value)) = deserializer.next_field::<StoredValue>()? {
+            if field.field_id() == CONTENT_FIELD_ID && !WITH_CONTENT {
+                break;
+            }
+            out.push((field, value));
+        }
+        Ok(Stored(out))
+    }
+}
+
+impl ValueDeserialize for StoredValue {
+    fn deserialize<'de, D>(deserializer: D) -> Result<Self, DeserializeError>
+    where
+        D: ValueDeserializer<'de>,
+    {
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+struct Visitor;
+
+impl ValueVisitor for Visitor {
+    type Value = StoredValue;
+
+    fn visit_string(&self, val: String) -> Result<StoredValue, DeserializeError> {
+        Ok(StoredValue::Text(val))
+    }
+
+    fn visit_i64(&self, val: i64) -> Result<StoredValue, DeserializeError> {
+        Ok(StoredValue::Int(val))
+    }
+}
