@@ -174,8 +174,19 @@ function filterList(filters: unknown): NativeFilter[] {
 }
 
 /** Wildcards and fuzzy terms can expand to many terms: those run off the JS thread. */
-export function mayBeSlow(req: NativeRequest): boolean {
-  return req.fuzzy > 0 || req.query.includes('*') || Object.values(req.fields).some((q) => q.includes('*')) || req.limit + req.offset > 100;
+/** A term that starts with a wildcard (`*ing`, `?ar*`) scans the whole term dictionary. */
+const LEADING_WILDCARD = /(^|[\s("+\-:])[*?][^\s)"]/;
+/** Above this many documents, prefix wildcards and fuzzy terms can take milliseconds too. */
+const LARGE_INDEX_DOCS = 200_000;
+
+/**
+ * Whether a search may take long enough that it should leave the event loop for the thread
+ * pool. Everything else answers faster than the hop to another thread costs (~50 µs).
+ */
+export function mayBeSlow(req: NativeRequest, numDocs: number): boolean {
+  const queries = [req.query, ...Object.values(req.fields)];
+  if (req.limit + req.offset > 100 || queries.some((q) => LEADING_WILDCARD.test(q))) return true;
+  return numDocs > LARGE_INDEX_DOCS && (req.fuzzy > 0 || queries.some((q) => /[*?]\S/.test(q) || /\S[*?]/.test(q)));
 }
 
 /** Validates options and builds the native request. */

@@ -27,6 +27,7 @@ fn main() {
             query: q.clone(),
             kind: Some("knowledge".into()),
             preview_chars: 0,
+            fuzzy: std::env::var("FUZZY").ok().and_then(|f| f.parse().ok()).unwrap_or(0),
             ..Default::default()
         })
         .collect();

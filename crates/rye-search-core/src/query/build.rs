@@ -3,6 +3,7 @@
 //! queries score every match the same); fuzzy expansions are down-weighted by edit distance.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use levenshtein_automata::LevenshteinAutomatonBuilder;
 use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, EmptyQuery, Occur, PhraseQuery, Query, TermQuery};
@@ -35,13 +36,20 @@ pub struct Builder<'a> {
     pub query: &'a str,
     pub fuzzy: u8,
     pub warnings: Vec<String>,
-    lev: Option<LevenshteinAutomatonBuilder>,
+    lev: Option<&'static LevenshteinAutomatonBuilder>,
+}
+
+/// Levenshtein automaton builders for distances 1 and 2. Building one costs far more than a
+/// fuzzy query, so each is built once per process.
+fn lev_builder(distance: u8) -> &'static LevenshteinAutomatonBuilder {
+    static BUILDERS: [OnceLock<LevenshteinAutomatonBuilder>; 2] = [OnceLock::new(), OnceLock::new()];
+    BUILDERS[distance as usize - 1].get_or_init(|| LevenshteinAutomatonBuilder::new(distance, false))
 }
 
 impl<'a> Builder<'a> {
     pub fn new(searcher: &'a Searcher, query: &'a str, fuzzy: u8) -> Self {
         let fuzzy = fuzzy.min(2);
-        let lev = (fuzzy > 0).then(|| LevenshteinAutomatonBuilder::new(fuzzy, false));
+        let lev = (fuzzy > 0).then(|| lev_builder(fuzzy));
         Builder { searcher, query, fuzzy, warnings: Vec::new(), lev }
     }
 
@@ -143,7 +151,7 @@ impl<'a> Builder<'a> {
     }
 
     fn fuzzy_term(&mut self, token: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
-        let dfa = self.lev.as_ref().expect("fuzzy builder").build_dfa(token);
+        let dfa = self.lev.expect("fuzzy builder").build_dfa(token);
         let mut per_field = Vec::new();
         for &(field, boost) in fields {
             let found = self.expand(field, &DfaAutomaton(&dfa))?;
