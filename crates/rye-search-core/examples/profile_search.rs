@@ -21,6 +21,21 @@ fn main() {
     batch.upsert(&docs).unwrap();
     batch.commit().unwrap();
     println!("indexed {} docs in {:?} ({} segments)", docs.len(), t.elapsed(), index.num_segments());
+    // Known-item MRR@10: lines of `target-id<TAB>query`.
+    if let Some(known) = std::env::var_os("KNOWN") {
+        let text = std::fs::read_to_string(known).unwrap();
+        let (mut rr, mut n) = (0.0, 0);
+        for line in text.lines() {
+            let (target, query) = line.split_once('\t').unwrap();
+            let req = SearchRequest { query: query.into(), preview_chars: 0, ..Default::default() };
+            let hits = index.search(&req).unwrap().hits;
+            if let Some(rank) = hits.iter().position(|h| h.id == target) {
+                rr += 1.0 / (rank + 1) as f64;
+            }
+            n += 1;
+        }
+        println!("known-item MRR@10 {:.4} over {n}", rr / n as f64);
+    }
     let reqs: Vec<SearchRequest> = queries
         .iter()
         .map(|q| SearchRequest {
