@@ -114,18 +114,21 @@ export class Indexer {
       this.opstamp = opstamp;
     }
     const manifest = this.manifest;
-    // Keys of the files that are (and stay) items; read failures are removed from it below.
-    const indexed = new Set<string>();
+    // Keys of changed files that could not be read or parsed: they leave the index.
+    const failed = new Set<string>();
     const changed: Candidate[] = [];
     let added = 0;
     for (const c of scan.candidates) {
-      const key = c.key;
-      indexed.add(key);
-      const old = manifest.get(key);
+      const old = manifest.get(c.key);
       if (!old) added++;
       if (!old || old.mtime !== c.mtime || old.size !== c.size || trustChanged) changed.push(c);
     }
-    const removed = [...manifest.keys()].filter((k) => !indexed.has(k));
+    // When every indexed key was seen again nothing was removed, and no set of 60k keys is built.
+    let removed: string[] = [];
+    if (scan.candidates.length - added !== manifest.size) {
+      const seen = new Set(scan.candidates.map(keyOf));
+      removed = [...manifest.keys()].filter((k) => !seen.has(k));
+    }
     const report: IndexReport = {
       items: 0,
       added,
@@ -152,16 +155,16 @@ export class Indexer {
           let done = 0;
           for (let i = 0; i < changed.length; i += BATCH_DOCS) {
             const slice = changed.slice(i, i + BATCH_DOCS);
-            const docs = await this.documents(slice, report, indexed);
+            const docs = await this.documents(slice, report, failed);
             native(() => batch.upsert(JSON.stringify(docs)));
             done += slice.length;
             onProgress?.({ done, total: changed.length });
           }
-          const dropped = changed.filter((c) => !indexed.has(keyOf(c))).map(keyOf);
+          const dropped = [...failed];
           native(() => batch.delete([...removed, ...dropped]));
           await nativeAsync(() => batch.commit());
           for (const k of [...removed, ...dropped]) manifest.delete(k);
-          for (const c of changed) if (indexed.has(keyOf(c))) manifest.set(keyOf(c), { mtime: c.mtime, size: c.size });
+          for (const c of changed) if (!failed.has(keyOf(c))) manifest.set(keyOf(c), { mtime: c.mtime, size: c.size });
           this.opstamp = native(() => this.nativeIndex.opstamp());
           this.writeState({ trust: trustPrint });
         } catch (err) {
@@ -175,16 +178,16 @@ export class Indexer {
     }
 
     // Shadows depend on which items exist, not on their content: edits leave them as they are.
-    if (added || removed.length || indexed.size !== scan.candidates.length || this.byId.size === 0) this.rebuildShadows(scan.candidates, indexed);
+    if (added || removed.length || failed.size || this.byId.size === 0) this.rebuildShadows(scan.candidates, failed);
     report.items = native(() => this.nativeIndex.numDocs());
     report.durationMs = Math.round(performance.now() - started);
     return report;
   }
 
-  private rebuildShadows(candidates: Candidate[], indexed: Set<string>): void {
+  private rebuildShadows(candidates: Candidate[], failed: Set<string>): void {
     this.byId = new Map();
     for (const c of candidates) {
-      if (!indexed.has(keyOf(c))) continue;
+      if (failed.has(keyOf(c))) continue;
       const k = `${c.kind}\0${c.id}`;
       const ref: ItemRef = { key: keyOf(c), kind: c.kind, id: c.id, name: c.name, ext: c.ext, path: c.path, space: c.space };
       const list = this.byId.get(k);
@@ -204,7 +207,7 @@ export class Indexer {
     return v;
   }
 
-  private async documents(slice: Candidate[], report: IndexReport, indexed: Set<string>): Promise<object[]> {
+  private async documents(slice: Candidate[], report: IndexReport, failed: Set<string>): Promise<object[]> {
     const docs: object[] = [];
     let next = 0;
     const worker = async () => {
@@ -212,7 +215,7 @@ export class Indexer {
         const c = slice[next++]!;
         const doc = await this.document(c, report);
         if (doc) docs.push(doc);
-        else indexed.delete(keyOf(c));
+        else failed.add(keyOf(c));
       }
     };
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, slice.length) }, worker));
