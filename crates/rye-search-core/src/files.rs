@@ -47,16 +47,80 @@ pub fn stat(path: &Path) -> FileStat {
 pub fn stat_many<P: AsRef<Path> + Sync>(paths: &[P], threads: usize) -> Vec<FileStat> {
     let threads = threads.max(1);
     if paths.len() < 256 || threads == 1 {
-        return paths.iter().map(|p| stat(p.as_ref())).collect();
+        return stat_run(paths);
     }
     let chunk = paths.len().div_ceil(threads);
     std::thread::scope(|s| {
-        let parts: Vec<_> = paths
-            .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().map(|p| stat(p.as_ref())).collect::<Vec<_>>()))
-            .collect();
+        let parts: Vec<_> = paths.chunks(chunk).map(|part| s.spawn(move || stat_run(part))).collect();
         parts.into_iter().flat_map(|h| h.join().expect("stat thread panicked")).collect()
     })
+}
+
+/// Stats paths in order. On Unix, files of one directory are stat'ed relative to that
+/// directory (`fstatat`): a walk lists each directory's files together, and resolving every
+/// full path again was half the cost of a no-change refresh.
+#[cfg(unix)]
+fn stat_run<P: AsRef<Path>>(paths: &[P]) -> Vec<FileStat> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+
+    struct Dir<'a> {
+        path: &'a Path,
+        fd: libc::c_int,
+    }
+    impl Drop for Dir<'_> {
+        fn drop(&mut self) {
+            if self.fd >= 0 {
+                unsafe { libc::close(self.fd) };
+            }
+        }
+    }
+
+    let mut dir: Option<Dir> = None;
+    let mut out = Vec::with_capacity(paths.len());
+    for p in paths {
+        let path = p.as_ref();
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            out.push(stat(path));
+            continue;
+        };
+        if dir.as_ref().is_none_or(|d| d.path != parent) {
+            let fd = match CString::new(parent.as_os_str().as_bytes()) {
+                Ok(c) => unsafe { libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) },
+                Err(_) => -1,
+            };
+            dir = Some(Dir { path: parent, fd });
+        }
+        let fd = dir.as_ref().map_or(-1, |d| d.fd);
+        let Ok(cname) = CString::new(name.as_bytes()) else {
+            out.push(stat(path));
+            continue;
+        };
+        if fd < 0 {
+            out.push(stat(path));
+            continue;
+        }
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // Follows links, like `stat(2)` and `std::fs::metadata`.
+        if unsafe { libc::fstatat(fd, cname.as_ptr(), &mut st, 0) } != 0 {
+            out.push(FileStat { mtime_us: 0, size: 0, kind: FileKind::Missing });
+            continue;
+        }
+        let mtime_us =
+            if st.st_mtime < 0 { 0 } else { st.st_mtime as i64 * 1_000_000 + st.st_mtime_nsec as i64 / 1_000 };
+        let kind = match st.st_mode & libc::S_IFMT {
+            libc::S_IFREG => FileKind::File,
+            libc::S_IFDIR => FileKind::Dir,
+            _ => FileKind::Other,
+        };
+        out.push(FileStat { mtime_us, size: st.st_size as u64, kind });
+    }
+    out
+}
+
+#[cfg(not(unix))]
+fn stat_run<P: AsRef<Path>>(paths: &[P]) -> Vec<FileStat> {
+    paths.iter().map(|p| stat(p.as_ref())).collect()
 }
 
 #[cfg(test)]
@@ -78,6 +142,23 @@ mod tests {
         assert_eq!(stats[1].kind, FileKind::Dir);
         assert_eq!(stats[2].kind, FileKind::Missing);
         assert!(stats[3..].iter().all(|s| *s == stats[0]));
+        // Batched (per-directory) and single stats agree, across directories and links.
+        let sub = dir.join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join("b.txt"), b"hi there").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&file, sub.join("link.txt")).unwrap();
+        let mixed: Vec<_> = (0..300)
+            .map(|i| match i % 4 {
+                0 => file.clone(),
+                1 => sub.join("b.txt"),
+                2 => sub.join("link.txt"),
+                _ => sub.join("gone.txt"),
+            })
+            .collect();
+        let batched = stat_many(&mixed, 2);
+        let single: Vec<_> = mixed.iter().map(|p| stat(p)).collect();
+        assert_eq!(batched, single);
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
