@@ -35,4 +35,19 @@ describe('createMemoryIndex', () => {
     await assert.rejects(mem.add([{ title: 'no id' }]), InvalidArgumentError);
     await assert.rejects(mem.add('nope'), InvalidArgumentError);
   });
+
+  it('commits all of a large add or none of it', async () => {
+    const mem = createMemoryIndex();
+    const docs = Array.from({ length: 12_000 }, (_, i) => ({ id: `bulk/item-${i}`, title: `bulk item ${i}`, content: 'shared words' }));
+    await assert.rejects(mem.add([...docs, { title: 'no id, after two full chunks' }]), InvalidArgumentError);
+    assert.equal(mem.size, 0);
+    assert.equal((await mem.search({ query: 'shared', limit: 0 })).total, 0);
+    await mem.add(docs);
+    assert.equal(mem.size, 12_000);
+    // Equal scores: the order is by id, exactly, across the chunks and segments of the add.
+    const byId = docs.map((d) => d.id).sort();
+    const page = await mem.search({ query: 'shared', limit: 5, offset: 5_000 });
+    assert.equal(page.total, 12_000);
+    assert.deepEqual(page.results.map((r) => r.id), byId.slice(5_000, 5_005));
+  });
 });

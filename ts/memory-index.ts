@@ -29,6 +29,7 @@ export interface PlainDocument {
 export type MemorySearchOptions = Omit<SearchOptions, 'scope'> & { scope?: string };
 
 const RANK: Record<string, number> = { project: 0, user: 1 };
+const UPSERT_CHUNK = 5000;
 
 function toNative(d: PlainDocument): object {
   if (!d || typeof d !== 'object' || typeof d.id !== 'string' || d.id === '') {
@@ -71,10 +72,14 @@ export class MemoryIndex {
   /** Adds documents; a document with the same kind and id replaces the old one. */
   async add(docs: PlainDocument[]): Promise<void> {
     if (!Array.isArray(docs)) throw new InvalidArgumentError('add takes an array of documents', { hint: 'pass [{ id, … }]' });
-    const payload = JSON.stringify(docs.map(toNative));
     const batch = native(() => this.native.batch(docs.length));
     try {
-      native(() => batch.upsert(payload));
+      // In chunks: one JSON text of every document would double the memory a large add needs.
+      // A bad document aborts the batch, so nothing of this add is committed.
+      for (let i = 0; i < docs.length; i += UPSERT_CHUNK) {
+        const payload = JSON.stringify(docs.slice(i, i + UPSERT_CHUNK).map(toNative));
+        native(() => batch.upsert(payload));
+      }
       await nativeAsync(() => batch.commit());
     } catch (err) {
       batch.abort();
