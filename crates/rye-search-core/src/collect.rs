@@ -105,6 +105,9 @@ pub struct Collected {
 pub struct TopRanked {
     pub sort: SortBy,
     pub wanted: usize,
+    /// Let Tantivy skip blocks (block-max WAND). Only a union of term queries can skip; any
+    /// other query visits every match anyway, and is then counted on the way, not twice.
+    pub prune: bool,
     /// Columns per segment ordinal, when the caller keeps them open.
     pub columns: Vec<Arc<SortColumns>>,
 }
@@ -115,6 +118,7 @@ type LocalKey = (u64, u64, u64, u64, u64);
 pub struct SegmentTop {
     segment: SegmentOrdinal,
     sort: SortBy,
+    prune: bool,
     wanted: usize,
     /// Up to `2 * wanted` candidates; halved to the best `wanted` when full.
     buffer: Vec<(LocalKey, Score, DocId)>,
@@ -225,11 +229,7 @@ impl SegmentCollector for SegmentTop {
                 address: DocAddress::new(self.segment, doc),
             });
         }
-        let pruned = if self.sort == SortBy::Score && self.floor.is_some() {
-            vec![(self.segment, self.seen)]
-        } else {
-            Vec::new()
-        };
+        let pruned = if self.prune && self.floor.is_some() { vec![(self.segment, self.seen)] } else { Vec::new() };
         Collected { seen: self.seen, pruned, best: self.best, top: out }
     }
 }
@@ -246,6 +246,7 @@ impl Collector for TopRanked {
         Ok(SegmentTop {
             segment,
             sort: self.sort,
+            prune: self.prune && self.sort == SortBy::Score,
             wanted: self.wanted,
             buffer: Vec::with_capacity(2 * self.wanted.min(1024)),
             floor: None,
@@ -278,7 +279,11 @@ impl Collector for TopRanked {
                 if is_alive(doc) {
                     top.collect(doc, score);
                 }
-                top.score_threshold()
+                if self.prune {
+                    top.score_threshold()
+                } else {
+                    Score::MIN
+                }
             })?;
         } else {
             weight.for_each(reader, &mut |doc, score| {

@@ -12,7 +12,7 @@ use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
 use tantivy::index::{IndexSettings, SegmentId};
 use tantivy::query::{
-    AllQuery, BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery, RegexQuery, TermQuery,
+    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery, RegexQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::snippet::SnippetGenerator;
@@ -226,8 +226,12 @@ impl SearchIndex {
             Box::new(BooleanQuery::new(clauses))
         };
 
-        let collector =
-            TopRanked { sort: req.sort_by, wanted: req.offset + req.limit, columns: self.sort_columns(&searcher)? };
+        let collector = TopRanked {
+            sort: req.sort_by,
+            wanted: req.offset + req.limit,
+            prune: is_term_union(&*query),
+            columns: self.sort_columns(&searcher)?,
+        };
         let found = collect(&searcher, &*query, &collector)?;
         let total = found.seen as usize;
         let best = found.best;
@@ -390,15 +394,16 @@ impl SearchIndex {
     /// content, only when a preview is wanted.
     fn materialise(&self, searcher: &tantivy::Searcher, address: DocAddress, with_content: bool) -> Result<Hit> {
         if with_content {
-            let doc: WithContent = searcher.doc(address)?;
-            Ok(self.hit(doc.text(self.fields.content()), |f| doc.text(f), doc.int(self.fields.date)))
+            let mut doc: WithContent = searcher.doc(address)?;
+            let content = doc.take_text(self.fields.content());
+            Ok(self.hit(content, doc.int(self.fields.date), |f| doc.take_text(f)))
         } else {
-            let doc: WithoutContent = searcher.doc(address)?;
-            Ok(self.hit(String::new(), |f| doc.text(f), doc.int(self.fields.date)))
+            let mut doc: WithoutContent = searcher.doc(address)?;
+            Ok(self.hit(String::new(), doc.int(self.fields.date), |f| doc.take_text(f)))
         }
     }
 
-    fn hit(&self, content: String, text: impl Fn(Field) -> String, date: Option<i64>) -> Hit {
+    fn hit(&self, content: String, date: Option<i64>, mut text: impl FnMut(Field) -> String) -> Hit {
         let f = &self.fields;
         Hit {
             id: text(f.id),
@@ -438,6 +443,31 @@ fn collect(
         }
     }
     Ok(found)
+}
+
+/// Whether `query` is a term query or a union of (boosted) term queries: the shape Tantivy
+/// scores with block-max WAND. A boosted query is taken for a term query when it holds a single
+/// term without positions; mistaking one costs time, never results.
+fn is_term_union(query: &dyn Query) -> bool {
+    let leaf = |q: &dyn Query| {
+        if q.downcast_ref::<TermQuery>().is_some() {
+            return true;
+        }
+        let mut terms = 0;
+        let mut positions = false;
+        q.query_terms(&mut |_, needs_positions| {
+            terms += 1;
+            positions |= needs_positions;
+        });
+        q.downcast_ref::<BoostQuery>().is_some() && terms == 1 && !positions
+    };
+    match query.downcast_ref::<BooleanQuery>() {
+        Some(union) => {
+            !union.clauses().is_empty()
+                && union.clauses().iter().all(|(occur, q)| *occur == Occur::Should && leaf(&**q))
+        }
+        None => leaf(query),
+    }
 }
 
 /// The words of a query made only of plain terms joined by AND (at least two words).

@@ -20,11 +20,12 @@ pub enum StoredValue {
 }
 
 impl<const WITH_CONTENT: bool> Stored<WITH_CONTENT> {
-    pub fn text(&self, field: Field) -> String {
+    /// Moves the first text of `field` out (each field is read once per hit).
+    pub fn take_text(&mut self, field: Field) -> String {
         self.0
-            .iter()
+            .iter_mut()
             .find_map(|(f, v)| match v {
-                StoredValue::Text(t) if *f == field => Some(t.clone()),
+                StoredValue::Text(t) if *f == field => Some(std::mem::take(t)),
                 _ => None,
             })
             .unwrap_or_default()

@@ -195,6 +195,45 @@ fn ties_across_segments_are_exact_by_id() {
     assert_eq!(by_name, expected[..5].to_vec());
 }
 
+/// The total of a one-hit page equals the number of hits of a page holding every match, for
+/// every query shape (skipping blocks for the first must not change the count), across segments
+/// and with deleted documents.
+#[test]
+fn totals_are_exact_for_every_query_shape() {
+    let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"];
+    let index = SearchIndex::in_memory().unwrap();
+    for commit in 0..4 {
+        let docs: Vec<ItemDoc> = (0..200)
+            .map(|i| {
+                let pick = |k: usize| words[(i * (k + 3) + commit * 7 + k * k) % words.len()];
+                let text = format!("{} {} {} {}", pick(0), pick(1), pick(2), "filler ".repeat(i % 13));
+                let mut d = doc(&format!("set{commit}/doc{i}"), "project", pick(3), pick(4), &text);
+                d.kind = if i % 3 == 0 { "directive".into() } else { "tool".into() };
+                d
+            })
+            .collect();
+        let mut batch = index.batch_for(docs.len()).unwrap();
+        batch.upsert(&docs).unwrap();
+        batch.commit().unwrap();
+    }
+    let mut batch = index.batch_for(1).unwrap();
+    batch.delete(&(0..50).map(|i| format!("project:set1/doc{i}")).collect::<Vec<_>>());
+    batch.commit().unwrap();
+    assert!(index.num_segments() > 1);
+    for query in ["alpha", "alpha OR beta", "alpha beta", "\"alpha beta\"", "alpha NOT gamma", "gam*", "*"] {
+        for kind in [None, Some("tool")] {
+            let req = SearchRequest { query: query.into(), kind: kind.map(String::from), ..Default::default() };
+            let all = index.search(&SearchRequest { limit: 1000, ..req.clone() }).unwrap();
+            let one = index.search(&SearchRequest { limit: 1, ..req.clone() }).unwrap();
+            let none = index.search(&SearchRequest { limit: 0, ..req }).unwrap();
+            assert_eq!(all.total, all.hits.len(), "{query} {kind:?}: total of the full page");
+            assert_eq!(one.total, all.total, "{query} {kind:?}: total of a one-hit page");
+            assert_eq!(none.total, all.total, "{query} {kind:?}: total without hits");
+            assert_eq!(one.hits.first().map(|h| &h.id), all.hits.first().map(|h| &h.id), "{query} {kind:?}: best hit");
+        }
+    }
+}
+
 #[test]
 fn sort_by_name_and_date() {
     let mut a = doc("x/b_item", "project", "Bravo", "", "");

@@ -85,9 +85,11 @@ impl<'a> Builder<'a> {
                 Box::new(BooleanQuery::new(clauses))
             }
             Node::Or(children) => {
-                let clauses =
-                    children.iter().map(|c| Ok((Occur::Should, self.build(c, fields)?))).collect::<Result<Vec<_>>>()?;
-                Box::new(BooleanQuery::new(clauses))
+                let mut alternatives = Vec::new();
+                for child in children {
+                    push_alternative(&mut alternatives, self.build(child, fields)?);
+                }
+                any_of(alternatives)
             }
         })
     }
@@ -234,6 +236,20 @@ fn boosted(q: Box<dyn Query>, boost: f32) -> Box<dyn Query> {
     } else {
         Box::new(BoostQuery::new(q, boost))
     }
+}
+
+/// Adds `q` to a union, flattening a union inside it: `a OR b` over five fields becomes one
+/// union of ten term queries, which Tantivy scores with block-max WAND, instead of a union of
+/// unions that scores every match.
+fn push_alternative(out: &mut Vec<Box<dyn Query>>, q: Box<dyn Query>) {
+    if let Some(union) = q.downcast_ref::<BooleanQuery>() {
+        let clauses = union.clauses();
+        if !clauses.is_empty() && clauses.iter().all(|(occur, _)| *occur == Occur::Should) {
+            out.extend(clauses.iter().map(|(_, c)| c.box_clone()));
+            return;
+        }
+    }
+    out.push(q);
 }
 
 fn any_of(mut queries: Vec<Box<dyn Query>>) -> Box<dyn Query> {
