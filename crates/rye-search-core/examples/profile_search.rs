@@ -3,6 +3,9 @@
 //! (`queries.txt`: one query per line; a plain string instead of a file is one query).
 use std::time::Instant;
 
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use rye_search_core::{ItemDoc, SearchIndex, SearchRequest};
 
 fn main() {
@@ -63,8 +66,9 @@ fn main() {
             println!("{us:9.1} µs  {total:6} hits  {}", req.query);
         }
     }
+    let only_many = std::env::var_os("ONLY_MANY").is_some();
     let t = Instant::now();
-    for _ in 0..repeats {
+    for _ in 0..if only_many { 0 } else { repeats } {
         for req in &reqs {
             index.search(req).unwrap();
         }
