@@ -8,7 +8,7 @@ use tantivy::schema::{
 use crate::tokenizer::TOKENIZER_NAME;
 
 /// Bumped whenever the schema or tokenizer changes; an index with another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// Field id of `content`, the fifth field added (see [`build`]).
 pub const CONTENT_FIELD_ID: u32 = 4;

@@ -17,6 +17,8 @@ pub type WithContent = Stored<true>;
 pub enum StoredValue {
     Text(String),
     Int(i64),
+    /// Any other scalar: not used by hits, read past rather than failing the search.
+    Other,
 }
 
 impl<const WITH_CONTENT: bool> Stored<WITH_CONTENT> {
@@ -75,5 +77,21 @@ impl ValueVisitor for Visitor {
 
     fn visit_i64(&self, val: i64) -> Result<StoredValue, DeserializeError> {
         Ok(StoredValue::Int(val))
+    }
+
+    fn visit_null(&self) -> Result<StoredValue, DeserializeError> {
+        Ok(StoredValue::Other)
+    }
+
+    fn visit_u64(&self, _val: u64) -> Result<StoredValue, DeserializeError> {
+        Ok(StoredValue::Other)
+    }
+
+    fn visit_f64(&self, _val: f64) -> Result<StoredValue, DeserializeError> {
+        Ok(StoredValue::Other)
+    }
+
+    fn visit_bool(&self, _val: bool) -> Result<StoredValue, DeserializeError> {
+        Ok(StoredValue::Other)
     }
 }
