@@ -99,9 +99,9 @@ pub struct Collected {
     pub top: Vec<Ranked>,
 }
 
-/// Collects the best `wanted` documents. With the score sort it lets Tantivy skip blocks that
-/// cannot reach the current k-th score (block-max WAND); it then does not see every match, so
-/// the total is counted separately.
+/// Collects the best `wanted` documents, counting matches on the way. With `prune` (score sort
+/// only) Tantivy skips blocks that cannot reach the current k-th score; the segments where it
+/// did are reported in [`Collected::pruned`] for the caller to count again.
 pub struct TopRanked {
     pub sort: SortBy,
     pub wanted: usize,
@@ -274,16 +274,12 @@ impl Collector for TopRanked {
         let is_alive = |doc: DocId| alive.is_none_or(|a| a.is_alive(doc));
         if self.wanted == 0 {
             top.seen = weight.count(reader)? as u64;
-        } else if self.sort == SortBy::Score {
+        } else if top.prune {
             weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
                 if is_alive(doc) {
                     top.collect(doc, score);
                 }
-                if self.prune {
-                    top.score_threshold()
-                } else {
-                    Score::MIN
-                }
+                top.score_threshold()
             })?;
         } else {
             weight.for_each(reader, &mut |doc, score| {

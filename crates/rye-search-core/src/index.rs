@@ -215,7 +215,7 @@ impl SearchIndex {
                 .push((Occur::Must, fb.build(&sub, &[(field, weights[i].max(0.1))]).map_err(|e| in_field(name, e))?));
             warnings.append(&mut fb.warnings);
         }
-        for (occur, q) in self.restrictions(req)? {
+        for (occur, q) in self.restrictions(&searcher, req)? {
             let q: Box<dyn Query> = if occur == Occur::Must { Box::new(ConstScoreQuery::new(q, 0.0)) } else { q };
             clauses.push((occur, q));
         }
@@ -301,10 +301,9 @@ impl SearchIndex {
     }
 
     /// Kind, scope, spaces and filters: clauses that restrict but do not score.
-    fn restrictions(&self, req: &SearchRequest) -> Result<Vec<(Occur, Box<dyn Query>)>> {
+    fn restrictions(&self, searcher: &tantivy::Searcher, req: &SearchRequest) -> Result<Vec<(Occur, Box<dyn Query>)>> {
         let f = &self.fields;
         let mut out: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        let searcher = self.reader.searcher();
         let max_doc: u64 = searcher.segment_readers().iter().map(|s| s.max_doc() as u64).sum();
         // A restriction every document satisfies only slows the intersection down: leave it out.
         let covers_all = |field: Field, values: &[&str]| -> Result<bool> {
