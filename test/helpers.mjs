@@ -53,8 +53,9 @@ export function workspace() {
       writeTree(path.join(base, '.ai'), files);
     },
     cleanup() {
-      // Tantivy may still be finishing a background merge in the cache: retry instead of failing.
-      fs.rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      // Tantivy may still be finishing a background merge in the cache (a small commit does not
+      // wait for the merges it starts): retry for a few seconds instead of failing.
+      fs.rmSync(root, { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
     },
   };
 }

@@ -66,6 +66,7 @@ describe('concurrency', () => {
     assert.equal((await index.search({ query: 'gamma', scope: 'knowledge', limit: 0 })).total, 25);
     assert.equal(final.items, 525);
     console.log(`two processes: ${searches} refresh+search rounds here (${readOnly} found the writer busy) while the other process committed 25 refreshes`);
+    await index.close();
     ws.cleanup();
   });
 
