@@ -34,6 +34,8 @@ export interface Candidate {
   space: Space;
   mtime: number;
   size: number;
+  /** From the batch stat: 0 missing, 1 regular file, 2 anything else. */
+  fileType: number;
 }
 
 export type SkipReason =
@@ -72,12 +74,36 @@ function inside(root: string, target: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-/** A file found by the walk; mtime and size are filled in by the batch stat. */
-type Pending = Candidate;
+/** What one listing of a directory found: reusable while nothing in the directory changes. */
+export interface Listing {
+  real: string;
+  /** Item files, with mtime, size and file type from their last stat. */
+  files: Candidate[];
+  skipped: Skip[];
+  subdirs: { path: string; relDir: string }[];
+  /** Files reached through a link change without an event here: they are stat'ed on every scan. */
+  linked: Candidate[];
+}
 
-export function scanSpaces(spaces: Space[], maxFileBytes = DEFAULT_MAX_FILE_BYTES): Scan {
+/** File type from the batch stat: 0 missing, 1 regular file, 2 anything else. */
+const FILE = 1;
+
+/** Listings kept between scans, so that a scan reads again only the directories that changed. */
+export interface ScanCache {
+  /** The listing of `dir` if it is known to be unchanged. */
+  listing(key: string): Listing | undefined;
+  /** Called before `dir` is read, so a change during the read is not missed. */
+  watch(key: string, dir: string): void;
+  remember(key: string, listing: Listing): void;
+  /** Called after a scan with the directories it reached: the others are forgotten. */
+  keepOnly(reached: Set<string>): void;
+}
+
+export function scanSpaces(spaces: Space[], maxFileBytes = DEFAULT_MAX_FILE_BYTES, cache?: ScanCache): Scan {
   const scan: Scan = { candidates: [], skipped: [] };
-  const pending: Pending[] = [];
+  const listings: Listing[] = [];
+  const fresh = new Set<Listing>();
+  const reached = new Set<string>();
   for (const space of spaces) {
     let spaceReal: string;
     try {
@@ -87,69 +113,103 @@ export function scanSpaces(spaces: Space[], maxFileBytes = DEFAULT_MAX_FILE_BYTE
     }
     for (const kind of Object.keys(KIND_FOLDERS) as Kind[]) {
       const root = path.join(space.aiDir, KIND_FOLDERS[kind]);
-      walk(root, '', kind, space, spaceReal, new Set(), scan, pending);
+      walk({ kind, space, spaceReal, visited: new Set(), listings, fresh, reached, skipped: scan.skipped, cache }, root, '');
     }
   }
-  // One native call stats every file on all cores: the bulk of a no-change refresh.
-  const stats = native((b) => b.statMany(pending.map((p) => p.path).join('\0')));
-  for (let i = 0; i < pending.length; i++) {
-    const p = pending[i]!;
-    const type = stats[i * 3 + 2]!;
-    p.mtime = stats[i * 3]!;
-    p.size = stats[i * 3 + 1]!;
-    if (type !== 1) scan.skipped.push({ path: p.path, reason: type === 0 ? 'unreadable' : 'not-a-file', detail: type === 0 ? 'vanished during the scan' : undefined });
-    else if (p.size > maxFileBytes) scan.skipped.push({ path: p.path, reason: 'too-large', detail: `${p.size} bytes > ${maxFileBytes}` });
-    else scan.candidates.push(p);
+  cache?.keepOnly(reached);
+  // One native call stats every new or linked file on all cores: the bulk of a full scan.
+  const toStat: Candidate[] = [];
+  for (const l of listings) {
+    toStat.push(...(fresh.has(l) ? l.files : l.linked));
+  }
+  if (toStat.length) {
+    const stats = native((b) => b.statMany(toStat.map((p) => p.path).join('\0')));
+    for (let i = 0; i < toStat.length; i++) {
+      const p = toStat[i]!;
+      p.mtime = stats[i * 3]!;
+      p.size = stats[i * 3 + 1]!;
+      p.fileType = stats[i * 3 + 2]!;
+    }
+  }
+  for (const l of listings) {
+    for (const p of l.files) {
+      if (p.fileType !== FILE) scan.skipped.push({ path: p.path, reason: p.fileType === 0 ? 'unreadable' : 'not-a-file', detail: p.fileType === 0 ? 'vanished during the scan' : undefined });
+      else if (p.size > maxFileBytes) scan.skipped.push({ path: p.path, reason: 'too-large', detail: `${p.size} bytes > ${maxFileBytes}` });
+      else scan.candidates.push(p);
+    }
   }
   return scan;
 }
 
+interface Walk {
+  kind: Kind;
+  space: Space;
+  spaceReal: string;
+  /** Real directories visited under this kind folder (no loops). */
+  visited: Set<string>;
+  listings: Listing[];
+  /** Listings read in this scan, whose files need a stat. */
+  fresh: Set<Listing>;
+  reached: Set<string>;
+  skipped: Skip[];
+  cache?: ScanCache;
+}
+
 /** `relDir` is the directory's id prefix (`a/b`), carried down to avoid path arithmetic per file. */
-function walk(
-  dir: string,
-  relDir: string,
-  kind: Kind,
-  space: Space,
-  spaceReal: string,
-  visited: Set<string>,
-  scan: Scan,
-  pending: Pending[],
-): void {
+function walk(w: Walk, dir: string, relDir: string): void {
+  const key = `${w.space.label}|${dir}`;
+  let l = w.cache?.listing(key);
+  if (!l) {
+    w.cache?.watch(key, dir);
+    l = list(w, dir, relDir);
+    if (!l) return;
+    w.fresh.add(l);
+    w.cache?.remember(key, l);
+  }
+  w.reached.add(key);
+  if (w.visited.has(l.real)) {
+    w.skipped.push({ path: dir, reason: 'link-loop' });
+    return;
+  }
+  w.visited.add(l.real);
+  w.listings.push(l);
+  w.skipped.push(...l.skipped);
+  for (const sub of l.subdirs) walk(w, sub.path, sub.relDir);
+}
+
+/** Reads one directory: its item files (not yet stat'ed), what it skips and its subdirectories. */
+function list(w: Walk, dir: string, relDir: string): Listing | undefined {
   let real: string;
   try {
     real = fs.realpathSync(dir);
   } catch {
-    return;
+    return undefined;
   }
-  if (visited.has(real)) {
-    scan.skipped.push({ path: dir, reason: 'link-loop' });
-    return;
-  }
-  visited.add(real);
+  const l: Listing = { real, files: [], skipped: [], subdirs: [], linked: [] };
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(dir, { withFileTypes: true });
   } catch (err) {
-    if (relDir !== '' || (err as NodeJS.ErrnoException).code !== 'ENOENT') {
-      scan.skipped.push({ path: dir, reason: 'unreadable', detail: (err as Error).message });
-    }
-    return;
+    if (relDir === '' && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    l.skipped.push({ path: dir, reason: 'unreadable', detail: (err as Error).message });
+    return l;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const prefix = dir + path.sep;
   for (const entry of entries) {
     const full = prefix + entry.name;
     if (entry.name.startsWith('.')) {
-      scan.skipped.push({ path: full, reason: IGNORED_DIRS.has(entry.name) ? 'ignored-dir' : 'hidden' });
+      l.skipped.push({ path: full, reason: IGNORED_DIRS.has(entry.name) ? 'ignored-dir' : 'hidden' });
       continue;
     }
     if (entry.name.startsWith('_')) {
-      scan.skipped.push({ path: full, reason: IGNORED_DIRS.has(entry.name) ? 'ignored-dir' : 'underscore' });
+      l.skipped.push({ path: full, reason: IGNORED_DIRS.has(entry.name) ? 'ignored-dir' : 'underscore' });
       continue;
     }
     let isDir = entry.isDirectory();
     let isFile = entry.isFile();
-    if (entry.isSymbolicLink()) {
+    const isLink = entry.isSymbolicLink();
+    if (isLink) {
       // Links are followed only while they stay inside the space.
       let target: string;
       let st: fs.Stats;
@@ -158,11 +218,11 @@ function walk(
         st = fs.statSync(full);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        scan.skipped.push({ path: full, reason: code === 'ELOOP' ? 'link-loop' : 'unreadable', detail: code });
+        l.skipped.push({ path: full, reason: code === 'ELOOP' ? 'link-loop' : 'unreadable', detail: code });
         continue;
       }
-      if (!inside(spaceReal, target)) {
-        scan.skipped.push({ path: full, reason: 'link-outside-space', detail: target });
+      if (!inside(w.spaceReal, target)) {
+        l.skipped.push({ path: full, reason: 'link-outside-space', detail: target });
         continue;
       }
       isDir = st.isDirectory();
@@ -170,24 +230,27 @@ function walk(
     }
     if (isDir) {
       if (IGNORED_DIRS.has(entry.name)) {
-        scan.skipped.push({ path: full, reason: 'ignored-dir' });
+        l.skipped.push({ path: full, reason: 'ignored-dir' });
         continue;
       }
-      walk(full, relDir ? `${relDir}/${entry.name}` : entry.name, kind, space, spaceReal, visited, scan, pending);
+      l.subdirs.push({ path: full, relDir: relDir ? `${relDir}/${entry.name}` : entry.name });
       continue;
     }
     if (!isFile) {
-      scan.skipped.push({ path: full, reason: 'not-a-file' });
+      l.skipped.push({ path: full, reason: 'not-a-file' });
       continue;
     }
     const dot = entry.name.lastIndexOf('.');
     const ext = dot > 0 ? entry.name.slice(dot) : '';
     const name = ext ? entry.name.slice(0, dot) : entry.name;
     const id = relDir ? `${relDir}/${name}` : name;
-    if (!KIND_EXTENSIONS[kind].includes(ext.toLowerCase())) {
-      scan.skipped.push({ path: full, reason: 'extension', detail: ext || '(none)' });
+    if (!KIND_EXTENSIONS[w.kind].includes(ext.toLowerCase())) {
+      l.skipped.push({ path: full, reason: 'extension', detail: ext || '(none)' });
       continue;
     }
-    pending.push({ key: `${space.label}|${full}`, path: full, kind, id, name, ext: ext.toLowerCase(), space, mtime: 0, size: 0 });
+    const file: Candidate = { key: `${w.space.label}|${full}`, path: full, kind: w.kind, id, name, ext: ext.toLowerCase(), space: w.space, mtime: 0, size: 0, fileType: 0 };
+    l.files.push(file);
+    if (isLink) l.linked.push(file);
   }
+  return l;
 }

@@ -12,6 +12,7 @@ import { scanSpaces, type Candidate, type Skip, DEFAULT_MAX_FILE_BYTES } from '.
 import { IndexLockedError, RyeSearchError } from './errors.js';
 import { parseItem } from './metadata.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
+import { WatchedScanCache } from './scan-cache.js';
 import { sourceOf, type Space } from './spaces.js';
 import { TrustStore, verifyText, type Verification } from './trust.js';
 
@@ -75,13 +76,23 @@ export class Indexer {
   private manifest: Map<string, { mtime: number; size: number }> | undefined;
   private opstamp = -1;
   private verified = new Map<string, Verification>();
+  /** Directory listings reused while their watchers report no change (undefined: walk everything). */
+  private readonly scanCache: WatchedScanCache | undefined;
 
   constructor(
     private readonly nativeIndex: NativeIndex,
     readonly spaces: Space[],
     private readonly stateFile: string | undefined,
     private readonly maxFileBytes = DEFAULT_MAX_FILE_BYTES,
-  ) {}
+    watch = false,
+  ) {
+    if (watch) this.scanCache = new WatchedScanCache();
+  }
+
+  /** Stops watching the spaces. */
+  close(): void {
+    this.scanCache?.close();
+  }
 
   /** Refreshes once at a time; concurrent callers share the running refresh. */
   refresh(onProgress?: (p: Progress) => void): Promise<IndexReport> {
@@ -102,7 +113,8 @@ export class Indexer {
     const trustChanged = state.trust !== trustPrint;
     if (trustChanged) this.verified.clear();
 
-    const scan = scanSpaces(this.spaces, this.maxFileBytes);
+    await this.scanCache?.beginScan();
+    const scan = scanSpaces(this.spaces, this.maxFileBytes, this.scanCache);
     this.lastSkipped = scan.skipped;
     const opstamp = native(() => this.nativeIndex.opstamp());
     if (!this.manifest || opstamp !== this.opstamp) {

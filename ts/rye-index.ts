@@ -31,6 +31,12 @@ export interface OpenIndexOptions {
   maxFileBytes?: number;
   /** Refresh on open (default true). */
   refresh?: boolean;
+  /**
+   * Watch the spaces' directories so that a refresh reads only those that changed (a full scan
+   * still runs at least once a minute). Default on, except on Windows, where a watched directory
+   * cannot be deleted by other programs. Off for one-shot use.
+   */
+  watch?: boolean;
   onProgress?: (p: Progress) => void;
 }
 
@@ -128,6 +134,7 @@ export class RyeIndex {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.indexer.close();
   }
 
   private request(opts: SearchOptions) {
@@ -157,7 +164,7 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   const location = indexDirFor(cacheDir, opts.projectPath);
   fs.mkdirSync(location, { recursive: true });
   const nativeIndex = native((b) => b.NativeIndex.open(location));
-  const indexer = new Indexer(nativeIndex, spaces, path.join(location, 'rye-state.json'), opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  const indexer = new Indexer(nativeIndex, spaces, path.join(location, 'rye-state.json'), opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, opts.watch ?? process.platform !== 'win32');
   const index = new RyeIndex(nativeIndex, indexer, spaces, location, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
   if (opts.refresh !== false) await index.refresh(opts.onProgress);
   return index;

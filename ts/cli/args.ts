@@ -49,6 +49,8 @@ export function openOptions(values: CommonValues): OpenIndexOptions {
     cacheDir: values['cache-dir'],
     systemBundles: [...(values.bundle ?? []).map(parseBundleSpec), ...bundlesFromEnv()],
     includeDefaultBundle: !values['no-default-bundle'],
+    // One refresh per command: watching would only cost time.
+    watch: false,
   };
 }
 

@@ -22,7 +22,8 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${MCP_HELP}\n`);
     return 0;
   }
-  const { projectPath, ...rest } = openOptions(values);
+  // A long-lived server: the platform's default watching makes the refresh before each call cheap.
+  const { projectPath, watch: _oneShot, ...rest } = openOptions(values);
   const ctx = new McpContext({ ...rest, defaultProject: projectPath });
   await ctx.index(undefined); // build the index before the first call
   if (values.http !== undefined) {

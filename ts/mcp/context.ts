@@ -1,7 +1,7 @@
 /**
  * What the MCP tools share: one open index per project, kept across calls and refreshed before
- * each call (a stat-only check when nothing changed), so an item edited on disk is found by the
- * next call.
+ * each call (only directories where a watcher saw a change are read again), so an item edited on
+ * disk is found by the next call.
  */
 import path from 'node:path';
 

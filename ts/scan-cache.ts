@@ -1,0 +1,97 @@
+/**
+ * Directory listings kept between refreshes and invalidated by `fs.watch`, so a refresh re-reads
+ * only the directories where something changed instead of walking and stat'ing the whole tree.
+ *
+ * Watchers are hints, never the only truth: a directory that cannot be watched is read on every
+ * scan, and every listing is dropped (a full scan) after a burst of events — the kernel's event
+ * queue may have overflowed — and when the last full scan is older than `fullScanMs`, for file
+ * systems that send no events (network mounts).
+ */
+import fs from 'node:fs';
+
+import type { Listing, ScanCache } from './discovery.js';
+
+/** More events than this between two scans: read everything again. */
+const EVENT_BURST = 1000;
+export const FULL_SCAN_MS = 60_000;
+
+interface Entry {
+  watcher?: fs.FSWatcher;
+  listing?: Listing;
+}
+
+export class WatchedScanCache implements ScanCache {
+  private readonly entries = new Map<string, Entry>();
+  private events = 0;
+  private lastFull = -Infinity;
+
+  constructor(private readonly fullScanMs = FULL_SCAN_MS) {}
+
+  /** Lets pending watcher events arrive, then decides whether this scan reads everything. */
+  async beginScan(): Promise<void> {
+    // Events the kernel has queued are delivered in the event loop's poll phase. Called from a
+    // poll-phase callback, the first immediate runs in this same iteration, before any new poll;
+    // the second runs only after a full poll: then every change made before this call is known.
+    for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+    const now = performance.now();
+    if (this.events > EVENT_BURST || now - this.lastFull > this.fullScanMs) {
+      for (const e of this.entries.values()) e.listing = undefined;
+      this.lastFull = now;
+    }
+    this.events = 0;
+  }
+
+  listing(key: string): Listing | undefined {
+    return this.entries.get(key)?.listing;
+  }
+
+  watch(key: string, dir: string): void {
+    let entry = this.entries.get(key);
+    if (!entry) this.entries.set(key, (entry = {}));
+    if (entry.watcher) return;
+    try {
+      // Not persistent: an open index must not keep the process alive.
+      const watcher = fs.watch(dir, { persistent: false }, () => this.changed(entry));
+      watcher.on('error', () => this.unwatch(entry));
+      entry.watcher = watcher;
+    } catch {
+      // Missing, unreadable, or out of watches (ENOSPC): this directory is read on every scan.
+    }
+  }
+
+  remember(key: string, listing: Listing): void {
+    const entry = this.entries.get(key);
+    if (entry?.watcher) entry.listing = listing;
+  }
+
+  keepOnly(reached: Set<string>): void {
+    for (const [key, entry] of this.entries) {
+      if (reached.has(key)) continue;
+      entry.watcher?.close();
+      this.entries.delete(key);
+    }
+  }
+
+  /** Number of directories watched (for tests and diagnostics). */
+  get watched(): number {
+    let n = 0;
+    for (const e of this.entries.values()) if (e.watcher) n++;
+    return n;
+  }
+
+  close(): void {
+    for (const e of this.entries.values()) e.watcher?.close();
+    this.entries.clear();
+  }
+
+  private changed(entry: Entry): void {
+    entry.listing = undefined;
+    this.events++;
+  }
+
+  private unwatch(entry: Entry): void {
+    entry.watcher?.close();
+    entry.watcher = undefined;
+    entry.listing = undefined;
+  }
+}
