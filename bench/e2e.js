@@ -36,6 +36,12 @@ const noop = await index.refresh();
 out.noChangeRefreshMs = Math.round(performance.now() - t);
 out.noChangeUnchanged = noop.unchanged;
 
+// The walk + stat of every file that a refresh without watching (or a periodic full scan) does.
+const { scanSpaces } = await import('../dist/discovery.js');
+t = performance.now();
+scanSpaces(index.spaces);
+out.fullScanMs = Math.round(performance.now() - t);
+
 const victim = path.join(project, '.ai', 'knowledge', `${docs[123].id}.md`);
 t = performance.now();
 fs.appendFileSync(victim, '\nzyzzyvaquux marker\n');

@@ -78,7 +78,7 @@ function table(tierName, results, e2e) {
     if (e2e.error) lines.push(`- failed: ${e2e.error}`);
     else {
       lines.push(`- first index: ${e2e.firstIndexMs} ms (peak RSS ${e2e.firstIndexPeakRssMb} MB); index on disk ${e2e.indexDiskMb} MB for a ${e2e.treeDiskMb} MB tree`);
-      lines.push(`- no-change refresh: ${e2e.noChangeRefreshMs} ms; one edited file visible to the next search: ${e2e.editVisibleMs} ms`);
+      lines.push(`- no-change refresh: ${e2e.noChangeRefreshMs} ms; one edited file visible to the next search: ${e2e.editVisibleMs} ms (watched directories; a full walk + stat of the tree: ${e2e.fullScanMs} ms)`);
       lines.push(`- open + first query: ${e2e.openFirstQueryMs} ms; MCP server spawn → first rye_search answer: ${e2e.mcpSpawnToFirstAnswerMs} ms`);
     }
   }
