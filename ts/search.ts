@@ -219,8 +219,8 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
   };
 }
 
-export interface NativeHit {
-  id: string;
+/** What a hit shows besides id, score and preview: stored as one JSON object at index time. */
+export interface NativeItem {
   kind: Kind;
   space: string;
   name: string;
@@ -228,10 +228,15 @@ export interface NativeHit {
   description: string;
   category: string;
   path: string;
-  score: number;
-  preview: string;
   date: number | null;
   extra: { signed?: boolean; integrity?: string; metadata?: Record<string, unknown> } | null;
+}
+
+export interface NativeHit {
+  id: string;
+  score: number;
+  preview: string;
+  item: NativeItem;
 }
 
 export interface NativeResponse {
@@ -244,27 +249,28 @@ export interface NativeResponse {
 export type ShadowLookup = (kind: Kind, id: string) => { label: string; path: string }[] | undefined;
 
 export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
-  const extra = hit.extra ?? {};
+  const item = hit.item;
+  const extra = item.extra ?? {};
   const result: SearchResult = {
     id: hit.id,
-    name: hit.name,
-    title: hit.title,
-    description: hit.description,
-    category: hit.category,
+    name: item.name,
+    title: item.title,
+    description: item.description,
+    category: item.category,
     score: hit.score,
-    type: hit.kind,
-    source: sourceOf(hit.space),
+    type: item.kind,
+    source: sourceOf(item.space),
     preview: hit.preview,
-    path: hit.path,
+    path: item.path,
     signed: extra.signed ?? false,
     integrity: extra.integrity ?? 'unsigned',
   };
-  if (hit.space.startsWith('system:')) result.bundle = hit.space.slice('system:'.length);
+  if (item.space.startsWith('system:')) result.bundle = item.space.slice('system:'.length);
   if (extra.metadata && Object.keys(extra.metadata).length) result.metadata = extra.metadata;
-  const copies = shadows?.(hit.kind, hit.id);
+  const copies = shadows?.(item.kind, hit.id);
   if (copies && copies.length > 1) {
     const [winner, ...rest] = copies;
-    if (winner!.path === hit.path && winner!.label === hit.space) result.shadows = rest.map((r) => ({ space: r.label }));
+    if (winner!.path === item.path && winner!.label === item.space) result.shadows = rest.map((r) => ({ space: r.label }));
     else result.shadowed_by = winner!.label;
   }
   return result;

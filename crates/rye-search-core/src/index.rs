@@ -7,6 +7,7 @@ use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use serde_json::value::RawValue;
 use tantivy::collector::Collector;
 use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
@@ -269,17 +270,28 @@ impl SearchIndex {
         Ok(SearchResponse { total, hits, warnings })
     }
 
-    /// Runs many searches on up to two threads; each result stands on its own.
+    /// Runs many searches on all cores (up to 8); each result stands on its own.
     pub fn search_many(&self, reqs: &[SearchRequest]) -> Vec<Result<SearchResponse>> {
+        self.search_many_with(reqs, |r| r)
+    }
+
+    /// Like [`Self::search_many`], with `each` applied on the searching thread (e.g. to serialise
+    /// the response there instead of afterwards on one thread).
+    pub fn search_many_with<T: Send>(
+        &self,
+        reqs: &[SearchRequest],
+        each: impl Fn(Result<SearchResponse>) -> T + Sync,
+    ) -> Vec<T> {
         let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 8);
         if reqs.len() < 8 || threads == 1 {
-            return reqs.iter().map(|r| self.search(r)).collect();
+            return reqs.iter().map(|r| each(self.search(r))).collect();
         }
         let chunk = reqs.len().div_ceil(threads);
+        let each = &each;
         std::thread::scope(|s| {
             let handles: Vec<_> = reqs
                 .chunks(chunk)
-                .map(|part| s.spawn(move || part.iter().map(|r| self.search(r)).collect::<Vec<_>>()))
+                .map(|part| s.spawn(move || part.iter().map(|r| each(self.search(r))).collect::<Vec<_>>()))
                 .collect();
             handles.into_iter().flat_map(|h| h.join().expect("search thread panicked")).collect()
         })
@@ -392,32 +404,15 @@ impl SearchIndex {
     /// Loads the stored fields of one hit from the doc store (only the page is loaded); the
     /// content, only when a preview is wanted.
     fn materialise(&self, searcher: &tantivy::Searcher, address: DocAddress, with_content: bool) -> Result<Hit> {
-        if with_content {
+        let f = &self.fields;
+        let (id, item, preview) = if with_content {
             let mut doc: WithContent = searcher.doc(address)?;
-            let content = doc.take_text(self.fields.content());
-            Ok(self.hit(content, doc.int(self.fields.date), |f| doc.take_text(f)))
+            (doc.take_text(f.id), doc.take_text(f.item), doc.take_text(f.content()))
         } else {
             let mut doc: WithoutContent = searcher.doc(address)?;
-            Ok(self.hit(String::new(), doc.int(self.fields.date), |f| doc.take_text(f)))
-        }
-    }
-
-    fn hit(&self, content: String, date: Option<i64>, mut text: impl FnMut(Field) -> String) -> Hit {
-        let f = &self.fields;
-        Hit {
-            id: text(f.id),
-            kind: text(f.kind),
-            space: text(f.space),
-            name: text(f.text[1]),
-            title: text(f.text[0]),
-            description: text(f.text[2]),
-            category: text(f.text[3]),
-            path: text(f.path),
-            score: 0.0,
-            preview: content,
-            date,
-            extra: serde_json::value::RawValue::from_string(text(f.extra)).ok(),
-        }
+            (doc.take_text(f.id), doc.take_text(f.item), String::new())
+        };
+        Ok(Hit { id, score: 0.0, preview, item })
     }
 }
 
@@ -605,13 +600,44 @@ impl Batch {
     }
 }
 
+/// The JSON a hit shows besides id, score and preview. `extra` is passed through when it is JSON.
+fn stored_item(d: &ItemDoc) -> String {
+    #[derive(serde::Serialize)]
+    struct Item<'a> {
+        kind: &'a str,
+        space: &'a str,
+        name: &'a str,
+        title: &'a str,
+        description: &'a str,
+        category: &'a str,
+        path: &'a str,
+        date: Option<i64>,
+        extra: Option<&'a RawValue>,
+    }
+    let extra = d.extra.as_deref().and_then(|e| serde_json::from_str::<&RawValue>(e).ok());
+    let item = Item {
+        kind: &d.kind,
+        space: &d.space,
+        name: &d.name,
+        title: &d.title,
+        description: &d.description,
+        category: &d.category,
+        path: &d.path,
+        date: d.date,
+        extra,
+    };
+    serde_json::to_string(&item).expect("a struct of strings serialises")
+}
+
 fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     let mut doc = TantivyDocument::default();
+    // Stored values are read in the order they are added: id, item, then content (read only for
+    // previews).
+    doc.add_text(f.id, &d.id);
     for (field, value) in f.text.iter().zip([&d.title, &d.name, &d.description, &d.category]) {
         doc.add_text(*field, value);
     }
     doc.add_text(f.key, &d.key);
-    doc.add_text(f.id, &d.id);
     doc.add_text(f.kind, &d.kind);
     doc.add_text(f.space, &d.space);
     doc.add_u64(f.space_rank, d.space_rank);
@@ -635,8 +661,7 @@ fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     doc.add_i64(f.mtime, d.mtime);
     doc.add_u64(f.size, d.size);
     doc.add_text(f.hash, &d.hash);
-    doc.add_text(f.path, &d.path);
-    doc.add_text(f.extra, d.extra.as_deref().unwrap_or(""));
+    doc.add_text(f.item, stored_item(d));
     // Stored last, so hits without a preview stop reading before it.
     doc.add_text(f.content(), &d.content);
     doc

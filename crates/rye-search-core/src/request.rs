@@ -97,29 +97,62 @@ impl Default for SearchRequest {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default)]
 pub struct Hit {
     pub id: String,
-    pub kind: String,
-    pub space: String,
-    pub name: String,
-    pub title: String,
-    pub description: String,
-    pub category: String,
-    pub path: String,
     /// Normalised 0–1 against the best match of the whole query (not of the page).
     pub score: f64,
     pub preview: String,
-    pub date: Option<i64>,
-    /// The document's `extra` JSON, passed through verbatim (parsed once, by the caller).
-    pub extra: Option<Box<serde_json::value::RawValue>>,
+    /// JSON object of kind, space, name, title, description, category, path, date and the
+    /// document's `extra`, as the index wrote it: passed through verbatim, never parsed here.
+    pub item: String,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+impl Hit {
+    /// One string field of `item` (`kind`, `space`, `title`, …), parsed on demand.
+    pub fn item_str(&self, key: &str) -> Option<String> {
+        let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&self.item).ok()?;
+        map.get(key)?.as_str().map(String::from)
+    }
+}
+
+#[derive(Debug, Clone, Default)]
 pub struct SearchResponse {
     pub total: usize,
     pub hits: Vec<Hit>,
     pub warnings: Vec<String>,
+}
+
+impl SearchResponse {
+    /// `{"total","hits":[{"id","score","preview","item"}],"warnings"}`, written by hand so that each
+    /// hit's stored JSON is copied instead of parsed and serialised again.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        let string = |out: &mut Vec<u8>, s: &str| serde_json::to_writer(&mut *out, s).expect("writing to a Vec");
+        out.extend_from_slice(b"{\"total\":");
+        out.extend_from_slice(self.total.to_string().as_bytes());
+        out.extend_from_slice(b",\"hits\":[");
+        for (i, h) in self.hits.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"id\":");
+            string(out, &h.id);
+            out.extend_from_slice(b",\"score\":");
+            serde_json::to_writer(&mut *out, &h.score).expect("writing to a Vec");
+            out.extend_from_slice(b",\"preview\":");
+            string(out, &h.preview);
+            out.extend_from_slice(b",\"item\":");
+            out.extend_from_slice(if h.item.is_empty() { b"null" } else { h.item.as_bytes() });
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"],\"warnings\":");
+        serde_json::to_writer(&mut *out, &self.warnings).expect("writing to a Vec");
+        out.push(b'}');
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::with_capacity(256 + self.hits.len() * 512);
+        self.write_json(&mut out);
+        String::from_utf8(out).expect("JSON of strings is UTF-8")
+    }
 }

@@ -8,7 +8,7 @@ use tantivy::schema::{
 use crate::tokenizer::TOKENIZER_NAME;
 
 /// Bumped whenever the schema or tokenizer changes; an index with another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// Field id of `content`, the fifth field added (see [`build`]).
 pub const CONTENT_FIELD_ID: u32 = 4;
@@ -34,8 +34,9 @@ pub struct Fields {
     pub mtime: Field,
     pub size: Field,
     pub hash: Field,
-    pub path: Field,
-    pub extra: Field,
+    /// What a hit shows besides id, score and preview, as one JSON object written at index time:
+    /// a hit reads one stored value instead of deserialising ten.
+    pub item: Field,
 }
 
 impl Fields {
@@ -54,26 +55,27 @@ pub fn build() -> (Schema, Fields) {
     let indexing = TextFieldIndexing::default()
         .set_tokenizer(TOKENIZER_NAME)
         .set_index_option(IndexRecordOption::WithFreqsAndPositions);
-    let text = TextOptions::default().set_indexing_options(indexing).set_stored();
+    let text = TextOptions::default().set_indexing_options(indexing);
+    // Only content is stored among the text fields (for previews); the rest are in `item`.
+    let stored_text = |name: &str| if name == "content" { text.clone().set_stored() } else { text.clone() };
     let fast_raw = STRING | FAST;
     let num = || NumericOptions::default().set_fast();
     let fields = Fields {
-        text: TEXT_FIELDS.map(|name| b.add_text_field(name, text.clone())),
+        text: TEXT_FIELDS.map(|name| b.add_text_field(name, stored_text(name))),
         key: b.add_text_field("key", fast_raw.clone()),
         id: b.add_text_field("id", STRING | STORED | FAST),
-        kind: b.add_text_field("kind", STRING | STORED),
-        space: b.add_text_field("space", STRING | STORED),
+        kind: b.add_text_field("kind", STRING),
+        space: b.add_text_field("space", STRING),
         space_rank: b.add_u64_field("space_rank", num()),
         name_sort: b.add_text_field("name_sort", FAST),
         meta: b.add_text_field("meta", STRING),
         namespace: b.add_text_field("namespace", STRING),
         version_num: b.add_u64_field("version_num", NumericOptions::default() | INDEXED),
-        date: b.add_i64_field("date", num() | INDEXED | STORED),
+        date: b.add_i64_field("date", num() | INDEXED),
         mtime: b.add_i64_field("mtime", num()),
         size: b.add_u64_field("size", num()),
         hash: b.add_text_field("hash", fast_raw),
-        path: b.add_text_field("path", STORED),
-        extra: b.add_text_field("extra", STORED),
+        item: b.add_text_field("item", STORED),
     };
     debug_assert_eq!(fields.content().field_id(), CONTENT_FIELD_ID);
     (b.build(), fields)

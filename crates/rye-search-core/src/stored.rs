@@ -16,7 +16,6 @@ pub type WithContent = Stored<true>;
 
 pub enum StoredValue {
     Text(String),
-    Int(i64),
     /// Any other scalar: not used by hits, read past rather than failing the search.
     Other,
 }
@@ -31,13 +30,6 @@ impl<const WITH_CONTENT: bool> Stored<WITH_CONTENT> {
                 _ => None,
             })
             .unwrap_or_default()
-    }
-
-    pub fn int(&self, field: Field) -> Option<i64> {
-        self.0.iter().find_map(|(f, v)| match v {
-            StoredValue::Int(n) if *f == field => Some(*n),
-            _ => None,
-        })
     }
 }
 
@@ -75,8 +67,8 @@ impl ValueVisitor for Visitor {
         Ok(StoredValue::Text(val))
     }
 
-    fn visit_i64(&self, val: i64) -> Result<StoredValue, DeserializeError> {
-        Ok(StoredValue::Int(val))
+    fn visit_i64(&self, _val: i64) -> Result<StoredValue, DeserializeError> {
+        Ok(StoredValue::Other)
     }
 
     fn visit_null(&self) -> Result<StoredValue, DeserializeError> {

@@ -141,7 +141,7 @@ fn ties_break_by_space_then_id_and_scores_are_stable_across_pages() {
     let idx = index(&docs);
     let spaces: Vec<String> = ["project", "user", "system:core"].iter().map(|s| s.to_string()).collect();
     let all = idx.search(&SearchRequest { spaces: spaces.clone(), limit: 100, ..q("same") }).unwrap();
-    let order: Vec<_> = all.hits.iter().map(|h| (h.space.clone(), h.id.clone())).collect();
+    let order: Vec<_> = all.hits.iter().map(|h| (h.item_str("space").unwrap(), h.id.clone())).collect();
     let mut expected = order.clone();
     expected.sort_by_key(|(s, id)| (spaces.iter().position(|x| x == s), id.clone()));
     assert_eq!(order, expected);
@@ -348,4 +348,30 @@ fn search_many_matches_single_searches() {
             _ => panic!("mismatch for {}", req.query),
         }
     }
+}
+
+#[test]
+fn responses_are_json_with_each_hits_stored_fields() {
+    let mut a = doc("x/quoted", "project", "Say \"hi\" \\ \u{e9}t\u{e9} \u{1f600}", "line\nbreak", "needle in content");
+    a.date = Some(1234);
+    a.extra = Some(r#"{"signed":true,"metadata":{"tags":["a","b"]}}"#.into());
+    let mut b = doc("x/broken", "user", "needle", "", "");
+    b.extra = Some("{not json".into());
+    let idx = index(&[a, b]);
+    let res = idx.search(&SearchRequest { preview_chars: 40, ..q("needle") }).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&res.to_json()).unwrap();
+    assert_eq!(json["total"], 2);
+    let hits = json["hits"].as_array().unwrap();
+    let quoted = hits.iter().find(|h| h["id"] == "x/quoted").unwrap();
+    assert_eq!(quoted["item"]["title"], "Say \"hi\" \\ \u{e9}t\u{e9} \u{1f600}");
+    assert_eq!(quoted["item"]["description"], "line\nbreak");
+    assert_eq!(quoted["item"]["space"], "project");
+    assert_eq!(quoted["item"]["kind"], "tool");
+    assert_eq!(quoted["item"]["date"], 1234);
+    assert_eq!(quoted["item"]["extra"]["metadata"]["tags"][1], "b");
+    assert!(quoted["preview"].as_str().unwrap().contains("needle"));
+    // Extra that is not JSON is dropped, not passed through to break the response.
+    let broken = hits.iter().find(|h| h["id"] == "x/broken").unwrap();
+    assert!(broken["item"]["extra"].is_null());
+    assert_eq!(json["warnings"], serde_json::json!([]));
 }

@@ -34,8 +34,7 @@ fn bad_json(what: &str, e: serde_json::Error) -> napi::Error {
 
 fn run_search(index: &SearchIndex, request: &str) -> napi::Result<String> {
     let req: SearchRequest = serde_json::from_str(request).map_err(|e| bad_json("search request", e))?;
-    let res = index.search(&req).map_err(to_js)?;
-    serde_json::to_string(&res).map_err(|e| napi::Error::from_reason(e.to_string()))
+    Ok(index.search(&req).map_err(to_js)?.to_json())
 }
 
 #[napi]
@@ -145,25 +144,29 @@ impl Task for SearchManyTask {
     fn compute(&mut self) -> napi::Result<String> {
         let reqs: Vec<SearchRequest> =
             serde_json::from_str(&self.requests).map_err(|e| bad_json("search requests", e))?;
-        // Written straight into one buffer: no intermediate JSON trees for thousands of responses.
-        let mut out = Vec::with_capacity(reqs.len() * 512);
-        out.push(b'[');
-        for (i, r) in self.index.search_many(&reqs).into_iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            let written = match r {
+        // Each response is written to JSON on the thread that searched it, then the parts are joined.
+        let parts = self.index.search_many_with(&reqs, |r| {
+            let mut out = Vec::with_capacity(1024);
+            match r {
                 Ok(res) => {
                     out.extend_from_slice(b"{\"ok\":");
-                    serde_json::to_writer(&mut out, &res)
+                    res.write_json(&mut out);
                 }
                 Err(e) => {
                     out.extend_from_slice(b"{\"error\":");
-                    serde_json::to_writer(&mut out, &error_payload(&e))
+                    serde_json::to_writer(&mut out, &error_payload(&e)).expect("writing to a Vec");
                 }
-            };
-            written.map_err(|e| napi::Error::from_reason(e.to_string()))?;
+            }
             out.push(b'}');
+            out
+        });
+        let mut out = Vec::with_capacity(parts.iter().map(|p| p.len() + 1).sum::<usize>() + 2);
+        out.push(b'[');
+        for (i, part) in parts.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(part);
         }
         out.push(b']');
         String::from_utf8(out).map_err(|e| napi::Error::from_reason(e.to_string()))
