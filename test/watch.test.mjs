@@ -85,6 +85,32 @@ describe('watched refresh', () => {
     }
   });
 
+  it('follows a directory link that is pointed elsewhere', async () => {
+    const ws = workspace();
+    ws.write('project', {
+      'shared/one/a.md': knowledge({ title: 'A', description: 'from one' }),
+      'shared/two/b.md': knowledge({ title: 'B', description: 'from two' }),
+      'knowledge/keep.md': knowledge({ title: 'Keep', description: 'stays' }),
+    });
+    const ai = path.join(ws.project, '.ai');
+    const link = path.join(ai, 'knowledge', 'linked');
+    fs.symlinkSync(path.join(ai, 'shared', 'one'), link);
+    const index = await open(ws);
+    try {
+      assert.deepEqual(await ids(index, 'from'), ['linked/a']);
+      fs.unlinkSync(link);
+      fs.symlinkSync(path.join(ai, 'shared', 'two'), link);
+      await index.refresh();
+      assert.deepEqual(await ids(index, 'from'), ['linked/b']);
+      fs.appendFileSync(path.join(ai, 'shared', 'two', 'b.md'), '\nnarwhal\n');
+      await index.refresh();
+      assert.deepEqual(await ids(index, 'narwhal'), ['linked/b']);
+    } finally {
+      await index.close();
+      ws.cleanup();
+    }
+  });
+
   it('gives the same results with and without watching', async () => {
     const ws = workspace();
     ws.write('project', { 'knowledge/x/a.md': knowledge({ title: 'A', description: 'same words' }) });
@@ -107,7 +133,7 @@ describe('scan cache', () => {
   // watcher (not a stat) is what tells a refresh that a directory changed.
   const keepAll = () => {
     const listings = new Map();
-    return { listing: (k) => listings.get(k), watch() {}, remember: (k, l) => listings.set(k, l), keepOnly() {}, drop: () => listings.clear() };
+    return { listing: (k) => listings.get(k), watch() {}, remember: (k, l) => listings.set(k, l), forget: (k) => listings.delete(k), keepOnly() {}, drop: () => listings.clear() };
   };
 
   it('reuses clean listings and reads a directory again once its listing is dropped', () => {

@@ -80,7 +80,8 @@ export interface Listing {
   /** Item files, with mtime, size and file type from their last stat. */
   files: Candidate[];
   skipped: Skip[];
-  subdirs: { path: string; relDir: string }[];
+  /** `link`: reached through a link, whose target may have changed when this directory did. */
+  subdirs: { path: string; relDir: string; link: boolean }[];
   /** Files reached through a link change without an event here: they are stat'ed on every scan. */
   linked: Candidate[];
 }
@@ -95,6 +96,8 @@ export interface ScanCache {
   /** Called before `dir` is read, so a change during the read is not missed. */
   watch(key: string, dir: string): void;
   remember(key: string, listing: Listing): void;
+  /** Drops what is known of `dir` (its watcher too). */
+  forget(key: string): void;
   /** Called after a scan with the directories it reached: the others are forgotten. */
   keepOnly(reached: Set<string>): void;
 }
@@ -174,7 +177,12 @@ function walk(w: Walk, dir: string, relDir: string): void {
   w.visited.add(l.real);
   w.listings.push(l);
   w.skipped.push(...l.skipped);
-  for (const sub of l.subdirs) walk(w, sub.path, sub.relDir);
+  for (const sub of l.subdirs) {
+    // A changed directory may hold a link that now points elsewhere: its old watcher and listing
+    // belong to the old target.
+    if (sub.link && w.fresh.has(l)) w.cache?.forget(`${w.space.label}|${sub.path}`);
+    walk(w, sub.path, sub.relDir);
+  }
 }
 
 /** Reads one directory: its item files (not yet stat'ed), what it skips and its subdirectories. */
@@ -233,7 +241,7 @@ function list(w: Walk, dir: string, relDir: string): Listing | undefined {
         l.skipped.push({ path: full, reason: 'ignored-dir' });
         continue;
       }
-      l.subdirs.push({ path: full, relDir: relDir ? `${relDir}/${entry.name}` : entry.name });
+      l.subdirs.push({ path: full, relDir: relDir ? `${relDir}/${entry.name}` : entry.name, link: isLink });
       continue;
     }
     if (!isFile) {

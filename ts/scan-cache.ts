@@ -64,6 +64,11 @@ export class WatchedScanCache implements ScanCache {
     if (entry?.watcher) entry.listing = listing;
   }
 
+  forget(key: string): void {
+    this.entries.get(key)?.watcher?.close();
+    this.entries.delete(key);
+  }
+
   keepOnly(reached: Set<string>): void {
     for (const [key, entry] of this.entries) {
       if (reached.has(key)) continue;
