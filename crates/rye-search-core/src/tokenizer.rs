@@ -29,41 +29,46 @@ fn is_joiner(c: char) -> bool {
     c == '_' || c == '-'
 }
 
-/// Splits text into words: runs of alphanumerics, possibly joined by `_`/`-` between them.
-pub fn words(text: &str) -> Vec<Word> {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        if !is_word_char(chars[i].1) {
-            i += 1;
-            continue;
-        }
-        let begin = i;
-        let mut end = i;
-        while end < chars.len() {
-            if is_word_char(chars[end].1) {
-                end += 1;
-            } else if is_joiner(chars[end].1) {
-                let mut j = end;
-                while j < chars.len() && is_joiner(chars[j].1) {
-                    j += 1;
-                }
-                if j < chars.len() && is_word_char(chars[j].1) {
-                    end = j;
-                } else {
+/// Byte spans of the words of `text`: runs of alphanumerics, possibly joined by `_`/`-` between
+/// them. Scans in place: indexing calls this for every text field of every document.
+fn word_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut chars = text.char_indices().peekable();
+    std::iter::from_fn(move || {
+        let start = loop {
+            let (i, c) = chars.next()?;
+            if is_word_char(c) {
+                break i;
+            }
+        };
+        let mut end = start + text[start..].chars().next().map_or(1, char::len_utf8);
+        while let Some(&(i, c)) = chars.peek() {
+            if is_word_char(c) {
+                end = i + c.len_utf8();
+                chars.next();
+            } else if is_joiner(c) {
+                // Joiners belong to the word only when a word character follows them.
+                let after = text[i..].trim_start_matches(is_joiner);
+                if !after.starts_with(is_word_char) {
                     break;
                 }
+                let resume = text.len() - after.len();
+                while chars.next_if(|&(j, _)| j < resume).is_some() {}
             } else {
                 break;
             }
         }
-        let start_byte = chars[begin].0;
-        let end_byte = if end < chars.len() { chars[end].0 } else { text.len() };
-        out.push(make_word(&text[start_byte..end_byte], start_byte, end_byte));
-        i = end;
-    }
-    out
+        Some((start, end))
+    })
+}
+
+/// Splits text into words: runs of alphanumerics, possibly joined by `_`/`-` between them.
+pub fn words(text: &str) -> Vec<Word> {
+    word_spans(text).map(|(start, end)| make_word(&text[start..end], start, end)).collect()
+}
+
+/// A word that is its own only token: lower-case ASCII letters and digits, no joiners.
+fn is_plain(word: &str) -> bool {
+    word.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
 }
 
 fn make_word(raw: &str, start: usize, end: usize) -> Word {
@@ -95,9 +100,25 @@ fn split_camel(piece: &str, parts: &mut Vec<String>) {
 
 /// The tokens of a text, as the index stores them.
 pub fn tokens(text: &str) -> Vec<Token> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(text.len() / 6);
     let mut position = 0usize;
-    for word in words(text) {
+    for (start, end) in word_spans(text) {
+        let raw = &text[start..end];
+        if is_plain(raw) {
+            // Most words: no parts, no case to fold.
+            if raw.len() <= MAX_TOKEN_BYTES {
+                out.push(Token {
+                    offset_from: start,
+                    offset_to: end,
+                    position,
+                    text: raw.to_owned(),
+                    position_length: 1,
+                });
+            }
+            position += 1;
+            continue;
+        }
+        let word = make_word(raw, start, end);
         let keep = |s: &str| !s.is_empty() && s.len() <= MAX_TOKEN_BYTES;
         if word.parts.len() > 1 && keep(&word.whole) {
             out.push(Token {
@@ -109,21 +130,23 @@ pub fn tokens(text: &str) -> Vec<Token> {
             });
         }
         let mut offset = word.start;
-        for (k, part) in word.parts.iter().enumerate() {
-            if keep(part) {
+        let count = word.parts.len();
+        for (k, part) in word.parts.into_iter().enumerate() {
+            let len = part.len();
+            if keep(&part) {
                 // Offsets of parts are approximate for case-changing scripts; only snippets use them.
-                let len = part.len().min(word.end.saturating_sub(offset));
+                let len = len.min(word.end.saturating_sub(offset));
                 out.push(Token {
                     offset_from: offset,
                     offset_to: offset + len,
                     position: position + k,
-                    text: part.clone(),
+                    text: part,
                     position_length: 1,
                 });
             }
-            offset = (offset + part.len() + 1).min(word.end);
+            offset = (offset + len + 1).min(word.end);
         }
-        position += word.parts.len().max(1);
+        position += count.max(1);
     }
     out
 }
@@ -184,6 +207,64 @@ mod tests {
         assert_eq!(texts("rye/core.bash"), vec![("rye".into(), 0), ("core".into(), 1), ("bash".into(), 2)]);
         assert_eq!(texts("_private- --x"), vec![("private".into(), 0), ("x".into(), 1)]);
         assert!(texts("!!! ... ").is_empty());
+    }
+
+    /// The first, straightforward version of `words`: the oracle for the in-place scanner.
+    fn reference_words(text: &str) -> Vec<(usize, usize)> {
+        let chars: Vec<(usize, char)> = text.char_indices().collect();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            if !is_word_char(chars[i].1) {
+                i += 1;
+                continue;
+            }
+            let mut end = i;
+            while end < chars.len() {
+                if is_word_char(chars[end].1) {
+                    end += 1;
+                } else if is_joiner(chars[end].1) {
+                    let mut j = end;
+                    while j < chars.len() && is_joiner(chars[j].1) {
+                        j += 1;
+                    }
+                    if j < chars.len() && is_word_char(chars[j].1) {
+                        end = j;
+                    } else {
+                        break;
+                    }
+                } else {
+                    break;
+                }
+            }
+            out.push((chars[i].0, if end < chars.len() { chars[end].0 } else { text.len() }));
+            i = end;
+        }
+        out
+    }
+
+    #[test]
+    fn in_place_scanner_matches_the_reference_on_every_mix_of_characters() {
+        let alphabet = ['a', 'Z', '9', '_', '-', ' ', '.', '\u{e9}', '\u{df}', '\u{4e2d}', '\u{1f600}', 'I', '\u{130}'];
+        let mut seed = 0x9e3779b97f4a7c15u64;
+        for _ in 0..20_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 12) as usize;
+            let text: String =
+                (0..len).map(|k| alphabet[((seed >> (k * 4)) % alphabet.len() as u64) as usize]).collect();
+            let spans: Vec<_> = word_spans(&text).collect();
+            assert_eq!(spans, reference_words(&text), "{text:?}");
+            // The plain-word fast path gives what the general path gives.
+            for (start, end) in spans {
+                let raw = &text[start..end];
+                if is_plain(raw) {
+                    let w = make_word(raw, start, end);
+                    assert_eq!((w.whole.as_str(), w.parts.as_slice()), (raw, &[raw.to_string()][..]));
+                }
+            }
+        }
     }
 
     #[test]
