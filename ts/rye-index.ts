@@ -33,8 +33,9 @@ export interface OpenIndexOptions {
   refresh?: boolean;
   /**
    * Watch the spaces' directories so that a refresh reads only those that changed (a full scan
-   * still runs at least once a minute). Default on, except on Windows, where a watched directory
-   * cannot be deleted by other programs. Off for one-shot use.
+   * still runs at least once a minute). Default on Linux only: inotify queues an event before the
+   * write that caused it returns, so a refresh right after an edit sees it; macOS delivers events
+   * late and Windows keeps watched directories from being deleted. Off for one-shot use.
    */
   watch?: boolean;
   onProgress?: (p: Progress) => void;
@@ -164,7 +165,7 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   const location = indexDirFor(cacheDir, opts.projectPath);
   fs.mkdirSync(location, { recursive: true });
   const nativeIndex = native((b) => b.NativeIndex.open(location));
-  const indexer = new Indexer(nativeIndex, spaces, path.join(location, 'rye-state.json'), opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, opts.watch ?? process.platform !== 'win32');
+  const indexer = new Indexer(nativeIndex, spaces, path.join(location, 'rye-state.json'), opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, opts.watch ?? process.platform === 'linux');
   const index = new RyeIndex(nativeIndex, indexer, spaces, location, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
   if (opts.refresh !== false) await index.refresh(opts.onProgress);
   return index;
