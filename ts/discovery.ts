@@ -122,9 +122,8 @@ export function scanSpaces(spaces: Space[], maxFileBytes = DEFAULT_MAX_FILE_BYTE
   cache?.keepOnly(reached);
   // One native call stats every new or linked file on all cores: the bulk of a full scan.
   const toStat: Candidate[] = [];
-  for (const l of listings) {
-    toStat.push(...(fresh.has(l) ? l.files : l.linked));
-  }
+  // Loops, not spread: a directory may hold more files than a call takes arguments.
+  for (const l of listings) for (const f of fresh.has(l) ? l.files : l.linked) toStat.push(f);
   if (toStat.length) {
     const stats = native((b) => b.statMany(toStat.map((p) => p.path).join('\0')));
     for (let i = 0; i < toStat.length; i++) {
@@ -176,7 +175,7 @@ function walk(w: Walk, dir: string, relDir: string): void {
   }
   w.visited.add(l.real);
   w.listings.push(l);
-  w.skipped.push(...l.skipped);
+  for (const s of l.skipped) w.skipped.push(s);
   for (const sub of l.subdirs) {
     // A changed directory may hold a link that now points elsewhere: its old watcher and listing
     // belong to the old target.
