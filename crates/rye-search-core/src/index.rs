@@ -187,7 +187,12 @@ impl SearchIndex {
 
         let node = parse(&req.query)?;
         let mut builder = Builder::new(&searcher, &req.query, req.fuzzy);
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, builder.build(&node, &all_fields)?)];
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        // `*` with `fields`: the field queries select and rank; matching everything adds only a
+        // constant to every score (and would hide a lone field term from block-max WAND).
+        if !(matches!(node, parse::Node::All) && !req.fields.is_empty()) {
+            clauses.push((Occur::Must, builder.build(&node, &all_fields)?));
+        }
         let mut warnings = std::mem::take(&mut builder.warnings);
         if req.fuzzy > 2 {
             warnings.push(format!("fuzzy distance {} was clamped to 2", req.fuzzy));

@@ -375,3 +375,33 @@ fn responses_are_json_with_each_hits_stored_fields() {
     assert!(broken["item"]["extra"].is_null());
     assert_eq!(json["warnings"], serde_json::json!([]));
 }
+
+#[test]
+fn match_all_with_fields_ranks_by_the_fields_and_counts_exactly() {
+    let docs: Vec<ItemDoc> = (0..40)
+        .map(|i| {
+            let title = if i % 3 == 0 {
+                "needle needle thread"
+            } else if i % 3 == 1 {
+                "needle in a long title of many words"
+            } else {
+                "hay"
+            };
+            doc(&format!("n/{i:02}"), "project", title, "", "")
+        })
+        .collect();
+    let idx = index(&docs);
+    let req = |limit| SearchRequest { fields: BTreeMap::from([("title".into(), "needle".into())]), limit, ..q("*") };
+    let all = idx.search(&req(100)).unwrap();
+    assert_eq!(all.total, 27);
+    // Denser matches first, then id order among equals; pages agree with the full list.
+    assert_eq!(all.hits[0].id, "n/00");
+    assert_eq!(all.hits[13].id, "n/39");
+    assert_eq!(all.hits[14].id, "n/01");
+    let top = idx.search(&req(5)).unwrap();
+    assert_eq!(top.total, 27);
+    assert_eq!(
+        top.hits.iter().map(|h| &h.id).collect::<Vec<_>>(),
+        all.hits[..5].iter().map(|h| &h.id).collect::<Vec<_>>()
+    );
+}
