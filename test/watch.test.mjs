@@ -128,6 +128,14 @@ describe('watched refresh', () => {
   });
 });
 
+describe('watch option', () => {
+  it('rejects a value that is not a boolean, with a code and a hint', async () => {
+    const ws = workspace();
+    await assert.rejects(open(ws, { watch: 'yes' }), (err) => err.code === 'E_INVALID_ARGUMENT' && /watch/.test(err.message) && Boolean(err.hint));
+    ws.cleanup();
+  });
+});
+
 describe('scan cache', () => {
   // A cache that keeps every listing: shows that a clean listing is reused as it is, so the
   // watcher (not a stat) is what tells a refresh that a directory changed.

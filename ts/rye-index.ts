@@ -160,6 +160,9 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   if (opts.projectPath !== undefined && typeof opts.projectPath !== 'string') {
     throw new InvalidArgumentError('projectPath must be a string', { hint: 'pass the directory that holds .ai/' });
   }
+  if (opts.watch !== undefined && typeof opts.watch !== 'boolean') {
+    throw new InvalidArgumentError(`watch must be true or false, got ${JSON.stringify(opts.watch)}`, { hint: 'pass watch: false to walk the spaces on every refresh' });
+  }
   const spaces = resolveSpaces(opts);
   const cacheDir = path.resolve(opts.cacheDir ?? defaultCacheDir());
   const location = indexDirFor(cacheDir, opts.projectPath);
