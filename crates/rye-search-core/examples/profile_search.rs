@@ -38,6 +38,31 @@ fn main() {
             n += 1;
         }
         println!("known-item MRR@10 {:.4} over {n}", rr / n as f64);
+        if let Some(dump) = std::env::var_os("DUMP") {
+            let mut out = String::new();
+            for line in text.lines() {
+                let (_, query) = line.split_once('\t').unwrap();
+                let req = SearchRequest { query: query.into(), preview_chars: 0, ..Default::default() };
+                for h in index.search(&req).unwrap().hits {
+                    out.push_str(&format!("{query}\t{}\t{}\n", h.id, h.score));
+                }
+            }
+            std::fs::write(&dump, &out).unwrap();
+            let again: String = text
+                .lines()
+                .flat_map(|line| {
+                    let (_, query) = line.split_once('\t').unwrap();
+                    let req = SearchRequest { query: query.into(), preview_chars: 0, ..Default::default() };
+                    index
+                        .search(&req)
+                        .unwrap()
+                        .hits
+                        .into_iter()
+                        .map(move |h| format!("{query}\t{}\t{}\n", h.id, h.score))
+                })
+                .collect();
+            println!("same results on a second pass: {}", again == out);
+        }
     }
     let reqs: Vec<SearchRequest> = queries
         .iter()

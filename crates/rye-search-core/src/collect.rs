@@ -129,6 +129,21 @@ pub struct SegmentTop {
     columns: Arc<SortColumns>,
 }
 
+/// Low mantissa bits dropped from every score (relative precision 2^-13, about 1e-4).
+const SCORE_NOISE_BITS: u32 = 10;
+
+/// A score without its last bits. Tantivy sums a document's clause scores in an order that
+/// depends on where documents sit in the index (a union drops exhausted clauses by swapping), so
+/// identical documents can differ in the last bits of an f32: without this, twins would be
+/// ordered by chance instead of by space and id, and two builds of the same items could disagree.
+pub fn quantise(score: Score) -> Score {
+    if score > 0.0 && score.is_finite() {
+        f32::from_bits(score.to_bits() & !((1u32 << SCORE_NOISE_BITS) - 1))
+    } else {
+        0.0
+    }
+}
+
 /// Orders like the score (scores are never negative; -0.0 counts as 0).
 fn score_key(score: Score) -> u64 {
     if score > 0.0 {
@@ -207,6 +222,7 @@ impl SegmentCollector for SegmentTop {
     type Fruit = Collected;
 
     fn collect(&mut self, doc: DocId, score: Score) {
+        let score = quantise(score);
         self.seen += 1;
         self.best = self.best.max(score);
         self.push(doc, score);

@@ -405,3 +405,46 @@ fn match_all_with_fields_ranks_by_the_fields_and_counts_exactly() {
         all.hits[..5].iter().map(|h| &h.id).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn equal_documents_rank_by_space_and_id_whatever_the_insertion_order() {
+    // Filler documents share the query's words in other fields, so Tantivy's union scorers end
+    // at different places depending on where documents land; the twins must still tie exactly.
+    let mut docs: Vec<ItemDoc> = (0..12_000)
+        .map(|i| {
+            let mut d = doc(&format!("fill/{i:05}"), "project", if i % 7 == 0 { "alpha" } else { "filler" }, "", "");
+            d.description = if i % 5 == 0 { "beta gamma".into() } else { "delta".into() };
+            d.category = if i % 11 == 0 { "alpha".into() } else { String::new() };
+            d.content = format!("alpha {} beta", "word ".repeat(i % 13));
+            d
+        })
+        .collect();
+    for (i, space) in ["user", "project", "system:x"].iter().cycle().take(30).enumerate() {
+        let mut d = doc(&format!("twin/{:02}", (i * 7) % 30), space, "alpha beta", "alpha beta gamma", "alpha beta");
+        d.key = format!("{space}:twin{i}");
+        docs.insert((i * 397) % docs.len(), d);
+    }
+    let forward = index(&docs);
+    docs.reverse();
+    let backward = index(&docs);
+    for query in ["alpha", "alpha beta", "alpha OR gamma", "beta gamma"] {
+        let a = forward.search(&SearchRequest { limit: 100, ..q(query) }).unwrap();
+        let b = backward.search(&SearchRequest { limit: 100, ..q(query) }).unwrap();
+        let ids = |r: &rye_search_core::SearchResponse| {
+            r.hits.iter().map(|h| (h.id.clone(), h.score.to_bits())).collect::<Vec<_>>()
+        };
+        assert_eq!(ids(&a), ids(&b), "{query}");
+        // The twins tie exactly: project, then user, then system, each by id.
+        let twins: Vec<(String, String)> = a
+            .hits
+            .iter()
+            .filter(|h| h.id.starts_with("twin/"))
+            .map(|h| (h.item_str("space").unwrap(), h.id.clone()))
+            .collect();
+        let rank = |s: &str| ["project", "user"].iter().position(|x| *x == s).unwrap_or(2);
+        let mut sorted = twins.clone();
+        sorted.sort_by(|x, y| (rank(&x.0), &x.1).cmp(&(rank(&y.0), &y.1)));
+        assert_eq!(twins.len(), 30, "{query}");
+        assert_eq!(twins, sorted, "{query}");
+    }
+}
