@@ -30,6 +30,26 @@ describe('createMemoryIndex', () => {
     assert.equal(many[1].error.code, 'E_QUERY_SYNTAX');
   });
 
+  it('searchMany keeps order and errors in place across native calls', async () => {
+    const mem = createMemoryIndex();
+    const words = Array.from({ length: 300 }, (_, i) => `word${i.toString(36)}x`);
+    await mem.add(words.map((w, i) => ({ id: `doc/${i}`, title: w })));
+    // More queries than one native call takes, with option errors (kept in JS), query errors
+    // (from the native side) and hits mixed through every chunk.
+    const list = Array.from({ length: 5000 }, (_, i) => {
+      if (i % 997 === 0) return { query: 'x', limit: -1 };
+      if (i % 613 === 0) return { query: '"unbalanced' };
+      return { query: words[i % words.length], limit: 1 };
+    });
+    const many = await mem.searchMany(list);
+    assert.equal(many.length, list.length);
+    many.forEach((r, i) => {
+      if (i % 997 === 0) assert.equal(r.error.code, 'E_INVALID_ARGUMENT', `#${i}`);
+      else if (i % 613 === 0) assert.equal(r.error.code, 'E_QUERY_SYNTAX', `#${i}`);
+      else assert.equal(r.results[0].id, `doc/${i % words.length}`, `#${i}`);
+    });
+  });
+
   it('rejects documents without ids', async () => {
     const mem = createMemoryIndex();
     await assert.rejects(mem.add([{ title: 'no id' }]), InvalidArgumentError);

@@ -111,7 +111,7 @@ export class MemoryIndex {
     return searchMany(
       list.length,
       (i) => ({ req: buildRequest(list[i] as SearchOptions, undefined, []) }),
-      async (reqs) => JSON.parse(await nativeAsync(() => this.native.searchMany(JSON.stringify(reqs)))),
+      (reqs) => nativeAsync(() => this.native.searchMany(JSON.stringify(reqs))),
       (i, p, res) => envelope(list[i] as SearchOptions, p.req, res, list[i]!.space ?? 'all'),
       failureOf,
     );

@@ -89,7 +89,7 @@ export class RyeIndex {
     return searchMany(
       list.length,
       (i) => this.request(list[i]!),
-      async (reqs) => JSON.parse(await nativeAsync(() => this.native.searchMany(JSON.stringify(reqs)))),
+      (reqs) => nativeAsync(() => this.native.searchMany(JSON.stringify(reqs))),
       (i, p, res) => envelope(list[i]!, p.req, res, p.space, this.shadows, p.warnings),
       failureOf,
     );

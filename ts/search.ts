@@ -280,32 +280,48 @@ export interface SearchFailure {
   error: { code: string; message: string; hint: string; position?: number };
 }
 
+/** Searches per native call in `searchMany`: one chunk is parsed while the next is searched. */
+export const SEARCH_MANY_CHUNK = 2048;
+
 /**
- * Runs many prepared searches in one native call, keeping each invalid one's error in place.
- * `prepare` throws for bad options; `run` gets the valid requests and answers them in order.
+ * Runs many prepared searches in native calls of `SEARCH_MANY_CHUNK`, keeping each invalid one's
+ * error in place. `prepare` throws for bad options; `run` gets valid requests and resolves to the
+ * JSON array of their answers, in order. While the native threads search one chunk, this thread
+ * parses and shapes the one before, so parsing hides behind searching.
  */
 export async function searchMany<P extends { req: NativeRequest }>(
   count: number,
   prepare: (i: number) => P,
-  run: (reqs: NativeRequest[]) => Promise<Array<{ ok: NativeResponse } | SearchFailure>>,
+  run: (reqs: NativeRequest[]) => Promise<string>,
   shape: (i: number, prepared: P, res: NativeResponse) => SearchResponse,
   failure: (err: unknown) => SearchFailure,
 ): Promise<Array<SearchResponse | SearchFailure>> {
-  const prepared = Array.from({ length: count }, (_, i) => {
+  const out: Array<SearchResponse | SearchFailure> = new Array(count);
+  const valid: Array<{ i: number; p: P }> = [];
+  for (let i = 0; i < count; i++) {
     try {
-      return prepare(i);
+      valid.push({ i, p: prepare(i) });
     } catch (err) {
-      return failure(err);
+      out[i] = failure(err);
     }
-  });
-  const valid = prepared.filter((p): p is P => !('error' in p));
-  const answers = await run(valid.map((p) => p.req));
-  let next = 0;
-  return prepared.map((p, i) => {
-    if ('error' in p) return p;
-    const r = answers[next++]!;
-    return 'error' in r ? r : shape(i, p, r.ok);
-  });
+  }
+  const start = (from: number) => {
+    const task = run(valid.slice(from, from + SEARCH_MANY_CHUNK).map((v) => v.p.req));
+    task.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
+    return task;
+  };
+  let pending = valid.length ? start(0) : undefined;
+  for (let from = 0; pending; from += SEARCH_MANY_CHUNK) {
+    const raw = await pending;
+    pending = from + SEARCH_MANY_CHUNK < valid.length ? start(from + SEARCH_MANY_CHUNK) : undefined;
+    const answers = JSON.parse(raw) as Array<{ ok: NativeResponse } | SearchFailure>;
+    for (let k = 0; k < answers.length; k++) {
+      const { i, p } = valid[from + k]!;
+      const r = answers[k]!;
+      out[i] = 'error' in r ? r : shape(i, p, r.ok);
+    }
+  }
+  return out;
 }
 
 export function envelope(opts: SearchOptions, req: NativeRequest, res: NativeResponse, space: string, shadows?: ShadowLookup, warnings: string[] = []): SearchResponse {
