@@ -12,17 +12,30 @@ import { knowledge, workspace } from './helpers.mjs';
 const open = (ws, extra = {}) => openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, ...extra });
 const ids = async (index, query) => (await index.search({ query, scope: 'knowledge', limit: 50 })).results.map((r) => r.id).sort();
 
+/** An open index over a project holding `files`; `setup(ai)` runs before the index is opened. */
+async function withIndex(files, setup, body) {
+  const ws = workspace();
+  ws.write('project', files);
+  const ai = path.join(ws.project, '.ai');
+  setup(ai);
+  const index = await open(ws);
+  try {
+    await body(index, ai, ws);
+  } finally {
+    await index.close();
+    ws.cleanup();
+  }
+}
+
 describe('watched refresh', () => {
   it('sees edits, new files in new directories, renames and deletions', async () => {
-    const ws = workspace();
-    const kdir = path.join(ws.project, '.ai', 'knowledge');
-    ws.write('project', {
+    const files = {
       'knowledge/a/one.md': knowledge({ title: 'One', description: 'first alpha' }),
       'knowledge/a/two.md': knowledge({ title: 'Two', description: 'second alpha' }),
       'knowledge/b/deep/three.md': knowledge({ title: 'Three', description: 'third alpha' }),
-    });
-    const index = await open(ws);
-    try {
+    };
+    await withIndex(files, () => {}, async (index, ai, ws) => {
+      const kdir = path.join(ai, 'knowledge');
       assert.deepEqual(await ids(index, 'alpha'), ['a/one', 'a/two', 'b/deep/three']);
 
       fs.appendFileSync(path.join(kdir, 'a', 'one.md'), '\nquokka\n');
@@ -58,57 +71,41 @@ describe('watched refresh', () => {
       report = await index.refresh();
       assert.equal(report.added + report.updated + report.removed, 0);
       assert.equal(report.unchanged, 3);
-    } finally {
-      await index.close();
-      ws.cleanup();
-    }
+    });
   });
 
   it('re-reads a linked file on every refresh: its edits raise no event where the link is', async () => {
-    const ws = workspace();
-    ws.write('project', {
+    const files = {
       'shared/target.md': knowledge({ title: 'Target', description: 'linked item' }),
       'knowledge/plain.md': knowledge({ title: 'Plain', description: 'plain item' }),
-    });
-    const ai = path.join(ws.project, '.ai');
-    fs.symlinkSync(path.join(ai, 'shared', 'target.md'), path.join(ai, 'knowledge', 'linked.md'));
-    const index = await open(ws);
-    try {
+    };
+    const link = (ai) => fs.symlinkSync(path.join(ai, 'shared', 'target.md'), path.join(ai, 'knowledge', 'linked.md'));
+    await withIndex(files, link, async (index, ai) => {
       assert.deepEqual(await ids(index, 'item'), ['linked', 'plain']);
       fs.appendFileSync(path.join(ai, 'shared', 'target.md'), '\nplatypus\n');
       const report = await index.refresh();
       assert.equal(report.updated, 1);
       assert.deepEqual(await ids(index, 'platypus'), ['linked']);
-    } finally {
-      await index.close();
-      ws.cleanup();
-    }
+    });
   });
 
   it('follows a directory link that is pointed elsewhere', async () => {
-    const ws = workspace();
-    ws.write('project', {
+    const files = {
       'shared/one/a.md': knowledge({ title: 'A', description: 'from one' }),
       'shared/two/b.md': knowledge({ title: 'B', description: 'from two' }),
       'knowledge/keep.md': knowledge({ title: 'Keep', description: 'stays' }),
-    });
-    const ai = path.join(ws.project, '.ai');
-    const link = path.join(ai, 'knowledge', 'linked');
-    fs.symlinkSync(path.join(ai, 'shared', 'one'), link);
-    const index = await open(ws);
-    try {
+    };
+    const linkTo = (ai, target) => fs.symlinkSync(path.join(ai, 'shared', target), path.join(ai, 'knowledge', 'linked'));
+    await withIndex(files, (ai) => linkTo(ai, 'one'), async (index, ai) => {
       assert.deepEqual(await ids(index, 'from'), ['linked/a']);
-      fs.unlinkSync(link);
-      fs.symlinkSync(path.join(ai, 'shared', 'two'), link);
+      fs.unlinkSync(path.join(ai, 'knowledge', 'linked'));
+      linkTo(ai, 'two');
       await index.refresh();
       assert.deepEqual(await ids(index, 'from'), ['linked/b']);
       fs.appendFileSync(path.join(ai, 'shared', 'two', 'b.md'), '\nnarwhal\n');
       await index.refresh();
       assert.deepEqual(await ids(index, 'narwhal'), ['linked/b']);
-    } finally {
-      await index.close();
-      ws.cleanup();
-    }
+    });
   });
 
   it('gives the same results with and without watching', async () => {

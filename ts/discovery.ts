@@ -157,9 +157,12 @@ interface Walk {
   cache?: ScanCache;
 }
 
+/** A directory's key in the scan cache: one path can be a directory of two spaces. */
+const dirKey = (space: Space, dir: string) => `${space.label}|${dir}`;
+
 /** `relDir` is the directory's id prefix (`a/b`), carried down to avoid path arithmetic per file. */
 function walk(w: Walk, dir: string, relDir: string): void {
-  const key = `${w.space.label}|${dir}`;
+  const key = dirKey(w.space, dir);
   let l = w.cache?.listing(key);
   if (!l) {
     w.cache?.watch(key, dir);
@@ -179,7 +182,7 @@ function walk(w: Walk, dir: string, relDir: string): void {
   for (const sub of l.subdirs) {
     // A changed directory may hold a link that now points elsewhere: its old watcher and listing
     // belong to the old target.
-    if (sub.link && w.fresh.has(l)) w.cache?.forget(`${w.space.label}|${sub.path}`);
+    if (sub.link && w.fresh.has(l)) w.cache?.forget(dirKey(w.space, sub.path));
     walk(w, sub.path, sub.relDir);
   }
 }

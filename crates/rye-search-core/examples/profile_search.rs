@@ -39,29 +39,21 @@ fn main() {
         }
         println!("known-item MRR@10 {:.4} over {n}", rr / n as f64);
         if let Some(dump) = std::env::var_os("DUMP") {
-            let mut out = String::new();
-            for line in text.lines() {
-                let (_, query) = line.split_once('\t').unwrap();
-                let req = SearchRequest { query: query.into(), preview_chars: 0, ..Default::default() };
-                for h in index.search(&req).unwrap().hits {
-                    out.push_str(&format!("{query}\t{}\t{}\n", h.id, h.score));
-                }
-            }
-            std::fs::write(&dump, &out).unwrap();
-            let again: String = text
-                .lines()
-                .flat_map(|line| {
+            // Every result list, written out, then searched again to check it is the same.
+            let all_results = || {
+                let mut out = String::new();
+                for line in text.lines() {
                     let (_, query) = line.split_once('\t').unwrap();
                     let req = SearchRequest { query: query.into(), preview_chars: 0, ..Default::default() };
-                    index
-                        .search(&req)
-                        .unwrap()
-                        .hits
-                        .into_iter()
-                        .map(move |h| format!("{query}\t{}\t{}\n", h.id, h.score))
-                })
-                .collect();
-            println!("same results on a second pass: {}", again == out);
+                    for h in index.search(&req).unwrap().hits {
+                        out.push_str(&format!("{query}\t{}\t{}\n", h.id, h.score));
+                    }
+                }
+                out
+            };
+            let out = all_results();
+            std::fs::write(&dump, &out).unwrap();
+            println!("same results on a second pass: {}", all_results() == out);
         }
     }
     let reqs: Vec<SearchRequest> = queries

@@ -136,7 +136,7 @@ const SCORE_NOISE_BITS: u32 = 10;
 /// depends on where documents sit in the index (a union drops exhausted clauses by swapping), so
 /// identical documents can differ in the last bits of an f32: without this, twins would be
 /// ordered by chance instead of by space and id, and two builds of the same items could disagree.
-pub fn quantise(score: Score) -> Score {
+fn quantise(score: Score) -> Score {
     if score > 0.0 && score.is_finite() {
         f32::from_bits(score.to_bits() & !((1u32 << SCORE_NOISE_BITS) - 1))
     } else {

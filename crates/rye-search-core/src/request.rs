@@ -127,26 +127,28 @@ impl SearchResponse {
     /// `{"total","hits":[{"id","score","preview","item"}],"warnings"}`, written by hand so that each
     /// hit's stored JSON is copied instead of parsed and serialised again.
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        let string = |out: &mut Vec<u8>, s: &str| serde_json::to_writer(&mut *out, s).expect("writing to a Vec");
+        fn json(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
+            serde_json::to_writer(out, value).expect("writing to a Vec");
+        }
         out.extend_from_slice(b"{\"total\":");
-        out.extend_from_slice(self.total.to_string().as_bytes());
+        json(out, &self.total);
         out.extend_from_slice(b",\"hits\":[");
         for (i, h) in self.hits.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
             out.extend_from_slice(b"{\"id\":");
-            string(out, &h.id);
+            json(out, &h.id);
             out.extend_from_slice(b",\"score\":");
-            serde_json::to_writer(&mut *out, &h.score).expect("writing to a Vec");
+            json(out, &h.score);
             out.extend_from_slice(b",\"preview\":");
-            string(out, &h.preview);
+            json(out, &h.preview);
             out.extend_from_slice(b",\"item\":");
             out.extend_from_slice(if h.item.is_empty() { b"null" } else { h.item.as_bytes() });
             out.push(b'}');
         }
         out.extend_from_slice(b"],\"warnings\":");
-        serde_json::to_writer(&mut *out, &self.warnings).expect("writing to a Vec");
+        json(out, &self.warnings);
         out.push(b'}');
     }
 
