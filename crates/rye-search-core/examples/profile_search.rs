@@ -20,7 +20,7 @@ fn main() {
     let docs: Vec<ItemDoc> = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     let index = SearchIndex::in_memory().unwrap();
     let t = Instant::now();
-    let mut batch = index.batch().unwrap();
+    let mut batch = index.batch_for(docs.len()).unwrap();
     batch.upsert(&docs).unwrap();
     batch.commit().unwrap();
     println!("indexed {} docs in {:?} ({} segments)", docs.len(), t.elapsed(), index.num_segments());

@@ -1,7 +1,7 @@
 //! Index lifecycle (persistent or in memory), write batches with one writer, the refresh
 //! manifest, and search.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
@@ -12,6 +12,7 @@ use tantivy::collector::Collector;
 use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
 use tantivy::index::{IndexSettings, SegmentId};
+use tantivy::InvertedIndexReader;
 use tantivy::query::{
     AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery, RegexQuery, TermQuery,
 };
@@ -35,9 +36,12 @@ pub const MAX_LIMIT: usize = 1000;
 pub const MAX_OFFSET: usize = 100_000;
 
 const VERSION_FILE: &str = "rye-search-schema";
-const WRITER_MEMORY_BYTES: usize = 64 * 1024 * 1024;
-const SMALL_WRITER_MEMORY_BYTES: usize = 15 * 1024 * 1024;
+const MB: usize = 1024 * 1024;
+/// Up to this many documents, a batch gets a small writer and does not wait for merges.
 const SMALL_BATCH_DOCS: usize = 256;
+/// Up to this many documents, one indexing thread with room for all of them (a typical item
+/// takes ~3 KB of indexing memory, which is only taken as it is used): one segment, so no merge.
+const ONE_SEGMENT_DOCS: usize = 150_000;
 const DOC_STORE_BLOCK_BYTES: usize = 2048;
 /// How far apart the words of a plain query may be to earn the nearness bonus.
 const NEARNESS_SLOP: u32 = 3;
@@ -115,13 +119,18 @@ impl SearchIndex {
         self.batch_for(usize::MAX)
     }
 
-    /// A write batch sized for about `expected_docs` documents: a small edit gets a small,
-    /// single-threaded writer and does not wait for background merges.
+    /// A write batch sized for about `expected_docs` documents. A small edit gets a small writer
+    /// and does not wait for background merges. A bulk batch that fits one segment is indexed on
+    /// one thread while the caller prepares the next documents on its own: merging the segments
+    /// of two indexing threads cost more than the second thread saved. Larger batches use two.
     pub fn batch_for(&self, expected_docs: usize) -> Result<Batch> {
         let small = expected_docs <= SMALL_BATCH_DOCS;
-        let threads =
-            if small { 1 } else { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 2) };
-        let memory = if small { SMALL_WRITER_MEMORY_BYTES } else { WRITER_MEMORY_BYTES };
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let (threads, memory) = match expected_docs {
+            n if n <= SMALL_BATCH_DOCS => (1, 15 * MB),
+            n if n <= ONE_SEGMENT_DOCS || cores == 1 => (1, 640 * MB),
+            _ => (2, 512 * MB),
+        };
         let writer = self.index.writer_with_num_threads(threads, memory).map_err(|e| match e {
             TantivyError::LockFailure(LockError::LockBusy, _) => Error::IndexLocked {
                 path: self.location.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "memory".into()),
@@ -129,7 +138,10 @@ impl SearchIndex {
             other => other.into(),
         })?;
         let bulk = if small { None } else { Some(self.index.searchable_segment_ids()?) };
-        Ok(Batch { writer, fields: self.fields, reader: self.reader.clone(), bulk })
+        // The writer's lock is held, so the latest commit is what this batch writes over.
+        self.reader.reload()?;
+        let keys = KnownKeys::of(&self.reader.searcher(), self.fields.key)?;
+        Ok(Batch { writer, fields: self.fields, reader: self.reader.clone(), bulk, keys })
     }
 
     /// What the index holds: key, mtime, size and content hash of every live document.
@@ -566,13 +578,45 @@ pub struct Batch {
     reader: IndexReader,
     /// For a bulk batch: the segments that existed before it.
     bulk: Option<Vec<SegmentId>>,
+    keys: KnownKeys,
+}
+
+/// Which keys an upsert must delete first: those in the index when the batch began and those
+/// added earlier in the batch. A delete of a key that is nowhere is not free (Tantivy looks
+/// every deleted term up when it writes a segment): skipping them made a fresh build of 63,666
+/// items ~30% faster and ~60 MB lighter.
+struct KnownKeys {
+    committed: Vec<Arc<InvertedIndexReader>>,
+    added: HashSet<String>,
+}
+
+impl KnownKeys {
+    fn of(searcher: &tantivy::Searcher, key: Field) -> Result<Self> {
+        let committed = searcher.segment_readers().iter().map(|r| r.inverted_index(key)).collect::<tantivy::Result<_>>()?;
+        Ok(KnownKeys { committed, added: HashSet::new() })
+    }
+
+    /// Records `key` as added; true when a document with it may already exist.
+    fn add(&mut self, key: &str) -> Result<bool> {
+        if !self.added.insert(key.to_owned()) {
+            return Ok(true);
+        }
+        for segment in &self.committed {
+            if segment.terms().get(key.as_bytes())?.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
 }
 
 impl Batch {
     /// Adds documents, replacing any with the same key.
     pub fn upsert(&mut self, docs: &[ItemDoc]) -> Result<()> {
         for d in docs {
-            self.writer.delete_term(Term::from_field_text(self.fields.key, &d.key));
+            if self.keys.add(&d.key)? {
+                self.writer.delete_term(Term::from_field_text(self.fields.key, &d.key));
+            }
             self.writer.add_document(to_document(&self.fields, d))?;
         }
         Ok(())

@@ -8,7 +8,7 @@ use tantivy::schema::{
 use crate::tokenizer::TOKENIZER_NAME;
 
 /// Bumped whenever the schema or tokenizer changes; an index with another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
 
 /// Field id of `content`, the fifth field added (see [`build`]).
 pub const CONTENT_FIELD_ID: u32 = 4;
@@ -58,11 +58,10 @@ pub fn build() -> (Schema, Fields) {
     let text = TextOptions::default().set_indexing_options(indexing);
     // Only content is stored among the text fields (for previews); the rest are in `item`.
     let stored_text = |name: &str| if name == "content" { text.clone().set_stored() } else { text.clone() };
-    let fast_raw = STRING | FAST;
     let num = || NumericOptions::default().set_fast();
     let fields = Fields {
         text: TEXT_FIELDS.map(|name| b.add_text_field(name, stored_text(name))),
-        key: b.add_text_field("key", fast_raw.clone()),
+        key: b.add_text_field("key", STRING | FAST),
         id: b.add_text_field("id", STRING | STORED | FAST),
         kind: b.add_text_field("kind", STRING),
         space: b.add_text_field("space", STRING),
@@ -74,7 +73,8 @@ pub fn build() -> (Schema, Fields) {
         date: b.add_i64_field("date", num() | INDEXED),
         mtime: b.add_i64_field("mtime", num()),
         size: b.add_u64_field("size", num()),
-        hash: b.add_text_field("hash", fast_raw),
+        // Read only by the manifest: a column, not a term dictionary of random strings.
+        hash: b.add_text_field("hash", FAST),
         item: b.add_text_field("item", STORED),
     };
     debug_assert_eq!(fields.content().field_id(), CONTENT_FIELD_ID);

@@ -448,3 +448,44 @@ fn equal_documents_rank_by_space_and_id_whatever_the_insertion_order() {
         assert_eq!(twins, sorted, "{query}");
     }
 }
+
+#[test]
+fn upserts_replace_by_key_within_a_batch_across_batches_and_across_handles() {
+    // Within one batch: the last version of a key wins.
+    let idx = SearchIndex::in_memory().unwrap();
+    let mut batch = idx.batch_for(1000).unwrap();
+    batch.upsert(&[doc("a/one", "project", "first", "", ""), doc("a/two", "project", "two", "", "")]).unwrap();
+    batch.upsert(&[doc("a/one", "project", "second", "", "")]).unwrap();
+    batch.commit().unwrap();
+    assert_eq!(idx.num_docs(), 2);
+    assert_eq!(idx.search(&q("first")).unwrap().total, 0);
+    assert_eq!(ids(&idx, q("second")), vec!["a/one"]);
+
+    // In a later batch, small or bulk, and after a delete in the same batch.
+    for expected in [1, 1000] {
+        let mut batch = idx.batch_for(expected).unwrap();
+        batch.delete(&["project:a/two".to_string()]);
+        batch.upsert(&[doc("a/one", "project", format!("third{expected}").as_str(), "", "")]).unwrap();
+        batch.upsert(&[doc("a/two", "project", "back", "", "")]).unwrap();
+        batch.commit().unwrap();
+        assert_eq!(idx.num_docs(), 2);
+        assert_eq!(ids(&idx, q(&format!("third{expected}"))), vec!["a/one"]);
+        assert_eq!(ids(&idx, q("back")), vec!["a/two"]);
+    }
+
+    // A handle opened before another one committed still replaces what that one wrote.
+    let dir = std::env::temp_dir().join(format!("rye-search-core-handles-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (early, late) = (SearchIndex::open(&dir).unwrap(), SearchIndex::open(&dir).unwrap());
+    let mut batch = late.batch().unwrap();
+    batch.upsert(&[doc("a/one", "project", "late", "", "")]).unwrap();
+    batch.commit().unwrap();
+    let mut batch = early.batch_for(1000).unwrap();
+    batch.upsert(&[doc("a/one", "project", "early", "", "")]).unwrap();
+    batch.commit().unwrap();
+    late.reload().unwrap();
+    assert_eq!(late.num_docs(), 1);
+    assert_eq!(ids(&late, q("early")), vec!["a/one"]);
+    drop((early, late));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
