@@ -649,33 +649,14 @@ impl Batch {
     }
 }
 
-/// The JSON a hit shows besides id, score and preview. `extra` is passed through when it is JSON.
+/// What a hit shows besides id, score and preview, as the JSON array
+/// `[kind, space, name, title, description, category, path, date, extra]`: an array because
+/// `JSON.parse` builds arrays several times faster than objects with keys. `extra` is passed
+/// through when it is JSON, else null.
 fn stored_item(d: &ItemDoc) -> String {
-    #[derive(serde::Serialize)]
-    struct Item<'a> {
-        kind: &'a str,
-        space: &'a str,
-        name: &'a str,
-        title: &'a str,
-        description: &'a str,
-        category: &'a str,
-        path: &'a str,
-        date: Option<i64>,
-        extra: Option<&'a RawValue>,
-    }
     let extra = d.extra.as_deref().and_then(|e| serde_json::from_str::<&RawValue>(e).ok());
-    let item = Item {
-        kind: &d.kind,
-        space: &d.space,
-        name: &d.name,
-        title: &d.title,
-        description: &d.description,
-        category: &d.category,
-        path: &d.path,
-        date: d.date,
-        extra,
-    };
-    serde_json::to_string(&item).expect("a struct of strings serialises")
+    let item = (&d.kind, &d.space, &d.name, &d.title, &d.description, &d.category, &d.path, d.date, extra);
+    serde_json::to_string(&item).expect("a tuple of strings serialises")
 }
 
 fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {

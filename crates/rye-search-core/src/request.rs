@@ -103,16 +103,20 @@ pub struct Hit {
     /// Normalised 0–1 against the best match of the whole query (not of the page).
     pub score: f64,
     pub preview: String,
-    /// JSON object of kind, space, name, title, description, category, path, date and the
-    /// document's `extra`, as the index wrote it: passed through verbatim, never parsed here.
+    /// JSON array of [`ITEM_FIELDS`] as the index wrote it: passed through verbatim, never
+    /// parsed here.
     pub item: String,
 }
 
+/// What `Hit::item` holds, in order.
+pub const ITEM_FIELDS: [&str; 9] = ["kind", "space", "name", "title", "description", "category", "path", "date", "extra"];
+
 impl Hit {
     /// One string field of `item` (`kind`, `space`, `title`, …), parsed on demand.
-    pub fn item_str(&self, key: &str) -> Option<String> {
-        let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&self.item).ok()?;
-        map.get(key)?.as_str().map(String::from)
+    pub fn item_str(&self, name: &str) -> Option<String> {
+        let at = ITEM_FIELDS.iter().position(|f| *f == name)?;
+        let values: Vec<serde_json::Value> = serde_json::from_str(&self.item).ok()?;
+        values.get(at)?.as_str().map(String::from)
     }
 }
 
@@ -124,8 +128,9 @@ pub struct SearchResponse {
 }
 
 impl SearchResponse {
-    /// `{"total","hits":[{"id","score","preview","item"}],"warnings"}`, written by hand so that each
-    /// hit's stored JSON is copied instead of parsed and serialised again.
+    /// `{"total","hits":[[id,score,preview,item]],"warnings"}`, written by hand so that each hit's
+    /// stored JSON is copied instead of parsed and serialised again. Hits are arrays: the reader
+    /// is `JSON.parse`, which builds arrays several times faster than objects with keys.
     pub fn write_json(&self, out: &mut Vec<u8>) {
         fn json(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
             serde_json::to_writer(out, value).expect("writing to a Vec");
@@ -137,15 +142,15 @@ impl SearchResponse {
             if i > 0 {
                 out.push(b',');
             }
-            out.extend_from_slice(b"{\"id\":");
+            out.push(b'[');
             json(out, &h.id);
-            out.extend_from_slice(b",\"score\":");
+            out.push(b',');
             json(out, &h.score);
-            out.extend_from_slice(b",\"preview\":");
+            out.push(b',');
             json(out, &h.preview);
-            out.extend_from_slice(b",\"item\":");
+            out.push(b',');
             out.extend_from_slice(if h.item.is_empty() { b"null" } else { h.item.as_bytes() });
-            out.push(b'}');
+            out.push(b']');
         }
         out.extend_from_slice(b"],\"warnings\":");
         json(out, &self.warnings);

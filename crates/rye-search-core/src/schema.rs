@@ -8,7 +8,7 @@ use tantivy::schema::{
 use crate::tokenizer::TOKENIZER_NAME;
 
 /// Bumped whenever the schema or tokenizer changes; an index with another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 9;
+pub const SCHEMA_VERSION: u32 = 10;
 
 /// Field id of `content`, the fifth field added (see [`build`]).
 pub const CONTENT_FIELD_ID: u32 = 4;
@@ -34,7 +34,7 @@ pub struct Fields {
     pub mtime: Field,
     pub size: Field,
     pub hash: Field,
-    /// What a hit shows besides id, score and preview, as one JSON object written at index time:
+    /// What a hit shows besides id, score and preview, as one JSON array written at index time:
     /// a hit reads one stored value instead of deserialising ten.
     pub item: Field,
 }

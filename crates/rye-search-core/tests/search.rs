@@ -361,18 +361,22 @@ fn responses_are_json_with_each_hits_stored_fields() {
     let res = idx.search(&SearchRequest { preview_chars: 40, ..q("needle") }).unwrap();
     let json: serde_json::Value = serde_json::from_str(&res.to_json()).unwrap();
     assert_eq!(json["total"], 2);
+    // Each hit is [id, score, preview, item]; item is [kind, space, name, title, description,
+    // category, path, date, extra].
     let hits = json["hits"].as_array().unwrap();
-    let quoted = hits.iter().find(|h| h["id"] == "x/quoted").unwrap();
-    assert_eq!(quoted["item"]["title"], "Say \"hi\" \\ \u{e9}t\u{e9} \u{1f600}");
-    assert_eq!(quoted["item"]["description"], "line\nbreak");
-    assert_eq!(quoted["item"]["space"], "project");
-    assert_eq!(quoted["item"]["kind"], "tool");
-    assert_eq!(quoted["item"]["date"], 1234);
-    assert_eq!(quoted["item"]["extra"]["metadata"]["tags"][1], "b");
-    assert!(quoted["preview"].as_str().unwrap().contains("needle"));
+    let quoted = hits.iter().find(|h| h[0] == "x/quoted").unwrap();
+    let item = &quoted[3];
+    assert_eq!(item[3], "Say \"hi\" \\ \u{e9}t\u{e9} \u{1f600}");
+    assert_eq!(item[4], "line\nbreak");
+    assert_eq!((&item[0], &item[1], &item[2]), (&"tool".into(), &"project".into(), &"quoted".into()));
+    assert_eq!(item[7], 1234);
+    assert_eq!(item[8]["metadata"]["tags"][1], "b");
+    assert!(quoted[1].as_f64().unwrap() > 0.0);
+    assert!(quoted[2].as_str().unwrap().contains("needle"));
+    assert_eq!(res.hits.iter().find(|h| h.id == "x/quoted").unwrap().item_str("description").unwrap(), "line\nbreak");
     // Extra that is not JSON is dropped, not passed through to break the response.
-    let broken = hits.iter().find(|h| h["id"] == "x/broken").unwrap();
-    assert!(broken["item"]["extra"].is_null());
+    let broken = hits.iter().find(|h| h[0] == "x/broken").unwrap();
+    assert!(broken[3][8].is_null());
     assert_eq!(json["warnings"], serde_json::json!([]));
 }
 
