@@ -1,6 +1,7 @@
 //! Index lifecycle (persistent or in memory), write batches with one writer, the refresh
 //! manifest, and search.
 
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::ops::Bound;
@@ -14,7 +15,7 @@ use tantivy::directory::MmapDirectory;
 use tantivy::index::{IndexSettings, SegmentId};
 use tantivy::InvertedIndexReader;
 use tantivy::query::{
-    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery, RegexQuery, TermQuery,
+    AllQuery, Bm25StatisticsProvider, BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery, RegexQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::snippet::SnippetGenerator;
@@ -247,10 +248,10 @@ impl SearchIndex {
         let collector = TopRanked {
             sort: req.sort_by,
             wanted: req.offset + req.limit,
-            prune: is_term_union(&*query),
+            prune: false, // decided by `collect` once the query's postings are known
             columns: self.sort_columns(&searcher)?,
         };
-        let found = collect(&searcher, &*query, &collector)?;
+        let found = collect(&searcher, &*query, collector)?;
         let total = found.seen as usize;
         let best = found.best;
         let page: Vec<(f32, Hit)> = found
@@ -434,12 +435,12 @@ impl SearchIndex {
 }
 
 /// Runs the collector; segments where it skipped documents are counted again, unscored.
-fn collect(
-    searcher: &tantivy::Searcher,
-    query: &dyn Query,
-    collector: &TopRanked,
-) -> Result<crate::collect::Collected> {
-    let weight = query.weight(EnableScoring::enabled_from_searcher(searcher))?;
+fn collect(searcher: &tantivy::Searcher, query: &dyn Query, mut collector: TopRanked) -> Result<crate::collect::Collected> {
+    let tally = PostingsTally { searcher, postings: Cell::new(0) };
+    let weight = query.weight(EnableScoring::enabled_from_statistics_provider(&tally, searcher))?;
+    let postings = tally.postings.get();
+    collector.prune = is_term_union(query)
+        && (postings < 2 * collector.wanted as u64 || postings >= PRUNE_MIN_POSTINGS);
     let segments = searcher.segment_readers();
     let fruits: Vec<_> = segments
         .iter()
@@ -459,6 +460,35 @@ fn collect(
 /// Whether `query` is a term query or a union of (boosted) term queries: the shape Tantivy
 /// scores with block-max WAND. A boosted query is taken for a term query when it holds a single
 /// term without positions; mistaking one costs time, never results.
+/// Block-max WAND skips documents that cannot reach the page, but once it has skipped any, a
+/// second pass must count the matches. From `2 × wanted` postings (before that it never skips)
+/// up to this many, scoring every match and counting on the way is cheaper (callgrind, c60k:
+/// terms in 50–500 documents 13% fewer instructions; in 1,000–2,000 documents, 9% more).
+const PRUNE_MIN_POSTINGS: u64 = 1500;
+
+/// The searcher's statistics, adding up the document frequencies that scoring asks for: the
+/// postings a term union will walk, known without looking its terms up again.
+struct PostingsTally<'a> {
+    searcher: &'a tantivy::Searcher,
+    postings: Cell<u64>,
+}
+
+impl Bm25StatisticsProvider for PostingsTally<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        self.searcher.total_num_tokens(field)
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        self.searcher.total_num_docs()
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        let n = self.searcher.doc_freq(term)?;
+        self.postings.set(self.postings.get() + n);
+        Ok(n)
+    }
+}
+
 fn is_term_union(query: &dyn Query) -> bool {
     let leaf = |q: &dyn Query| {
         if q.downcast_ref::<TermQuery>().is_some() {
