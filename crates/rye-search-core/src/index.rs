@@ -25,6 +25,7 @@ use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Tantivy
 use crate::collect::{SortColumns, TopRanked};
 use crate::document::{ItemDoc, ManifestEntry};
 use crate::error::{Error, Result};
+use crate::memory_dir::MemoryDirectory;
 use crate::query::build::{positive_tokens, Builder};
 use crate::query::parse;
 use crate::request::{Filter, Hit, SearchRequest, SearchResponse};
@@ -87,7 +88,8 @@ impl SearchIndex {
     /// An index that lives only in memory (tests, ephemeral use, plain-document indexes).
     pub fn in_memory() -> Result<Self> {
         let (schema, fields) = schema::build();
-        Self::wrap(Index::builder().schema(schema).settings(index_settings()).create_in_ram()?, fields, None)
+        let index = Index::builder().schema(schema).settings(index_settings()).open_or_create(MemoryDirectory::default())?;
+        Self::wrap(index, fields, None)
     }
 
     fn wrap(index: Index, fields: Fields, location: Option<PathBuf>) -> Result<Self> {

@@ -7,6 +7,7 @@ mod document;
 mod error;
 pub mod files;
 mod index;
+mod memory_dir;
 pub mod query;
 mod request;
 mod schema;

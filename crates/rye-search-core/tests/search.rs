@@ -499,3 +499,24 @@ fn upserts_replace_by_key_within_a_batch_across_batches_and_across_handles() {
     drop((early, late));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn memory_index_locks_its_writer_and_survives_many_commits_and_merges() {
+    let idx = SearchIndex::in_memory().unwrap();
+    {
+        let _held = idx.batch().unwrap();
+        assert_eq!(idx.batch().err().unwrap().code(), "E_INDEX_LOCKED");
+    }
+    // Small batches leave many segments for the merge policy to merge behind them.
+    for round in 0..40 {
+        let mut batch = idx.batch_for(10).unwrap();
+        let docs: Vec<ItemDoc> =
+            (0..10).map(|i| doc(&format!("r/doc{i}"), "project", &format!("round{round}"), "", "shared words")).collect();
+        batch.upsert(&docs).unwrap();
+        batch.commit().unwrap();
+    }
+    assert_eq!(idx.num_docs(), 10);
+    assert_eq!(idx.search(&q("round39")).unwrap().total, 10);
+    assert_eq!(idx.search(&q("round38")).unwrap().total, 0);
+    assert_eq!(idx.search(&q("shared")).unwrap().total, 10);
+}
