@@ -20,7 +20,8 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::store::Compressor;
-use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError};
+use tantivy::store::StoreReader;
+use tantivy::{DocId, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError};
 
 use crate::collect::{SortColumns, TopRanked};
 use crate::document::{ItemDoc, ManifestEntry};
@@ -30,7 +31,7 @@ use crate::query::build::{positive_tokens, Builder};
 use crate::query::parse;
 use crate::request::{Filter, Hit, SearchRequest, SearchResponse};
 use crate::schema::{self, version_number, Fields, SCHEMA_VERSION};
-use crate::stored::{WithContent, WithoutContent};
+use crate::stored::stored_texts;
 use crate::tokenizer::{IdentTokenizer, TOKENIZER_NAME};
 
 /// Largest page a request may ask for, and deepest offset (bounded memory per query).
@@ -45,16 +46,25 @@ const SMALL_BATCH_DOCS: usize = 256;
 /// takes ~3 KB of indexing memory, which is only taken as it is used): one segment, so no merge.
 const ONE_SEGMENT_DOCS: usize = 150_000;
 const DOC_STORE_BLOCK_BYTES: usize = 2048;
+/// Doc store blocks each segment keeps decompressed (Tantivy's default).
+const DOC_STORE_CACHE_BLOCKS: usize = 100;
 /// How far apart the words of a plain query may be to earn the nearness bonus.
 const NEARNESS_SLOP: u32 = 3;
+
+/// What searches read of one segment besides its postings, opened once (opening the columns
+/// costs more than a rare-term query).
+struct SegmentParts {
+    columns: Arc<SortColumns>,
+    store: StoreReader,
+}
 
 pub struct SearchIndex {
     index: Index,
     reader: IndexReader,
     fields: Fields,
     location: Option<PathBuf>,
-    /// Sort columns of the segments searched lately; segments are immutable, so never stale.
-    columns: Mutex<HashMap<SegmentId, Arc<SortColumns>>>,
+    /// What searches read of the segments searched lately; segments are immutable, so never stale.
+    segments: Mutex<HashMap<SegmentId, Arc<SegmentParts>>>,
 }
 
 impl SearchIndex {
@@ -95,7 +105,7 @@ impl SearchIndex {
     fn wrap(index: Index, fields: Fields, location: Option<PathBuf>) -> Result<Self> {
         index.tokenizers().register(TOKENIZER_NAME, IdentTokenizer);
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(SearchIndex { index, reader, fields, location, columns: Mutex::default() })
+        Ok(SearchIndex { index, reader, fields, location, segments: Mutex::default() })
     }
 
     /// Picks up commits made by other handles or processes.
@@ -247,11 +257,12 @@ impl SearchIndex {
             Box::new(BooleanQuery::new(clauses))
         };
 
+        let parts = self.segment_parts(&searcher)?;
         let collector = TopRanked {
             sort: req.sort_by,
             wanted: req.offset + req.limit,
             prune: false, // decided by `collect` once the query's postings are known
-            columns: self.sort_columns(&searcher)?,
+            columns: parts.iter().map(|p| p.columns.clone()).collect(),
         };
         let found = collect(&searcher, &*query, collector)?;
         let total = found.seen as usize;
@@ -260,7 +271,7 @@ impl SearchIndex {
             .top
             .iter()
             .skip(req.offset)
-            .map(|r| Ok((r.score, self.materialise(&searcher, r.address, req.preview_chars > 0)?)))
+            .map(|r| Ok((r.score, self.materialise(&parts[r.address.segment_ord as usize], r.address.doc_id, req.preview_chars > 0)?)))
             .collect::<Result<_>>()?;
 
         let snippets = if req.preview_chars > 0 && !page.is_empty() {
@@ -317,15 +328,19 @@ impl SearchIndex {
         })
     }
 
-    /// Sort columns for each segment of `searcher`, opened on first use.
-    fn sort_columns(&self, searcher: &tantivy::Searcher) -> Result<Vec<Arc<SortColumns>>> {
-        let mut cache = self.columns.lock().unwrap_or_else(|e| e.into_inner());
+    /// What searches read of each segment of `searcher`, opened on first use.
+    fn segment_parts(&self, searcher: &tantivy::Searcher) -> Result<Vec<Arc<SegmentParts>>> {
+        let mut cache = self.segments.lock().unwrap_or_else(|e| e.into_inner());
         let segments = searcher.segment_readers();
         if segments.iter().any(|s| !cache.contains_key(&s.segment_id())) {
             cache.retain(|id, _| segments.iter().any(|s| s.segment_id() == *id));
             for s in segments {
                 if !cache.contains_key(&s.segment_id()) {
-                    cache.insert(s.segment_id(), Arc::new(SortColumns::open(s)?));
+                    let parts = SegmentParts {
+                        columns: Arc::new(SortColumns::open(s)?),
+                        store: s.get_store_reader(DOC_STORE_CACHE_BLOCKS)?,
+                    };
+                    cache.insert(s.segment_id(), Arc::new(parts));
                 }
             }
         }
@@ -423,16 +438,26 @@ impl SearchIndex {
 
     /// Loads the stored fields of one hit from the doc store (only the page is loaded); the
     /// content, only when a preview is wanted.
-    fn materialise(&self, searcher: &tantivy::Searcher, address: DocAddress, with_content: bool) -> Result<Hit> {
+    fn materialise(&self, segment: &SegmentParts, doc: DocId, with_content: bool) -> Result<Hit> {
+        let bytes = segment.store.get_document_bytes(doc)?;
         let f = &self.fields;
-        let (id, item, preview) = if with_content {
-            let mut doc: WithContent = searcher.doc(address)?;
-            (doc.take_text(f.id), doc.take_text(f.item), doc.take_text(f.content()))
-        } else {
-            let mut doc: WithoutContent = searcher.doc(address)?;
-            (doc.take_text(f.id), doc.take_text(f.item), String::new())
-        };
-        Ok(Hit { id, score: 0.0, preview, item })
+        let mut hit = Hit::default();
+        // Stored in this order: id, item, content.
+        for value in stored_texts(&bytes) {
+            let (field, text) = value?;
+            if field == f.id.field_id() {
+                hit.id = utf8(text)?;
+            } else if field == f.item.field_id() {
+                hit.item = utf8(text)?;
+                if !with_content {
+                    break;
+                }
+            } else if field == f.content().field_id() {
+                hit.preview = utf8(text)?;
+                break;
+            }
+        }
+        Ok(hit)
     }
 }
 
@@ -566,6 +591,12 @@ fn preview_window<'a>(content: &'a str, terms: impl Iterator<Item = &'a str>, ch
     let start = floor(first.saturating_sub(span / 4));
     let end = floor((start + span).min(content.len()));
     &content[start..end]
+}
+
+/// Stored text as a `String`; the index wrote it from one, so this fails only on corruption.
+fn utf8(bytes: &[u8]) -> Result<String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+    Ok(text.to_owned())
 }
 
 fn raw_term(field: Field, value: &str) -> Box<dyn Query> {

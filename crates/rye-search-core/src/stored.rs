@@ -1,89 +1,119 @@
-//! Reading a hit's stored fields. Content is stored last and is usually the bulk of a
-//! document; a hit without a preview stops reading before it.
+//! Reading a hit's stored fields straight from the doc store's bytes.
+//!
+//! The index stores text only (id, item, then content), and Tantivy (pinned, doc store version 2)
+//! writes a document as a VInt count, then per value a little-endian u32 field id, a type code
+//! (0 for text), a VInt byte length and the UTF-8 bytes. Reading that directly slices the
+//! strings out of the block; Tantivy's deserializer read each one through `io::Read` into a
+//! growing `String`, a fifth of a rare-term search. Content comes last, so a hit without a
+//! preview stops before it.
 
-use tantivy::schema::document::{
-    DeserializeError, DocumentDeserialize, DocumentDeserializer, ValueDeserialize, ValueDeserializer, ValueVisitor,
-};
-use tantivy::schema::Field;
+use tantivy::error::DataCorruption;
 
-use crate::schema::CONTENT_FIELD_ID;
+use crate::error::{Error, Result};
 
-/// The stored values of one document, in the order they were written.
-pub struct Stored<const WITH_CONTENT: bool>(pub Vec<(Field, StoredValue)>);
+const TEXT_CODE: u8 = 0;
 
-pub type WithoutContent = Stored<false>;
-pub type WithContent = Stored<true>;
-
-pub enum StoredValue {
-    Text(String),
-    /// Any other scalar: not used by hits, read past rather than failing the search.
-    Other,
+/// The stored texts of one document, in the order they were written: `(field id, bytes)`.
+pub fn stored_texts(doc: &[u8]) -> StoredTexts<'_> {
+    StoredTexts { rest: doc, left: None }
 }
 
-impl<const WITH_CONTENT: bool> Stored<WITH_CONTENT> {
-    /// Moves the first text of `field` out (each field is read once per hit).
-    pub fn take_text(&mut self, field: Field) -> String {
-        self.0
-            .iter_mut()
-            .find_map(|(f, v)| match v {
-                StoredValue::Text(t) if *f == field => Some(std::mem::take(t)),
-                _ => None,
-            })
-            .unwrap_or_default()
-    }
+pub struct StoredTexts<'a> {
+    rest: &'a [u8],
+    /// Values still to read; `None` before the count is read.
+    left: Option<u64>,
 }
 
-impl<const WITH_CONTENT: bool> DocumentDeserialize for Stored<WITH_CONTENT> {
-    fn deserialize<'de, D>(mut deserializer: D) -> Result<Self, DeserializeError>
-    where
-        D: DocumentDeserializer<'de>,
-    {
-        let mut out = Vec::with_capacity(deserializer.size_hint());
-        while let Some((field, value)) = deserializer.next_field::<StoredValue>()? {
-            if field.field_id() == CONTENT_FIELD_ID && !WITH_CONTENT {
-                break;
+impl<'a> StoredTexts<'a> {
+    fn vint(&mut self) -> Result<u64> {
+        // Tantivy's VInt: seven bits per byte, low bits first, the last byte has the high bit set.
+        let mut value = 0u64;
+        for (i, &byte) in self.rest.iter().enumerate().take(10) {
+            value |= u64::from(byte & 0x7f) << (7 * i);
+            if byte & 0x80 != 0 {
+                self.rest = &self.rest[i + 1..];
+                return Ok(value);
             }
-            out.push((field, value));
         }
-        Ok(Stored(out))
+        Err(corrupt("a length runs past the document"))
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.rest.len() < n {
+            return Err(corrupt("a value runs past the document"));
+        }
+        let (head, tail) = self.rest.split_at(n);
+        self.rest = tail;
+        Ok(head)
+    }
+
+    fn next_text(&mut self) -> Result<Option<(u32, &'a [u8])>> {
+        let left = match self.left {
+            Some(n) => n,
+            None => self.vint()?,
+        };
+        if left == 0 {
+            self.left = Some(0);
+            return Ok(None);
+        }
+        self.left = Some(left - 1);
+        let field = u32::from_le_bytes(self.take(4)?.try_into().expect("four bytes"));
+        if self.take(1)?[0] != TEXT_CODE {
+            return Err(corrupt("a stored value is not text"));
+        }
+        let len = usize::try_from(self.vint()?).map_err(|_| corrupt("a length is too large"))?;
+        Ok(Some((field, self.take(len)?)))
     }
 }
 
-impl ValueDeserialize for StoredValue {
-    fn deserialize<'de, D>(deserializer: D) -> Result<Self, DeserializeError>
-    where
-        D: ValueDeserializer<'de>,
-    {
-        deserializer.deserialize_any(Visitor)
+impl<'a> Iterator for StoredTexts<'a> {
+    type Item = Result<(u32, &'a [u8])>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_text().transpose()
     }
 }
 
-struct Visitor;
+fn corrupt(what: &str) -> Error {
+    Error::Index(DataCorruption::comment_only(format!("stored document: {what}")).into())
+}
 
-impl ValueVisitor for Visitor {
-    type Value = StoredValue;
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    fn visit_string(&self, val: String) -> Result<StoredValue, DeserializeError> {
-        Ok(StoredValue::Text(val))
+    fn vint(mut n: u64, out: &mut Vec<u8>) {
+        while n >= 128 {
+            out.push((n & 127) as u8);
+            n >>= 7;
+        }
+        out.push(n as u8 | 128);
     }
 
-    fn visit_i64(&self, _val: i64) -> Result<StoredValue, DeserializeError> {
-        Ok(StoredValue::Other)
+    fn text(field: u32, s: &str, out: &mut Vec<u8>) {
+        out.extend_from_slice(&field.to_le_bytes());
+        out.push(TEXT_CODE);
+        vint(s.len() as u64, out);
+        out.extend_from_slice(s.as_bytes());
     }
 
-    fn visit_null(&self) -> Result<StoredValue, DeserializeError> {
-        Ok(StoredValue::Other)
-    }
+    #[test]
+    fn reads_texts_in_order_and_rejects_what_it_cannot_read() {
+        let long = "é".repeat(200); // a length over 127 takes two VInt bytes
+        let mut doc = Vec::new();
+        vint(3, &mut doc);
+        text(1, "a/b", &mut doc);
+        text(7, &long, &mut doc);
+        text(4, "", &mut doc);
+        let read: Vec<(u32, &[u8])> = stored_texts(&doc).collect::<Result<_>>().unwrap();
+        assert_eq!(read, vec![(1, "a/b".as_bytes()), (7, long.as_bytes()), (4, "".as_bytes())]);
 
-    fn visit_u64(&self, _val: u64) -> Result<StoredValue, DeserializeError> {
-        Ok(StoredValue::Other)
-    }
-
-    fn visit_f64(&self, _val: f64) -> Result<StoredValue, DeserializeError> {
-        Ok(StoredValue::Other)
-    }
-
-    fn visit_bool(&self, _val: bool) -> Result<StoredValue, DeserializeError> {
-        Ok(StoredValue::Other)
+        let truncated = &doc[..doc.len() - 1];
+        assert!(stored_texts(truncated).any(|r| r.is_err()));
+        let mut not_text = Vec::new();
+        vint(1, &mut not_text);
+        not_text.extend_from_slice(&1u32.to_le_bytes());
+        not_text.push(2);
+        assert!(stored_texts(&not_text).next().unwrap().is_err());
     }
 }
