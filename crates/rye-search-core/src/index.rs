@@ -13,14 +13,15 @@ use tantivy::collector::Collector;
 use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
 use tantivy::index::{IndexSettings, SegmentId};
-use tantivy::InvertedIndexReader;
 use tantivy::query::{
-    AllQuery, Bm25StatisticsProvider, BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery, RegexQuery, TermQuery,
+    AllQuery, Bm25StatisticsProvider, BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, Query,
+    RangeQuery, RegexQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::store::Compressor;
 use tantivy::store::StoreReader;
+use tantivy::InvertedIndexReader;
 use tantivy::{DocId, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError};
 
 use crate::collect::{SortColumns, TopRanked};
@@ -31,7 +32,7 @@ use crate::query::build::{positive_tokens, Builder};
 use crate::query::parse;
 use crate::request::{Filter, Hit, SearchRequest, SearchResponse};
 use crate::schema::{self, version_number, Fields, SCHEMA_VERSION};
-use crate::stored::stored_texts;
+use crate::stored::{stored_texts, utf8};
 use crate::tokenizer::{IdentTokenizer, TOKENIZER_NAME};
 
 /// Largest page a request may ask for, and deepest offset (bounded memory per query).
@@ -98,7 +99,8 @@ impl SearchIndex {
     /// An index that lives only in memory (tests, ephemeral use, plain-document indexes).
     pub fn in_memory() -> Result<Self> {
         let (schema, fields) = schema::build();
-        let index = Index::builder().schema(schema).settings(index_settings()).open_or_create(MemoryDirectory::default())?;
+        let index =
+            Index::builder().schema(schema).settings(index_settings()).open_or_create(MemoryDirectory::default())?;
         Self::wrap(index, fields, None)
     }
 
@@ -271,7 +273,12 @@ impl SearchIndex {
             .top
             .iter()
             .skip(req.offset)
-            .map(|r| Ok((r.score, self.materialise(&parts[r.address.segment_ord as usize], r.address.doc_id, req.preview_chars > 0)?)))
+            .map(|r| {
+                Ok((
+                    r.score,
+                    self.materialise(&parts[r.address.segment_ord as usize], r.address.doc_id, req.preview_chars > 0)?,
+                ))
+            })
             .collect::<Result<_>>()?;
 
         let snippets = if req.preview_chars > 0 && !page.is_empty() {
@@ -462,12 +469,16 @@ impl SearchIndex {
 }
 
 /// Runs the collector; segments where it skipped documents are counted again, unscored.
-fn collect(searcher: &tantivy::Searcher, query: &dyn Query, mut collector: TopRanked) -> Result<crate::collect::Collected> {
+fn collect(
+    searcher: &tantivy::Searcher,
+    query: &dyn Query,
+    mut collector: TopRanked,
+) -> Result<crate::collect::Collected> {
     let tally = PostingsTally { searcher, postings: Cell::new(0) };
     let weight = query.weight(EnableScoring::enabled_from_statistics_provider(&tally, searcher))?;
     let postings = tally.postings.get();
-    collector.prune = is_term_union(query)
-        && (postings < 2 * collector.wanted as u64 || postings >= PRUNE_MIN_POSTINGS);
+    collector.prune =
+        is_term_union(query) && (postings < 2 * collector.wanted as u64 || postings >= PRUNE_MIN_POSTINGS);
     let segments = searcher.segment_readers();
     let fruits: Vec<_> = segments
         .iter()
@@ -484,9 +495,6 @@ fn collect(searcher: &tantivy::Searcher, query: &dyn Query, mut collector: TopRa
     Ok(found)
 }
 
-/// Whether `query` is a term query or a union of (boosted) term queries: the shape Tantivy
-/// scores with block-max WAND. A boosted query is taken for a term query when it holds a single
-/// term without positions; mistaking one costs time, never results.
 /// Block-max WAND skips documents that cannot reach the page, but once it has skipped any, a
 /// second pass must count the matches. From `2 × wanted` postings (before that it never skips)
 /// up to this many, scoring every match and counting on the way is cheaper (callgrind, c60k:
@@ -516,6 +524,9 @@ impl Bm25StatisticsProvider for PostingsTally<'_> {
     }
 }
 
+/// Whether `query` is a term query or a union of (boosted) term queries: the shape Tantivy
+/// scores with block-max WAND. A boosted query is taken for a term query when it holds a single
+/// term without positions; mistaking one costs time, never results.
 fn is_term_union(query: &dyn Query) -> bool {
     let leaf = |q: &dyn Query| {
         if q.downcast_ref::<TermQuery>().is_some() {
@@ -593,12 +604,6 @@ fn preview_window<'a>(content: &'a str, terms: impl Iterator<Item = &'a str>, ch
     &content[start..end]
 }
 
-/// Stored text as a `String`; the index wrote it from one, so this fails only on corruption.
-fn utf8(bytes: &[u8]) -> Result<String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-    Ok(text.to_owned())
-}
-
 fn raw_term(field: Field, value: &str) -> Box<dyn Query> {
     Box::new(TermQuery::new(Term::from_field_text(field, value), IndexRecordOption::Basic))
 }
@@ -655,7 +660,8 @@ struct KnownKeys {
 
 impl KnownKeys {
     fn of(searcher: &tantivy::Searcher, key: Field) -> Result<Self> {
-        let committed = searcher.segment_readers().iter().map(|r| r.inverted_index(key)).collect::<tantivy::Result<_>>()?;
+        let committed =
+            searcher.segment_readers().iter().map(|r| r.inverted_index(key)).collect::<tantivy::Result<_>>()?;
         Ok(KnownKeys { committed, added: HashSet::new() })
     }
 

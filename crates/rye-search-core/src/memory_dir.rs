@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use tantivy::directory::error::{DeleteError, OpenReadError, OpenWriteError};
-use tantivy::directory::{AntiCallToken, FileHandle, FileSlice, TerminatingWrite, WatchCallback, WatchHandle, WritePtr};
+use tantivy::directory::{
+    AntiCallToken, FileHandle, FileSlice, TerminatingWrite, WatchCallback, WatchHandle, WritePtr,
+};
 use tantivy::Directory;
 
 type Files = Arc<RwLock<HashMap<PathBuf, FileSlice>>>;

@@ -109,7 +109,8 @@ pub struct Hit {
 }
 
 /// What `Hit::item` holds, in order.
-pub const ITEM_FIELDS: [&str; 9] = ["kind", "space", "name", "title", "description", "category", "path", "date", "extra"];
+pub const ITEM_FIELDS: [&str; 9] =
+    ["kind", "space", "name", "title", "description", "category", "path", "date", "extra"];
 
 impl Hit {
     /// One string field of `item` (`kind`, `space`, `title`, …), parsed on demand.

@@ -74,6 +74,11 @@ impl<'a> Iterator for StoredTexts<'a> {
     }
 }
 
+/// Stored text as a `String`; the index wrote it from one, so this fails only on corruption.
+pub fn utf8(bytes: &[u8]) -> Result<String> {
+    std::str::from_utf8(bytes).map(str::to_owned).map_err(|_| corrupt("a text is not UTF-8"))
+}
+
 fn corrupt(what: &str) -> Error {
     Error::Index(DataCorruption::comment_only(format!("stored document: {what}")).into())
 }

@@ -223,7 +223,17 @@ fn totals_are_exact_for_every_query_shape() {
     batch.delete(&(0..50).map(|i| format!("project:set1/doc{i}")).collect::<Vec<_>>());
     batch.commit().unwrap();
     assert!(index.num_segments() > 1);
-    for query in ["alpha", "omega", "alpha OR omega", "alpha OR beta", "alpha beta", "\"alpha beta\"", "alpha NOT gamma", "gam*", "*"] {
+    for query in [
+        "alpha",
+        "omega",
+        "alpha OR omega",
+        "alpha OR beta",
+        "alpha beta",
+        "\"alpha beta\"",
+        "alpha NOT gamma",
+        "gam*",
+        "*",
+    ] {
         for kind in [None, Some("tool")] {
             let req = SearchRequest { query: query.into(), kind: kind.map(String::from), ..Default::default() };
             // Sorted by name, nothing is skipped: every match is counted on the way.
@@ -510,8 +520,9 @@ fn memory_index_locks_its_writer_and_survives_many_commits_and_merges() {
     // Small batches leave many segments for the merge policy to merge behind them.
     for round in 0..40 {
         let mut batch = idx.batch_for(10).unwrap();
-        let docs: Vec<ItemDoc> =
-            (0..10).map(|i| doc(&format!("r/doc{i}"), "project", &format!("round{round}"), "", "shared words")).collect();
+        let docs: Vec<ItemDoc> = (0..10)
+            .map(|i| doc(&format!("r/doc{i}"), "project", &format!("round{round}"), "", "shared words"))
+            .collect();
         batch.upsert(&docs).unwrap();
         batch.commit().unwrap();
     }
