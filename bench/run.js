@@ -5,6 +5,7 @@
 // Writes bench/results/<tier>.json, bench/results/README.md (tables) and bench/results/*.svg (plots).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -49,7 +50,7 @@ function run(script, args, limitMs) {
 const fmt = (x, d = 2) => (x === undefined || x === null ? 'n/a' : typeof x === 'number' ? x.toFixed(d) : String(x));
 const ratio = (peer, ours) => (typeof peer === 'number' && typeof ours === 'number' && ours > 0 ? `${(peer / ours).toFixed(2)}×` : '');
 
-function table(tierName, results, e2e) {
+function table(tierName, results, e2e, ran) {
   const names = Object.keys(results);
   const cell = (n, get, d, higherIsBetter) => {
     const r = results[n];
@@ -70,7 +71,10 @@ function table(tierName, results, e2e) {
     ['batch single-term q/s (searchMany; 20k queries, 2k at c1m)', (r) => r.batchQps, 0, true],
     ['known-item MRR@10', (r) => r.mrr10, 3],
   ];
-  const lines = [`### ${tierName} (${results.rye?.docs ?? '?'} items)`, '', `| metric | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`];
+  const lines = [`### ${tierName} (${results.rye?.docs ?? '?'} items)`, ''];
+  // Other work on the machine moves absolute times: the load shows how much there was.
+  if (ran) lines.push(`Run ${ran.at}; 1-minute load average ${ran.load[0]} at the start, ${ran.load[1]} at the end (${ran.cores} cores).`, '');
+  lines.push(`| metric | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`);
   for (const [label, get, d, higher] of rows) lines.push(`| ${label} | ${names.map((n) => cell(n, get, d, higher)).join(' | ')} |`);
   lines.push('', 'Ratios in parentheses: above 1× means rye-search is better on that row (times and sizes: peer ÷ rye-search; throughput: rye-search ÷ peer). For MRR the ratio is peer ÷ rye-search, so above 1× means the peer ranks better.');
   if (e2e) {
@@ -146,7 +150,7 @@ function writeReport() {
     if (!fs.existsSync(file)) continue;
     const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
     known[t] = saved.engines;
-    sections.push(table(t, saved.engines, saved.e2e));
+    sections.push(table(t, saved.engines, saved.e2e, saved.ran));
   }
   if (Object.keys(known).length > 1) fs.writeFileSync(path.join(outDir, 'scaling.svg'), svgScaling(known));
   const header = `# Benchmark results\n\nMachine: ${process.platform}-${process.arch}, Node ${process.version}, 2 cores (shared; other work ran at the same time, so absolute numbers are noisy — compare ratios within a tier). 50 queries per kind (fixed seed), timed after the same untimed warm-up for every engine (5 queries per kind from another seed), each engine in its own process. Peers answer through their own JS APIs with the same field weights where the engine allows; "n/a" means the engine has no such query kind. rye-search runs through its public API (\`createMemoryIndex\`, previews off).\n`;
@@ -157,6 +161,7 @@ function writeReport() {
 
 for (const t of values.render ? [] : tiers) {
   all[t] = {};
+  const ran = { at: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', cores: os.cpus().length, load: [+os.loadavg()[0].toFixed(2)] };
   for (const e of engines) {
     process.stderr.write(`bench ${t} ${e}… `);
     all[t][e] = await run('child.js', [e, t, reps], LIMIT_MS[t] ?? LIMIT_MS.c1m);
@@ -168,7 +173,8 @@ for (const t of values.render ? [] : tiers) {
     e2e = await run('e2e.js', [t], LIMIT_MS[t]);
     process.stderr.write(`${e2e.error ?? 'done'}\n`);
   }
-  fs.writeFileSync(path.join(outDir, `${t}.json`), JSON.stringify({ engines: all[t], e2e }, null, 2));
+  ran.load.push(+os.loadavg()[0].toFixed(2));
+  fs.writeFileSync(path.join(outDir, `${t}.json`), JSON.stringify({ engines: all[t], e2e, ran }, null, 2));
   fs.writeFileSync(path.join(outDir, `p50-${t}.svg`), svgBars(t, all[t]));
   writeReport();
 }
