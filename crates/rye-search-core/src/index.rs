@@ -718,8 +718,8 @@ impl Batch {
     }
 }
 
-/// What a hit shows besides id, score and preview, as the JSON array
-/// `[kind, space, name, title, description, category, path, date, extra]`: an array because
+/// What a hit shows besides id, score and preview, as a JSON array in the order of
+/// [`crate::request::ITEM_FIELDS`] (and of `NativeItem` in `ts/search.ts`): an array because
 /// `JSON.parse` builds arrays several times faster than objects with keys. `extra` is passed
 /// through when it is JSON, else null.
 fn stored_item(d: &ItemDoc) -> String {

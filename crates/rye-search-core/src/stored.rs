@@ -69,8 +69,13 @@ impl<'a> StoredTexts<'a> {
 impl<'a> Iterator for StoredTexts<'a> {
     type Item = Result<(u32, &'a [u8])>;
 
+    /// After an error, nothing more: the rest of the bytes cannot be trusted.
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_text().transpose()
+        let next = self.next_text();
+        if next.is_err() {
+            self.left = Some(0);
+        }
+        next.transpose()
     }
 }
 
