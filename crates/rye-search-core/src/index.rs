@@ -20,13 +20,13 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::store::Compressor;
-use tantivy::store::StoreReader;
 use tantivy::InvertedIndexReader;
 use tantivy::{DocId, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError};
 
 use crate::collect::{SortColumns, TopRanked};
 use crate::document::{ItemDoc, ManifestEntry};
 use crate::error::{Error, Result};
+use crate::hit_store::HitStore;
 use crate::memory_dir::MemoryDirectory;
 use crate::query::build::{positive_tokens, Builder};
 use crate::query::parse;
@@ -47,8 +47,6 @@ const SMALL_BATCH_DOCS: usize = 256;
 /// takes ~3 KB of indexing memory, which is only taken as it is used): one segment, so no merge.
 const ONE_SEGMENT_DOCS: usize = 150_000;
 const DOC_STORE_BLOCK_BYTES: usize = 2048;
-/// Doc store blocks each segment keeps decompressed (Tantivy's default).
-const DOC_STORE_CACHE_BLOCKS: usize = 100;
 /// How far apart the words of a plain query may be to earn the nearness bonus.
 const NEARNESS_SLOP: u32 = 3;
 
@@ -56,7 +54,7 @@ const NEARNESS_SLOP: u32 = 3;
 /// costs more than a rare-term query).
 struct SegmentParts {
     columns: Arc<SortColumns>,
-    store: StoreReader,
+    store: HitStore,
 }
 
 pub struct SearchIndex {
@@ -345,7 +343,7 @@ impl SearchIndex {
                 if !cache.contains_key(&s.segment_id()) {
                     let parts = SegmentParts {
                         columns: Arc::new(SortColumns::open(s)?),
-                        store: s.get_store_reader(DOC_STORE_CACHE_BLOCKS)?,
+                        store: HitStore::open(&self.index, s)?,
                     };
                     cache.insert(s.segment_id(), Arc::new(parts));
                 }
@@ -446,7 +444,7 @@ impl SearchIndex {
     /// Loads the stored fields of one hit from the doc store (only the page is loaded); the
     /// content, only when a preview is wanted.
     fn materialise(&self, segment: &SegmentParts, doc: DocId, with_content: bool) -> Result<Hit> {
-        let bytes = segment.store.get_document_bytes(doc)?;
+        let bytes = segment.store.document(doc)?;
         let f = &self.fields;
         let mut hit = Hit::default();
         // Stored in this order: id, item, content.

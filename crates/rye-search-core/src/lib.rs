@@ -6,6 +6,7 @@ mod collect;
 mod document;
 mod error;
 pub mod files;
+mod hit_store;
 mod index;
 mod memory_dir;
 pub mod query;
