@@ -13,6 +13,7 @@ import { IndexLockedError, RyeSearchError } from './errors.js';
 import { parseItem } from './metadata.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
 import { WatchedScanCache } from './scan-cache.js';
+import { storedExtra } from './search.js';
 import { sourceOf, type Space } from './spaces.js';
 import { TrustStore, verifyText, type Verification } from './trust.js';
 
@@ -49,14 +50,6 @@ export interface ItemRef {
   ext: string;
   path: string;
   space: Space;
-}
-
-/** Extra per-item data stored with the document and returned with each hit. */
-export interface StoredExtra {
-  signed: boolean;
-  integrity: string;
-  reason?: string;
-  metadata: Record<string, unknown>;
 }
 
 const BATCH_DOCS = 1000;
@@ -284,8 +277,6 @@ export class Indexer {
       const values = Array.isArray(val) ? val.map(String) : [String(val)];
       if (values.every((x) => x.length <= 200)) facets[k] = values;
     }
-    const extra: StoredExtra = { signed: v.signed, integrity: v.integrity, metadata };
-    if (v.reason) extra.reason = v.reason;
     return {
       key: keyOf(c),
       id: c.id,
@@ -304,7 +295,7 @@ export class Indexer {
       mtime: c.mtime,
       size: c.size,
       hash,
-      extra: JSON.stringify(extra),
+      extra: storedExtra(v.signed, v.integrity, metadata),
     };
   }
 

@@ -3,7 +3,7 @@
  */
 import { InvalidArgumentError } from './errors.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
-import { buildRequest, envelope, mayBeSlow, searchMany, type NativeResponse, type SearchOptions, type SearchResponse } from './search.js';
+import { buildRequest, envelope, mayBeSlow, searchMany, storedExtra, type NativeResponse, type SearchOptions, type SearchResponse } from './search.js';
 import { failureOf, type SearchFailure } from './rye-index.js';
 import { isKind, type Kind } from './scope.js';
 
@@ -62,7 +62,7 @@ function toNative(d: PlainDocument): object {
     version: d.version ?? null,
     date: Number.isFinite(date) ? date : null,
     meta,
-    extra: JSON.stringify({ signed: false, integrity: 'unsigned', metadata }),
+    extra: storedExtra(false, 'unsigned', metadata),
   };
 }
 
