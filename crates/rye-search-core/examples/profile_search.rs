@@ -1,6 +1,8 @@
 //! Times searches on documents from a JSON file, without Node in the way:
 //! `cargo run --release --example profile_search -- docs.json queries.txt [repeats]`
 //! (`queries.txt`: one query per line; a plain string instead of a file is one query).
+//! Environment: `FUZZY=1|2` fuzzy distance, `ONLY=<field>` search one text field, `EACH=1` time
+//! each query, `KNOWN=file.tsv` known-item MRR (`DUMP=out.txt` writes every result list).
 use std::time::Instant;
 
 #[global_allocator]
@@ -63,6 +65,19 @@ fn main() {
             kind: Some("knowledge".into()),
             preview_chars: 0,
             fuzzy: std::env::var("FUZZY").ok().and_then(|f| f.parse().ok()).unwrap_or(0),
+            weights: match std::env::var("ONLY").ok().as_deref() {
+                Some(f) => {
+                    let w = |n: &str| if n == f { 1.0 } else { 0.0 };
+                    rye_search_core::Weights {
+                        title: w("title"),
+                        name: w("name"),
+                        description: w("description"),
+                        category: w("category"),
+                        content: w("content"),
+                    }
+                }
+                None => Default::default(),
+            },
             ..Default::default()
         })
         .collect();

@@ -23,6 +23,7 @@ use tantivy::store::Compressor;
 use tantivy::InvertedIndexReader;
 use tantivy::{DocId, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError};
 
+use crate::all_terms::LazyAllTerms;
 use crate::collect::{SortColumns, TopRanked};
 use crate::document::{ItemDoc, ManifestEntry};
 use crate::error::{Error, Result};
@@ -55,6 +56,7 @@ const NEARNESS_SLOP: u32 = 3;
 struct SegmentParts {
     columns: Arc<SortColumns>,
     store: HitStore,
+    all_terms: LazyAllTerms,
 }
 
 pub struct SearchIndex {
@@ -211,7 +213,9 @@ impl SearchIndex {
             (0..5).filter(|&i| weights[i] > 0.0).map(|i| (f.text[i], weights[i])).collect();
 
         let node = parse(&req.query)?;
-        let mut builder = Builder::new(&searcher, &req.query, req.fuzzy);
+        let parts = self.segment_parts(&searcher)?;
+        let all_terms = || parts.iter().map(|p| &p.all_terms).collect();
+        let mut builder = Builder::new(&searcher, all_terms(), &req.query, req.fuzzy);
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         // `*` with `fields`: the field queries select and rank; matching everything adds only a
         // constant to every score (and would hide a lone field term from block-max WAND).
@@ -241,7 +245,7 @@ impl SearchIndex {
                 ));
             };
             let sub = parse(text).map_err(|e| in_field(name, e))?;
-            let mut fb = Builder::new(&searcher, text, req.fuzzy);
+            let mut fb = Builder::new(&searcher, all_terms(), text, req.fuzzy);
             clauses
                 .push((Occur::Must, fb.build(&sub, &[(field, weights[i].max(0.1))]).map_err(|e| in_field(name, e))?));
             warnings.append(&mut fb.warnings);
@@ -257,7 +261,6 @@ impl SearchIndex {
             Box::new(BooleanQuery::new(clauses))
         };
 
-        let parts = self.segment_parts(&searcher)?;
         let collector = TopRanked {
             sort: req.sort_by,
             wanted: req.offset + req.limit,
@@ -344,6 +347,7 @@ impl SearchIndex {
                     let parts = SegmentParts {
                         columns: Arc::new(SortColumns::open(s)?),
                         store: HitStore::open(&self.index, s)?,
+                        all_terms: LazyAllTerms::new(&self.fields.text),
                     };
                     cache.insert(s.segment_id(), Arc::new(parts));
                 }

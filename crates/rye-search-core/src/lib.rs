@@ -2,6 +2,7 @@
 //! boolean query language with ranked wildcard and fuzzy expansion, and exact tie-breaking.
 //! No Node dependency: the napi binding only translates.
 
+mod all_terms;
 mod collect;
 mod document;
 mod error;

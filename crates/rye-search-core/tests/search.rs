@@ -103,6 +103,40 @@ fn title_outranks_content_by_field_boost() {
     assert!(res.hits[1].score < 1.0 && res.hits[1].score > 0.0);
 }
 
+/// Fuzzy terms and wildcards give the same answers whether a segment's all-terms dictionary
+/// is still being built (each field's dictionary is walked) or ready (it is walked instead).
+#[test]
+fn fuzzy_and_wildcard_answers_do_not_depend_on_the_all_terms_dictionary() {
+    let docs: Vec<ItemDoc> = (0..300)
+        .map(|i| {
+            doc(
+                &format!("t/tool{i}"),
+                "project",
+                &format!("direktive{} tool", i % 7),
+                "directive helper",
+                &format!("content directives {i} dirctive"),
+            )
+        })
+        .collect();
+    let idx = index(&docs);
+    let queries = [
+        SearchRequest { fuzzy: 1, limit: 50, ..q("directive") },
+        SearchRequest { fuzzy: 2, limit: 50, ..q("direktiv OR tol") },
+        SearchRequest { limit: 50, ..q("dir*") },
+        SearchRequest { limit: 50, ..q("*tive") },
+        SearchRequest { limit: 50, fields: [("title".to_string(), "direk*".to_string())].into(), ..q("*") },
+    ];
+    let answer = |r: &SearchRequest| {
+        let res = idx.search(r).unwrap();
+        (res.total, res.hits.into_iter().map(|h| (h.id, h.score)).collect::<Vec<_>>(), res.warnings)
+    };
+    let first: Vec<_> = queries.iter().map(answer).collect(); // starts the build
+    assert!(first.iter().all(|(total, _, _)| *total > 0));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let later: Vec<_> = queries.iter().map(answer).collect();
+    assert_eq!(first, later);
+}
+
 #[test]
 fn fuzzy_matches_typos_and_ranks_exact_first() {
     let idx = index(&[

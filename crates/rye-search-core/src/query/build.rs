@@ -12,6 +12,7 @@ use tantivy::Searcher;
 use tantivy_fst::{Automaton, Regex};
 
 use super::parse::Node;
+use crate::all_terms::LazyAllTerms;
 use crate::error::{Error, Result};
 use crate::tokenizer;
 
@@ -33,6 +34,8 @@ fn distance_weight(distance: u8) -> f32 {
 
 pub struct Builder<'a> {
     pub searcher: &'a Searcher,
+    /// Each segment's all-terms dictionary, in segment order: fuzzy terms and wildcards walk it.
+    all_terms: Vec<&'a LazyAllTerms>,
     pub query: &'a str,
     pub fuzzy: u8,
     pub warnings: Vec<String>,
@@ -47,10 +50,10 @@ fn lev_builder(distance: u8) -> &'static LevenshteinAutomatonBuilder {
 }
 
 impl<'a> Builder<'a> {
-    pub fn new(searcher: &'a Searcher, query: &'a str, fuzzy: u8) -> Self {
+    pub fn new(searcher: &'a Searcher, all_terms: Vec<&'a LazyAllTerms>, query: &'a str, fuzzy: u8) -> Self {
         let fuzzy = fuzzy.min(2);
         let lev = (fuzzy > 0).then(|| lev_builder(fuzzy));
-        Builder { searcher, query, fuzzy, warnings: Vec::new(), lev }
+        Builder { searcher, all_terms, query, fuzzy, warnings: Vec::new(), lev }
     }
 
     /// Builds `node` searched over `fields` (field, boost).
@@ -155,8 +158,7 @@ impl<'a> Builder<'a> {
     fn fuzzy_term(&mut self, token: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
         let dfa = self.lev.expect("fuzzy builder").build_dfa(token);
         let mut per_field = Vec::new();
-        for &(field, boost) in fields {
-            let found = self.expand(field, &DfaAutomaton(&dfa))?;
+        for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &DfaAutomaton(&dfa))?) {
             let mut ranked: Vec<(u8, u64, Vec<u8>)> = found
                 .into_iter()
                 .map(|(term, df)| {
@@ -189,8 +191,7 @@ impl<'a> Builder<'a> {
             hint: "use * only as a wildcard inside a word, e.g. file* or *thread*".into(),
         })?;
         let mut per_field = Vec::new();
-        for &(field, boost) in fields {
-            let found = self.expand(field, &automaton)?;
+        for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &automaton)?) {
             let mut ranked: Vec<(u64, Vec<u8>)> = found.into_iter().map(|(t, df)| (df, t)).collect();
             ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
             if ranked.len() > MAX_WILDCARD_EXPANSIONS {
@@ -208,17 +209,40 @@ impl<'a> Builder<'a> {
         Ok(any_of(per_field))
     }
 
-    /// Terms of `field` accepted by the automaton, with document frequencies summed over segments.
-    fn expand<A: Automaton>(&self, field: Field, automaton: &A) -> Result<BTreeMap<Vec<u8>, u64>>
+    /// The terms of each of `fields` the automaton accepts, with document frequencies summed
+    /// over segments. Where a segment's all-terms dictionary is ready: one walk of it, then a
+    /// lookup in each field that holds a term found; else a walk of each field's dictionary.
+    fn expand<A: Automaton>(&self, fields: &[(Field, f32)], automaton: &A) -> Result<Vec<BTreeMap<Vec<u8>, u64>>>
     where
         A::State: Clone,
     {
-        let mut out = BTreeMap::new();
-        for segment in self.searcher.segment_readers() {
-            let inverted = segment.inverted_index(field)?;
-            let mut stream = inverted.terms().search(automaton).into_stream()?;
-            while stream.advance() {
-                *out.entry(stream.key().to_vec()).or_insert(0) += stream.value().doc_freq as u64;
+        let mut out = vec![BTreeMap::new(); fields.len()];
+        for (segment, lazy) in self.searcher.segment_readers().iter().zip(&self.all_terms) {
+            let inverted =
+                fields.iter().map(|&(f, _)| segment.inverted_index(f)).collect::<tantivy::Result<Vec<_>>>()?;
+            let ready = lazy.get_or_start(segment).and_then(|all| {
+                let bits = fields.iter().map(|&(f, _)| all.bit(f)).collect::<Option<Vec<u64>>>()?;
+                Some((all, bits))
+            });
+            match ready {
+                Some((all, bits)) => all.search(automaton, |term, mask| {
+                    for (i, bit) in bits.iter().enumerate() {
+                        if mask & bit != 0 {
+                            if let Some(info) = inverted[i].terms().get(term)? {
+                                *out[i].entry(term.to_vec()).or_insert(0) += info.doc_freq as u64;
+                            }
+                        }
+                    }
+                    Ok(())
+                })?,
+                None => {
+                    for (i, index) in inverted.iter().enumerate() {
+                        let mut stream = index.terms().search(automaton).into_stream()?;
+                        while stream.advance() {
+                            *out[i].entry(stream.key().to_vec()).or_insert(0) += stream.value().doc_freq as u64;
+                        }
+                    }
+                }
             }
         }
         Ok(out)

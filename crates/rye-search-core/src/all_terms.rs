@@ -1,0 +1,165 @@
+//! One dictionary of the terms of every text field of a segment, each term marked with the
+//! fields that hold it. A fuzzy term or a wildcard walks its automaton over this one
+//! dictionary instead of over five: the walk, not the matches, is what such a query costs
+//! (each field's walk cost about the same, however few terms it found), so fuzzy queries get
+//! several times faster. Built for a segment when its first fuzzy or wildcard query comes, and
+//! kept with it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread;
+
+use tantivy::schema::Field;
+use tantivy::SegmentReader;
+use tantivy_fst::{Automaton, IntoStreamer, Map, MapBuilder, Streamer};
+
+use crate::error::{Error, Result};
+
+pub struct AllTerms {
+    /// Term → bit `i` set when `fields[i]` holds it.
+    map: Map<Vec<u8>>,
+    fields: Vec<Field>,
+}
+
+impl AllTerms {
+    /// Merges the sorted term dictionaries of `fields` (at most 64).
+    pub fn build(segment: &SegmentReader, fields: &[Field]) -> Result<Self> {
+        let inverted = fields.iter().map(|&f| segment.inverted_index(f)).collect::<tantivy::Result<Vec<_>>>()?;
+        let mut streams = Vec::with_capacity(inverted.len());
+        for index in &inverted {
+            let mut stream = index.terms().stream()?;
+            let live = stream.advance();
+            streams.push((stream, live));
+        }
+        let mut builder = MapBuilder::memory();
+        let mut key = Vec::new();
+        loop {
+            let Some(least) = streams.iter().filter(|(_, live)| *live).map(|(s, _)| s.key()).min() else { break };
+            key.clear();
+            key.extend_from_slice(least);
+            let mut mask = 0u64;
+            for (bit, (stream, live)) in streams.iter_mut().enumerate() {
+                if *live && stream.key() == key.as_slice() {
+                    mask |= 1 << bit;
+                    *live = stream.advance();
+                }
+            }
+            builder.insert(&key, mask).map_err(fst_error)?;
+        }
+        let map = Map::from_bytes(builder.into_inner().map_err(fst_error)?).map_err(fst_error)?;
+        Ok(AllTerms { map, fields: fields.to_vec() })
+    }
+
+    /// The bit of `field` in the masks, if this dictionary covers it.
+    pub fn bit(&self, field: Field) -> Option<u64> {
+        self.fields.iter().position(|&f| f == field).map(|i| 1 << i)
+    }
+
+    /// Calls `each(term, mask)` for every term the automaton accepts, in term order.
+    pub fn search<A: Automaton>(&self, automaton: A, mut each: impl FnMut(&[u8], u64) -> Result<()>) -> Result<()>
+    where
+        A::State: Clone,
+    {
+        let mut stream = self.map.search(automaton).into_stream();
+        while let Some((term, mask)) = stream.next() {
+            each(term, mask)?;
+        }
+        Ok(())
+    }
+}
+
+/// A segment's [`AllTerms`] of `fields`, built on another thread when first asked for:
+/// building takes ~2 µs a term (~130 ms for the 63,666 Debian items), which a search should
+/// not wait for; until it is ready, searches walk each field's own dictionary.
+pub struct LazyAllTerms(Arc<Shared>);
+
+struct Shared {
+    fields: Vec<Field>,
+    started: AtomicBool,
+    built: OnceLock<AllTerms>,
+}
+
+impl LazyAllTerms {
+    pub fn new(fields: &[Field]) -> Self {
+        LazyAllTerms(Arc::new(Shared {
+            fields: fields.to_vec(),
+            started: AtomicBool::new(false),
+            built: OnceLock::new(),
+        }))
+    }
+
+    /// The dictionary, if built; else `None`, and it starts being built.
+    pub fn get_or_start(&self, segment: &SegmentReader) -> Option<&AllTerms> {
+        if let Some(built) = self.0.built.get() {
+            return Some(built);
+        }
+        if !self.0.started.swap(true, Ordering::AcqRel) {
+            let (shared, segment) = (self.0.clone(), segment.clone());
+            // If the thread cannot start or the build fails, searches keep walking each field.
+            let _ = thread::Builder::new().name("rye-search-all-terms".into()).spawn(move || {
+                if let Ok(built) = AllTerms::build(&segment, &shared.fields) {
+                    let _ = shared.built.set(built);
+                }
+            });
+        }
+        None
+    }
+}
+
+fn fst_error(e: tantivy_fst::Error) -> Error {
+    Error::Index(tantivy::TantivyError::InternalError(format!("building the all-terms dictionary: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use tantivy::schema::{Schema, TEXT};
+    use tantivy::{doc, Index};
+    use tantivy_fst::Regex;
+
+    use super::*;
+
+    /// The merged dictionary holds exactly each field's terms, each marked with its fields.
+    #[test]
+    fn marks_every_term_with_the_fields_that_hold_it() {
+        let mut schema = Schema::builder();
+        let fields: Vec<Field> = ["a", "b", "c"].iter().map(|n| schema.add_text_field(n, TEXT)).collect();
+        let index = Index::create_in_ram(schema.build());
+        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        for i in 0..500u32 {
+            let word = |k: u32| format!("w{}", (i * 7 + k) % 311);
+            writer.add_document(doc!(fields[0] => word(0), fields[1] => format!("{} x{i}", word(1)))).unwrap();
+            if i % 3 == 0 {
+                writer.add_document(doc!(fields[2] => word(2))).unwrap();
+            }
+        }
+        writer.commit().unwrap();
+        let searcher = index.reader().unwrap().searcher();
+        let segment = &searcher.segment_readers()[0];
+        let all = AllTerms::build(segment, &fields).unwrap();
+        for pattern in [".*", "w1.*", "x4[0-9]", "nothing"] {
+            let regex = Regex::new(pattern).unwrap();
+            let mut merged: Vec<BTreeSet<Vec<u8>>> = vec![BTreeSet::new(); fields.len()];
+            all.search(&regex, |term, mask| {
+                for (i, set) in merged.iter_mut().enumerate() {
+                    if mask & all.bit(fields[i]).unwrap() != 0 {
+                        set.insert(term.to_vec());
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+            for (i, &field) in fields.iter().enumerate() {
+                let mut own = BTreeSet::new();
+                let inverted = segment.inverted_index(field).unwrap();
+                let mut stream = inverted.terms().search(&regex).into_stream().unwrap();
+                while stream.advance() {
+                    own.insert(stream.key().to_vec());
+                }
+                assert_eq!(merged[i], own, "field {i}, pattern {pattern}");
+            }
+        }
+        assert_eq!(all.bit(Field::from_field_id(99)), None);
+    }
+}
