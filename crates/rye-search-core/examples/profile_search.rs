@@ -1,7 +1,7 @@
 //! Times searches on documents from a JSON file, without Node in the way:
 //! `cargo run --release --example profile_search -- docs.json queries.txt [repeats]`
 //! (`queries.txt`: one query per line; a plain string instead of a file is one query).
-//! Environment: `FUZZY=1|2` fuzzy distance, `ONLY=<field>` search one text field, `EACH=1` time
+//! Environment: `CHUNK=n` documents per batch, `FUZZY=1|2` fuzzy distance, `ONLY=<field>` search one text field, `EACH=1` time
 //! each query, `KNOWN=file.tsv` known-item MRR (`DUMP=out.txt` writes every result list).
 use std::time::Instant;
 
@@ -22,9 +22,13 @@ fn main() {
     let docs: Vec<ItemDoc> = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     let index = SearchIndex::in_memory().unwrap();
     let t = Instant::now();
-    let mut batch = index.batch_for(docs.len()).unwrap();
-    batch.upsert(&docs).unwrap();
-    batch.commit().unwrap();
+    // In batches of `CHUNK` documents, as the bench adds them (default: one batch).
+    let chunk = std::env::var("CHUNK").ok().and_then(|c| c.parse().ok()).unwrap_or(docs.len()).max(1);
+    for part in docs.chunks(chunk) {
+        let mut batch = index.batch_for(part.len()).unwrap();
+        batch.upsert(part).unwrap();
+        batch.commit().unwrap();
+    }
     println!("indexed {} docs in {:?} ({} segments)", docs.len(), t.elapsed(), index.num_segments());
     // Known-item MRR@10: lines of `target-id<TAB>query`.
     if let Some(known) = std::env::var_os("KNOWN") {

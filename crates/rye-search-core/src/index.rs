@@ -24,7 +24,7 @@ use tantivy::InvertedIndexReader;
 use tantivy::{DocId, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError};
 
 use crate::all_terms::LazyAllTerms;
-use crate::collect::{SortColumns, TopRanked};
+use crate::collect::{SortColumns, StoredIds, TopRanked};
 use crate::document::{ItemDoc, ManifestEntry};
 use crate::error::{Error, Result};
 use crate::hit_store::HitStore;
@@ -55,7 +55,7 @@ const NEARNESS_SLOP: u32 = 3;
 /// costs more than a rare-term query).
 struct SegmentParts {
     columns: Arc<SortColumns>,
-    store: HitStore,
+    store: Arc<HitStore>,
     all_terms: LazyAllTerms,
 }
 
@@ -344,9 +344,11 @@ impl SearchIndex {
             cache.retain(|id, _| segments.iter().any(|s| s.segment_id() == *id));
             for s in segments {
                 if !cache.contains_key(&s.segment_id()) {
+                    let store = Arc::new(HitStore::open(&self.index, s)?);
+                    let stored_ids = StoredIds { store: store.clone(), id_field: self.fields.id.field_id() };
                     let parts = SegmentParts {
-                        columns: Arc::new(SortColumns::open(s)?),
-                        store: HitStore::open(&self.index, s)?,
+                        columns: Arc::new(SortColumns::open(s, Some(stored_ids))?),
+                        store,
                         all_terms: LazyAllTerms::new(&self.fields.text),
                     };
                     cache.insert(s.segment_id(), Arc::new(parts));

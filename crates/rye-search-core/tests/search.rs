@@ -229,6 +229,24 @@ fn ties_across_segments_are_exact_by_id() {
     assert_eq!(by_name, expected[..5].to_vec());
 }
 
+/// One id in two system bundles (same space rank), written in separate segments, in either
+/// order: the tie is broken by key, so the order never depends on where documents sit.
+#[test]
+fn same_id_ties_across_segments_break_by_key() {
+    for spaces in [["system:b", "system:a"], ["system:a", "system:b"]] {
+        let index = SearchIndex::in_memory().unwrap();
+        for space in spaces {
+            let mut batch = index.batch_for(1).unwrap();
+            batch.upsert(&[doc("x/shared", space, "replica", "identical text", "")]).unwrap();
+            batch.commit().unwrap();
+        }
+        assert_eq!(index.num_segments(), 2);
+        let hits = index.search(&SearchRequest { preview_chars: 0, ..q("replica") }).unwrap().hits;
+        let spaces: Vec<String> = hits.iter().map(|h| h.item_str("space").unwrap_or_default()).collect();
+        assert_eq!(spaces, ["system:a", "system:b"]);
+    }
+}
+
 /// The total of a one-hit page equals the number of hits of a page holding every match, for
 /// every query shape (skipping blocks for the first must not change the count), across segments
 /// and with deleted documents.
