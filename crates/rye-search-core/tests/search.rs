@@ -89,6 +89,17 @@ fn boolean_operators() {
     assert_eq!(idx.search(&q("NOT read")).unwrap().total, 4);
     assert_eq!(ids(&idx, q("files NOT temporary")), Vec::<String>::new());
     assert_eq!(ids(&idx, q("(search OR tool) NOT web")), vec!["rye/core/create_tool"]);
+    // A word no document has, in any field: it drops out of a union and empties an AND.
+    let scored = |query: &str| {
+        let res = idx.search(&q(query)).unwrap();
+        (res.total, res.hits.into_iter().map(|h| (h.id, h.score)).collect::<Vec<_>>())
+    };
+    assert_eq!(scored("read OR zzqx"), scored("read"));
+    assert_eq!(scored("read OR (zzqx AND file)"), scored("read"));
+    assert_eq!(scored("read NOT zzqx"), scored("read"));
+    assert_eq!(scored("read zzqx").0, 0);
+    assert_eq!(scored("\"read zzqx\"").0, 0);
+    assert_eq!(scored("zzqx OR qqzx").0, 0);
 }
 
 #[test]

@@ -134,16 +134,14 @@ impl<'a> Builder<'a> {
         Ok(self.sequence(&seq, fields, 0))
     }
 
-    /// A single token or a phrase of tokens, over every field.
+    /// A single token or a phrase of tokens, over every field that holds all its tokens.
     pub fn sequence(&self, seq: &[String], fields: &[(Field, f32)], slop: u32) -> Box<dyn Query> {
         let per_field = fields
             .iter()
+            .filter(|&&(field, _)| seq.iter().all(|token| self.field_has(field, token)))
             .map(|&(field, boost)| {
                 let q: Box<dyn Query> = if seq.len() == 1 {
-                    Box::new(TermQuery::new(
-                        Term::from_field_text(field, &seq[0]),
-                        IndexRecordOption::WithFreqsAndPositions,
-                    ))
+                    Box::new(TermQuery::new(Term::from_field_text(field, &seq[0]), IndexRecordOption::WithFreqs))
                 } else {
                     let mut pq = PhraseQuery::new(seq.iter().map(|t| Term::from_field_text(field, t)).collect());
                     pq.set_slop(slop);
@@ -153,6 +151,18 @@ impl<'a> Builder<'a> {
             })
             .collect();
         any_of(per_field)
+    }
+
+    /// Whether a segment's dictionary of `field` holds `token` (a failed lookup counts as yes).
+    /// A clause for a term no document has in that field scores nothing, yet costs a weight (an
+    /// idf explanation, a 256-entry norm table, a lookup) and a scorer (another lookup): a term
+    /// is usually in two or three of the five fields.
+    fn field_has(&self, field: Field, token: &str) -> bool {
+        self.searcher.segment_readers().iter().any(|segment| {
+            segment
+                .inverted_index(field)
+                .map_or(true, |index| index.terms().get(token.as_bytes()).map_or(true, |t| t.is_some()))
+        })
     }
 
     fn fuzzy_term(&mut self, token: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
@@ -266,6 +276,9 @@ fn boosted(q: Box<dyn Query>, boost: f32) -> Box<dyn Query> {
 /// union of ten term queries, which Tantivy scores with block-max WAND, instead of a union of
 /// unions that scores every match.
 fn push_alternative(out: &mut Vec<Box<dyn Query>>, q: Box<dyn Query>) {
+    if q.downcast_ref::<EmptyQuery>().is_some() {
+        return; // matches nothing: `a OR b` where `b` is in no document is `a`
+    }
     if let Some(union) = q.downcast_ref::<BooleanQuery>() {
         let clauses = union.clauses();
         if !clauses.is_empty() && clauses.iter().all(|(occur, _)| *occur == Occur::Should) {
