@@ -41,7 +41,9 @@ function run(script, args, limitMs) {
       clearTimeout(timer);
       const line = stdout.trim().split('\n').pop();
       if (code === 0 && line) return resolve(JSON.parse(line));
-      const why = signal === 'SIGKILL' ? `timed out after ${limitMs / 60000} min` : /heap out of memory|ENOMEM|Allocation failed/i.test(stderr) ? 'out of memory' : `failed (exit ${code}): ${stderr.trim().split('\n').slice(-2).join(' ')}`;
+      // An uncaught exception ends stderr with the Node version: show the error's own line.
+      const thrown = stderr.match(/^\w*Error\b.*$/m)?.[0] ?? stderr.trim().split('\n').slice(-2).join(' ');
+      const why = signal === 'SIGKILL' ? `timed out after ${limitMs / 60000} min` : /heap out of memory|ENOMEM|Allocation failed/i.test(stderr) ? 'out of memory' : `failed (exit ${code}): ${thrown}`;
       resolve({ error: why });
     });
   });
