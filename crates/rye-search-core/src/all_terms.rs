@@ -33,8 +33,7 @@ impl AllTerms {
         }
         let mut builder = MapBuilder::memory();
         let mut key = Vec::new();
-        loop {
-            let Some(least) = streams.iter().filter(|(_, live)| *live).map(|(s, _)| s.key()).min() else { break };
+        while let Some(least) = streams.iter().filter(|(_, live)| *live).map(|(s, _)| s.key()).min() {
             key.clear();
             key.extend_from_slice(least);
             let mut mask = 0u64;
