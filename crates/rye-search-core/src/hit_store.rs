@@ -24,6 +24,7 @@ use tantivy::store::StoreReader;
 use tantivy::{DocId, Index, SegmentReader};
 
 use crate::error::{Error, Result};
+use crate::stored::read_vint;
 
 const FOOTER_BYTES: usize = 28;
 const DOC_STORE_VERSION: u32 = 2;
@@ -106,10 +107,10 @@ impl RawStore {
 
 /// The finest (last written) layer of the skip index.
 fn finest_layer<'a>(skip: &mut &'a [u8]) -> Option<&'a [u8]> {
-    let layers = vint(skip)?;
+    let layers = read_vint(skip)?;
     let mut ends = Vec::new();
     for _ in 0..layers {
-        ends.push(usize::try_from(vint(skip)?).ok()?);
+        ends.push(usize::try_from(read_vint(skip)?).ok()?);
     }
     let end = *ends.last()?;
     let start = if ends.len() > 1 { ends[ends.len() - 2] } else { 0 };
@@ -120,17 +121,17 @@ fn finest_layer<'a>(skip: &mut &'a [u8]) -> Option<&'a [u8]> {
 fn read_checkpoints(mut layer: &[u8], first_docs: &mut Vec<DocId>, starts: &mut Vec<usize>) -> bool {
     let mut read = || -> Option<()> {
         while !layer.is_empty() {
-            let count = vint(&mut layer)?;
+            let count = read_vint(&mut layer)?;
             if count == 0 {
                 continue;
             }
-            let (doc, byte) = (vint(&mut layer)?, vint(&mut layer)?);
+            let (doc, byte) = (read_vint(&mut layer)?, read_vint(&mut layer)?);
             if doc != u64::from(*first_docs.last()?) || usize::try_from(byte).ok()? != *starts.last()? {
                 return None;
             }
             for _ in 0..count {
-                let docs = u32::try_from(vint(&mut layer)?).ok()?;
-                let bytes = usize::try_from(vint(&mut layer)?).ok()?;
+                let docs = u32::try_from(read_vint(&mut layer)?).ok()?;
+                let bytes = usize::try_from(read_vint(&mut layer)?).ok()?;
                 first_docs.push(first_docs.last()?.checked_add(docs)?);
                 starts.push(starts.last()?.checked_add(bytes)?);
             }
@@ -153,19 +154,6 @@ fn document_range(block: &[u8], at: DocId) -> Option<Range<usize>> {
     let start = u32_at(offsets + at * 4)?;
     let end = if at + 1 < count { u32_at(offsets + (at + 1) * 4)? } else { offsets };
     (start <= end && end <= offsets).then_some(start..end)
-}
-
-/// Tantivy's VInt: seven bits per byte, low bits first, the last byte has the high bit set.
-fn vint(data: &mut &[u8]) -> Option<u64> {
-    let mut value = 0u64;
-    for (i, &byte) in data.iter().enumerate().take(10) {
-        value |= u64::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 != 0 {
-            *data = &data[i + 1..];
-            return Some(value);
-        }
-    }
-    None
 }
 
 fn corrupt(what: &str) -> Error {

@@ -26,16 +26,7 @@ pub struct StoredTexts<'a> {
 
 impl<'a> StoredTexts<'a> {
     fn vint(&mut self) -> Result<u64> {
-        // Tantivy's VInt: seven bits per byte, low bits first, the last byte has the high bit set.
-        let mut value = 0u64;
-        for (i, &byte) in self.rest.iter().enumerate().take(10) {
-            value |= u64::from(byte & 0x7f) << (7 * i);
-            if byte & 0x80 != 0 {
-                self.rest = &self.rest[i + 1..];
-                return Ok(value);
-            }
-        }
-        Err(corrupt("a length runs past the document"))
+        read_vint(&mut self.rest).ok_or_else(|| corrupt("a length runs past the document"))
     }
 
     fn take(&mut self, n: usize) -> Result<&'a [u8]> {
@@ -77,6 +68,20 @@ impl<'a> Iterator for StoredTexts<'a> {
         }
         next.transpose()
     }
+}
+
+/// Tantivy's VInt: seven bits per byte, low bits first, the last byte has the high bit set.
+/// `None` when `data` ends first.
+pub fn read_vint(data: &mut &[u8]) -> Option<u64> {
+    let mut value = 0u64;
+    for (i, &byte) in data.iter().enumerate().take(10) {
+        value |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 != 0 {
+            *data = &data[i + 1..];
+            return Some(value);
+        }
+    }
+    None
 }
 
 /// Stored text as a `String`; the index wrote it from one, so this fails only on corruption.
