@@ -14,8 +14,8 @@ use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
 use tantivy::index::{IndexSettings, SegmentId};
 use tantivy::query::{
-    AllQuery, Bm25StatisticsProvider, BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, Occur, Query,
-    RangeQuery, RegexQuery, TermQuery,
+    AllQuery, Bm25StatisticsProvider, BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery,
+    RegexQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::snippet::SnippetGenerator;
@@ -29,7 +29,7 @@ use crate::document::{ItemDoc, ManifestEntry};
 use crate::error::{Error, Result};
 use crate::hit_store::HitStore;
 use crate::memory_dir::MemoryDirectory;
-use crate::query::build::{positive_tokens, Builder};
+use crate::query::build::{is_term_leaf, positive_tokens, Builder};
 use crate::query::parse;
 use crate::request::{Filter, Hit, SearchRequest, SearchResponse};
 use crate::schema::{self, version_number, Fields, SCHEMA_VERSION};
@@ -529,27 +529,14 @@ impl Bm25StatisticsProvider for PostingsTally<'_> {
 }
 
 /// Whether `query` is a term query or a union of (boosted) term queries: the shape Tantivy
-/// scores with block-max WAND. A boosted query is taken for a term query when it holds a single
-/// term without positions; mistaking one costs time, never results.
+/// scores with block-max WAND.
 fn is_term_union(query: &dyn Query) -> bool {
-    let leaf = |q: &dyn Query| {
-        if q.downcast_ref::<TermQuery>().is_some() {
-            return true;
-        }
-        let mut terms = 0;
-        let mut positions = false;
-        q.query_terms(&mut |_, needs_positions| {
-            terms += 1;
-            positions |= needs_positions;
-        });
-        q.downcast_ref::<BoostQuery>().is_some() && terms == 1 && !positions
-    };
     match query.downcast_ref::<BooleanQuery>() {
         Some(union) => {
             !union.clauses().is_empty()
-                && union.clauses().iter().all(|(occur, q)| *occur == Occur::Should && leaf(&**q))
+                && union.clauses().iter().all(|(occur, q)| *occur == Occur::Should && is_term_leaf(&**q))
         }
-        None => leaf(query),
+        None => is_term_leaf(query),
     }
 }
 

@@ -6,11 +6,14 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use levenshtein_automata::LevenshteinAutomatonBuilder;
+use tantivy::index::SegmentId;
+use tantivy::postings::TermInfo;
 use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, EmptyQuery, Occur, PhraseQuery, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::Searcher;
 use tantivy_fst::{Automaton, Regex};
 
+use super::few::{FewPostingsQuery, FieldTerm, FEW_POSTINGS};
 use super::parse::Node;
 use crate::all_terms::LazyAllTerms;
 use crate::error::{Error, Result};
@@ -92,7 +95,7 @@ impl<'a> Builder<'a> {
                 for child in children {
                     push_alternative(&mut alternatives, self.build(child, fields)?);
                 }
-                any_of(alternatives)
+                any_of(few_or_terms(alternatives))
             }
         })
     }
@@ -136,21 +139,55 @@ impl<'a> Builder<'a> {
 
     /// A single token or a phrase of tokens, over every field that holds all its tokens.
     pub fn sequence(&self, seq: &[String], fields: &[(Field, f32)], slop: u32) -> Box<dyn Query> {
+        if let [token] = seq {
+            return self.single(token, fields);
+        }
         let per_field = fields
             .iter()
             .filter(|&&(field, _)| seq.iter().all(|token| self.field_has(field, token)))
             .map(|&(field, boost)| {
-                let q: Box<dyn Query> = if seq.len() == 1 {
-                    Box::new(TermQuery::new(Term::from_field_text(field, &seq[0]), IndexRecordOption::WithFreqs))
-                } else {
-                    let mut pq = PhraseQuery::new(seq.iter().map(|t| Term::from_field_text(field, t)).collect());
-                    pq.set_slop(slop);
-                    Box::new(pq)
-                };
-                boosted(q, boost)
+                let mut pq = PhraseQuery::new(seq.iter().map(|t| Term::from_field_text(field, t)).collect());
+                pq.set_slop(slop);
+                boosted(Box::new(pq), boost)
             })
             .collect();
         any_of(per_field)
+    }
+
+    /// One token over the fields that hold it: scored posting by posting when it has few
+    /// postings (see [`FewPostingsQuery`]), else a union of term queries (block-max WAND).
+    fn single(&self, token: &str, fields: &[(Field, f32)]) -> Box<dyn Query> {
+        let found: Option<Vec<FieldTerm>> = fields
+            .iter()
+            .map(|&(field, boost)| {
+                let infos = self.lookup(field, token)?;
+                Some(FieldTerm { term: Term::from_field_text(field, token), boost, infos })
+            })
+            .collect();
+        let Some(mut terms) = found else {
+            // A dictionary could not be read: term queries report the error when they run.
+            let all = fields.iter().map(|&(field, boost)| term_query(Term::from_field_text(field, token), boost));
+            return any_of(all.collect());
+        };
+        terms.retain(|t| t.infos.iter().any(Option::is_some));
+        let few = FewPostingsQuery::new(self.segment_ids(), terms);
+        if few.terms().is_empty() || few.postings() > FEW_POSTINGS {
+            return any_of(term_queries(few.terms()));
+        }
+        Box::new(few)
+    }
+
+    fn segment_ids(&self) -> Vec<SegmentId> {
+        self.searcher.segment_readers().iter().map(|s| s.segment_id()).collect()
+    }
+
+    /// The dictionary entry of `token` in `field` in each segment; None when a lookup failed.
+    fn lookup(&self, field: Field, token: &str) -> Option<Vec<Option<TermInfo>>> {
+        self.searcher
+            .segment_readers()
+            .iter()
+            .map(|segment| segment.inverted_index(field).ok()?.terms().get(token.as_bytes()).ok())
+            .collect()
     }
 
     /// Whether a segment's dictionary of `field` holds `token` (a failed lookup counts as yes).
@@ -158,11 +195,7 @@ impl<'a> Builder<'a> {
     /// idf explanation, a 256-entry norm table, a lookup) and a scorer (another lookup): a term
     /// is usually in two or three of the five fields.
     fn field_has(&self, field: Field, token: &str) -> bool {
-        self.searcher.segment_readers().iter().any(|segment| {
-            segment
-                .inverted_index(field)
-                .map_or(true, |index| index.terms().get(token.as_bytes()).map_or(true, |t| t.is_some()))
-        })
+        self.lookup(field, token).is_none_or(|infos| infos.iter().any(Option::is_some))
     }
 
     fn fuzzy_term(&mut self, token: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
@@ -287,6 +320,52 @@ fn push_alternative(out: &mut Vec<Box<dyn Query>>, q: Box<dyn Query>) {
         }
     }
     out.push(q);
+}
+
+/// The alternatives of a union, with its few-postings parts joined into one when nothing else
+/// is there, or turned back into term queries when the rest are term queries: a union of term
+/// queries is scored with block-max WAND.
+fn few_or_terms(alternatives: Vec<Box<dyn Query>>) -> Vec<Box<dyn Query>> {
+    let (few, rest): (Vec<_>, Vec<_>) =
+        alternatives.into_iter().partition(|q| q.downcast_ref::<FewPostingsQuery>().is_some());
+    let few = few.iter().filter_map(|q| q.downcast_ref::<FewPostingsQuery>());
+    if rest.is_empty() {
+        let joined = few.cloned().reduce(|a, b| a.join(&b));
+        return joined.into_iter().map(|q| Box::new(q) as Box<dyn Query>).collect();
+    }
+    let mut out = rest;
+    if out.iter().all(|q| is_term_leaf(&**q)) {
+        for q in few {
+            out.extend(term_queries(q.terms()));
+        }
+    } else {
+        out.extend(few.map(|q| Box::new(q.clone()) as Box<dyn Query>));
+    }
+    out
+}
+
+/// Whether `query` is a term query, boosted or not: what block-max WAND can skip through. A
+/// boosted query is taken for a term query when it holds a single term without positions;
+/// mistaking one costs time, never results.
+pub fn is_term_leaf(query: &dyn Query) -> bool {
+    if query.downcast_ref::<TermQuery>().is_some() {
+        return true;
+    }
+    let mut terms = 0;
+    let mut positions = false;
+    query.query_terms(&mut |_, needs_positions| {
+        terms += 1;
+        positions |= needs_positions;
+    });
+    query.downcast_ref::<BoostQuery>().is_some() && terms == 1 && !positions
+}
+
+fn term_query(term: Term, boost: f32) -> Box<dyn Query> {
+    boosted(Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs)), boost)
+}
+
+fn term_queries(terms: &[FieldTerm]) -> Vec<Box<dyn Query>> {
+    terms.iter().map(|t| term_query(t.term.clone(), t.boost)).collect()
 }
 
 fn any_of(mut queries: Vec<Box<dyn Query>>) -> Box<dyn Query> {

@@ -1,5 +1,6 @@
 //! The query language: parsing (`parse`) and translation to Tantivy (`build`).
 pub mod build;
+pub mod few;
 pub mod parse;
 
 pub use parse::{parse, Node};
