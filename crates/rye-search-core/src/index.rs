@@ -616,7 +616,8 @@ fn index_settings() -> IndexSettings {
     IndexSettings {
         docstore_blocksize: DOC_STORE_BLOCK_BYTES,
         docstore_compression: Compressor::None,
-        ..IndexSettings::default()
+        // Nothing to compress: handing each small block to another thread only cost wake-ups.
+        docstore_compress_dedicated_thread: false,
     }
 }
 
