@@ -8,6 +8,7 @@ use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use rayon::prelude::*;
 use serde_json::value::RawValue;
 use tantivy::collector::Collector;
 use tantivy::directory::error::LockError;
@@ -309,7 +310,7 @@ impl SearchIndex {
         Ok(SearchResponse { total, hits, warnings })
     }
 
-    /// Runs many searches on all cores (up to 8); each result stands on its own.
+    /// Runs many searches on all cores; each result stands on its own.
     pub fn search_many(&self, reqs: &[SearchRequest]) -> Vec<Result<SearchResponse>> {
         self.search_many_with(reqs, |r| r)
     }
@@ -321,19 +322,9 @@ impl SearchIndex {
         reqs: &[SearchRequest],
         each: impl Fn(Result<SearchResponse>) -> T + Sync,
     ) -> Vec<T> {
-        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 8);
-        if reqs.len() < 8 || threads == 1 {
-            return reqs.iter().map(|r| each(self.search(r))).collect();
-        }
-        let chunk = reqs.len().div_ceil(threads);
-        let each = &each;
-        std::thread::scope(|s| {
-            let handles: Vec<_> = reqs
-                .chunks(chunk)
-                .map(|part| s.spawn(move || part.iter().map(|r| each(self.search(r))).collect::<Vec<_>>()))
-                .collect();
-            handles.into_iter().flat_map(|h| h.join().expect("search thread panicked")).collect()
-        })
+        // Rayon's pool: threads (and their allocator caches) live across calls, and a thread
+        // that drew cheap queries takes work from one that drew expensive ones.
+        reqs.par_iter().with_min_len(8).map(|r| each(self.search(r))).collect()
     }
 
     /// What searches read of each segment of `searcher`, opened on first use.

@@ -136,19 +136,16 @@ impl FewPostingsWeight {
             let field: Field = t.term.field();
             let mut postings =
                 reader.inverted_index(field)?.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
-            let scoring = self.weights.get(i).copied();
-            let norms = match scoring {
-                Some(_) => Some(reader.get_fieldnorms_reader(field)?),
+            let scoring = match self.weights.get(i) {
+                Some(weight) => Some((weight, reader.get_fieldnorms_reader(field)?)),
                 None => None,
             };
             one.clear();
+            one.reserve(info.doc_freq as usize);
             let mut left = info.doc_freq as usize;
             while left > 0 && !postings.docs().is_empty() {
                 for (&doc, &tf) in postings.docs().iter().zip(postings.freqs()) {
-                    let score = match (&scoring, &norms) {
-                        (Some(s), Some(n)) => s.score(n.fieldnorm_id(doc), tf) * boost,
-                        _ => 0.0,
-                    };
+                    let score = scoring.as_ref().map_or(0.0, |(w, norms)| w.score(norms.fieldnorm_id(doc), tf) * boost);
                     one.push((doc, score));
                 }
                 left = left.saturating_sub(postings.docs().len());
