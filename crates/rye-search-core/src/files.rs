@@ -134,7 +134,7 @@ mod tests {
         let file = dir.join("a.txt");
         std::fs::write(&file, b"hello").unwrap();
         let mut paths = vec![file.clone(), dir.clone(), dir.join("missing")];
-        paths.extend(std::iter::repeat(file.clone()).take(500));
+        paths.extend(std::iter::repeat_n(file.clone(), 500));
         let stats = stat_many(&paths, 2);
         assert_eq!(stats.len(), 503);
         assert_eq!((stats[0].kind, stats[0].size), (FileKind::File, 5));

@@ -2,6 +2,7 @@
 //! manifest, and search.
 
 use std::cell::Cell;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::ops::Bound;
@@ -220,7 +221,7 @@ impl SearchIndex {
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         // `*` with `fields`: the field queries select and rank; matching everything adds only a
         // constant to every score (and would hide a lone field term from block-max WAND).
-        if !(matches!(node, parse::Node::All) && !req.fields.is_empty()) {
+        if !matches!(node, parse::Node::All) || req.fields.is_empty() {
             clauses.push((Occur::Must, builder.build(&node, &all_fields)?));
         }
         let mut warnings = std::mem::take(&mut builder.warnings);
@@ -334,15 +335,14 @@ impl SearchIndex {
         if segments.iter().any(|s| !cache.contains_key(&s.segment_id())) {
             cache.retain(|id, _| segments.iter().any(|s| s.segment_id() == *id));
             for s in segments {
-                if !cache.contains_key(&s.segment_id()) {
+                if let Entry::Vacant(slot) = cache.entry(s.segment_id()) {
                     let store = Arc::new(HitStore::open(&self.index, s)?);
                     let stored_ids = StoredIds { store: store.clone(), id_field: self.fields.id.field_id() };
-                    let parts = SegmentParts {
+                    slot.insert(Arc::new(SegmentParts {
                         columns: Arc::new(SortColumns::open(s, Some(stored_ids))?),
                         store,
                         all_terms: LazyAllTerms::new(&self.fields.text),
-                    };
-                    cache.insert(s.segment_id(), Arc::new(parts));
+                    }));
                 }
             }
         }

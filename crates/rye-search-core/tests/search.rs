@@ -67,7 +67,7 @@ fn identifiers_are_found_by_parts_and_whole() {
     assert_eq!(ids(&idx, q("create")), vec!["rye/core/create_tool"]);
     assert_eq!(ids(&idx, q("filesystem")), vec!["rye/core_utils/fileSystem"]);
     assert!(ids(&idx, q("system")).contains(&"rye/core_utils/fileSystem".to_string()));
-    assert!(ids(&idx, q("system")).contains(&"rye/file-system/read".to_string()) == false, "ids are not indexed text");
+    assert!(!ids(&idx, q("system")).contains(&"rye/file-system/read".to_string()), "ids are not indexed text");
 }
 
 #[test]
