@@ -15,7 +15,7 @@ use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
 use crate::hit_store::HitStore;
 use crate::request::SortBy;
-use crate::stored::stored_texts;
+use crate::stored::{stored_texts, utf8};
 
 /// One ranked document. Id and key are kept as segment ordinals; their strings are looked up
 /// only when documents from different segments tie on everything before them.
@@ -69,7 +69,7 @@ impl SortColumns {
         let stored = self.stored_ids.as_ref().and_then(|s| {
             let bytes = s.store.document(doc).ok()?;
             let (field, id) = stored_texts(&bytes).next()?.ok()?;
-            (field == s.id_field).then(|| std::str::from_utf8(id).ok().map(str::to_owned)).flatten()
+            (field == s.id_field).then(|| utf8(id).ok()).flatten()
         });
         stored.unwrap_or_else(|| text(&self.ids, ord))
     }

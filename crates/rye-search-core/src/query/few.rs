@@ -7,8 +7,6 @@
 //! BM25 formula (so scores equal those of the term queries it replaces). Block-max WAND would
 //! skip nothing on so few postings, so nothing is lost by scoring them all.
 
-use std::fmt;
-
 use tantivy::fieldnorm::FieldNormReader;
 use tantivy::index::SegmentId;
 use tantivy::postings::TermInfo;
@@ -39,17 +37,11 @@ impl FieldTerm {
 }
 
 /// Sum of the BM25 scores of its terms, like a union of boosted term queries.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct FewPostingsQuery {
     /// The segments the dictionary entries belong to, in order.
     segments: Vec<SegmentId>,
     terms: Vec<FieldTerm>,
-}
-
-impl fmt::Debug for FewPostingsQuery {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FewPostingsQuery").field("terms", &self.terms).finish()
-    }
 }
 
 impl FewPostingsQuery {
