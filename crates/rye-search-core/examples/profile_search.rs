@@ -19,17 +19,24 @@ fn main() {
         Ok(text) => text.lines().filter(|l| !l.trim().is_empty()).map(String::from).collect(),
         Err(_) => vec![queries],
     };
-    let docs: Vec<ItemDoc> = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-    let index = SearchIndex::in_memory().unwrap();
-    let t = Instant::now();
-    // In batches of `CHUNK` documents, as the bench adds them (default: one batch).
-    let chunk = std::env::var("CHUNK").ok().and_then(|c| c.parse().ok()).unwrap_or(docs.len()).max(1);
-    for part in docs.chunks(chunk) {
-        let mut batch = index.batch_for(part.len()).unwrap();
-        batch.upsert(part).unwrap();
-        batch.commit().unwrap();
+    // `INDEX_DIR=dir`: a persistent index, built on the first run and opened on the next ones
+    // (callgrind on a million documents then skips the indexing).
+    let index = match std::env::var_os("INDEX_DIR") {
+        Some(dir) => SearchIndex::open(std::path::Path::new(&dir)).unwrap(),
+        None => SearchIndex::in_memory().unwrap(),
+    };
+    if index.num_docs() == 0 {
+        let docs: Vec<ItemDoc> = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let t = Instant::now();
+        // In batches of `CHUNK` documents, as the bench adds them (default: one batch).
+        let chunk = std::env::var("CHUNK").ok().and_then(|c| c.parse().ok()).unwrap_or(docs.len()).max(1);
+        for part in docs.chunks(chunk) {
+            let mut batch = index.batch_for(part.len()).unwrap();
+            batch.upsert(part).unwrap();
+            batch.commit().unwrap();
+        }
+        println!("indexed {} docs in {:?} ({} segments)", docs.len(), t.elapsed(), index.num_segments());
     }
-    println!("indexed {} docs in {:?} ({} segments)", docs.len(), t.elapsed(), index.num_segments());
     // Known-item MRR@10: lines of `target-id<TAB>query`.
     if let Some(known) = std::env::var_os("KNOWN") {
         let text = std::fs::read_to_string(known).unwrap();
@@ -87,9 +94,7 @@ fn main() {
         .collect();
     // First sight of each query: caches (doc store blocks, dictionaries) are cold for it.
     let t = Instant::now();
-    for req in &reqs {
-        index.search(req).unwrap();
-    }
+    run_each(&index, &reqs);
     println!("{:.1} µs per search, first run of each", t.elapsed().as_secs_f64() * 1e6 / reqs.len() as f64);
     if std::env::var_os("EACH").is_some() {
         for req in &reqs {
@@ -105,9 +110,7 @@ fn main() {
     let only_many = std::env::var_os("ONLY_MANY").is_some();
     let t = Instant::now();
     for _ in 0..if only_many { 0 } else { repeats } {
-        for req in &reqs {
-            index.search(req).unwrap();
-        }
+        run_warm(&index, &reqs);
     }
     let n = (repeats * reqs.len()) as f64;
     println!("{:.1} µs per search", t.elapsed().as_secs_f64() * 1e6 / n);
@@ -115,4 +118,20 @@ fn main() {
     let t = Instant::now();
     index.search_many(&many);
     println!("{:.1} µs per query in search_many", t.elapsed().as_secs_f64() * 1e6 / n);
+}
+
+/// The first search of each query (opens the segments' stores on the first call).
+#[inline(never)]
+fn run_each(index: &SearchIndex, reqs: &[SearchRequest]) {
+    for req in reqs {
+        index.search(req).unwrap();
+    }
+}
+
+/// Repeated searches, apart from the first ones for `callgrind --toggle-collect='*run_warm*'`.
+#[inline(never)]
+fn run_warm(index: &SearchIndex, reqs: &[SearchRequest]) {
+    for req in reqs {
+        index.search(req).unwrap();
+    }
 }
