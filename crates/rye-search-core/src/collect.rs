@@ -154,12 +154,29 @@ pub struct SegmentTop {
     prune: bool,
     wanted: usize,
     /// Up to `2 * wanted` candidates; halved to the best `wanted` when full.
-    buffer: Vec<(LocalKey, Score, DocId)>,
+    buffer: Vec<Candidate>,
     /// The worst key still kept after the last halving: anything not above it is out.
     floor: Option<LocalKey>,
     seen: u64,
     best: Score,
     columns: Arc<SortColumns>,
+}
+
+/// A document in the running top. Its full key (space, id and key ordinals) is read only when
+/// its primary key ties with the boundary of the top: three column reads per match were a
+/// seventh of a rare-term search, and cache misses on every cold one.
+struct Candidate {
+    primary: u64,
+    score: Score,
+    doc: DocId,
+    key: Option<LocalKey>,
+}
+
+impl Candidate {
+    /// Orders candidates whose keys are read among themselves, and any others by primary key.
+    fn order(&self) -> (u64, LocalKey) {
+        (self.primary, self.key.unwrap_or_default())
+    }
 }
 
 /// Low mantissa bits dropped from every score (relative precision 2^-13, about 1e-4).
@@ -199,13 +216,17 @@ fn text(col: &Option<StrColumn>, ord: u64) -> String {
 }
 
 impl SegmentTop {
-    fn key(&self, doc: DocId, score: Score) -> LocalKey {
+    fn primary(&self, doc: DocId, score: Score) -> u64 {
         let c = &*self.columns;
-        let primary = match self.sort {
+        match self.sort {
             SortBy::Score => score_key(score),
             SortBy::Name => !ord(&c.names, doc),
             SortBy::Date => c.dates.as_ref().and_then(|c| c.first(doc)).map(|d| (d as u64) ^ (1 << 63)).unwrap_or(0),
-        };
+        }
+    }
+
+    fn key(&self, doc: DocId, primary: u64) -> LocalKey {
+        let c = &*self.columns;
         let rank = c.rank.as_ref().and_then(|c| c.first(doc)).unwrap_or(u64::MAX);
         (primary, !rank, !ord(&c.ids, doc), !ord(&c.keys, doc), doc as u64)
     }
@@ -220,24 +241,52 @@ impl SegmentTop {
                 return;
             }
         }
-        let key = self.key(doc, score);
-        if self.floor.is_some_and(|f| key <= f) {
-            return;
+        let primary = self.primary(doc, score);
+        let mut key = None;
+        if let Some(floor) = self.floor {
+            if primary < floor.0 {
+                return;
+            }
+            if primary == floor.0 {
+                let full = self.key(doc, primary);
+                if full <= floor {
+                    return;
+                }
+                key = Some(full);
+            }
         }
-        self.buffer.push((key, score, doc));
+        self.buffer.push(Candidate { primary, score, doc, key });
         if self.buffer.len() >= 2 * self.wanted {
             self.truncate();
+        }
+    }
+
+    /// Reads the full key of every candidate whose primary key is `primary`.
+    fn read_keys(&mut self, primary: Option<u64>) {
+        for i in 0..self.buffer.len() {
+            let c = &self.buffer[i];
+            if c.key.is_none() && primary.is_none_or(|p| c.primary == p) {
+                self.buffer[i].key = Some(self.key(c.doc, c.primary));
+            }
         }
     }
 
     fn truncate(&mut self) {
         let k = self.wanted;
         if self.buffer.len() > k {
-            self.buffer.select_nth_unstable_by(k - 1, |a, b| b.0.cmp(&a.0));
+            self.buffer.select_nth_unstable_by(k - 1, |a, b| b.primary.cmp(&a.primary));
+            let kth = self.buffer[k - 1].primary;
+            if self.buffer[k..].iter().any(|c| c.primary == kth) {
+                // Ties across the boundary: the tie-break decides which of them stay.
+                self.read_keys(Some(kth));
+                self.buffer.select_nth_unstable_by(k - 1, |a, b| b.order().cmp(&a.order()));
+            }
             self.buffer.truncate(k);
         }
         if self.buffer.len() == k {
-            self.floor = self.buffer.iter().map(|e| e.0).min();
+            let lowest = self.buffer.iter().map(|c| c.primary).min();
+            self.read_keys(lowest);
+            self.floor = self.buffer.iter().filter(|c| Some(c.primary) == lowest).filter_map(|c| c.key).min();
         }
     }
 
@@ -263,9 +312,11 @@ impl SegmentCollector for SegmentTop {
 
     fn harvest(mut self) -> Collected {
         self.truncate();
+        self.read_keys(None);
         let names = &self.columns.names;
         let mut out: Vec<Ranked> = Vec::with_capacity(self.buffer.len());
-        for &(key, score, doc) in &self.buffer {
+        for c in &self.buffer {
+            let (key, score, doc) = (c.key.expect("read above"), c.score, c.doc);
             let by_name = self.sort == SortBy::Name;
             out.push(Ranked {
                 score,

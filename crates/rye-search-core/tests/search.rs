@@ -489,6 +489,41 @@ fn match_all_with_fields_ranks_by_the_fields_and_counts_exactly() {
     );
 }
 
+/// Few score levels, many ties, spaces and ids in no order, one segment: every page is the exact
+/// slice of the full order (score, then space, then id), whatever the page size and offset, so
+/// the running top keeps the right tied documents however often it is cut.
+#[test]
+fn pages_of_heavily_tied_results_are_slices_of_the_full_order() {
+    let docs: Vec<ItemDoc> = (0..600)
+        .map(|i| {
+            let space = ["user", "project", "system:x"][(i * 7) % 3];
+            let words = ["alpha", "alpha alpha", "alpha beta gamma"][(i * 11) % 3];
+            doc(&format!("tie/{:03}", (i * 389) % 600), space, words, "", "")
+        })
+        .collect();
+    let index = index(&docs);
+    let rank = |s: &str| ["project", "user"].iter().position(|x| *x == s).unwrap_or(2);
+    let all = index.search(&SearchRequest { limit: 1000, ..q("alpha") }).unwrap().hits;
+    assert_eq!(all.len(), 600);
+    let key = |h: &rye_search_core::Hit| {
+        (std::cmp::Reverse(h.score.to_bits()), rank(&h.item_str("space").unwrap()), h.id.clone())
+    };
+    assert!(all.windows(2).all(|w| key(&w[0]) < key(&w[1])), "the full list is in order");
+    assert!(all.windows(2).filter(|w| w[0].score == w[1].score).count() > 500, "the test needs ties");
+    for limit in [1, 3, 10, 64] {
+        for offset in [0, 1, 7, 99, 200, 397, 590] {
+            let page = ids(&index, SearchRequest { limit, offset, ..q("alpha") });
+            let want: Vec<String> = all.iter().skip(offset).take(limit).map(|h| h.id.clone()).collect();
+            assert_eq!(page, want, "limit {limit} offset {offset}");
+        }
+    }
+    let by_name = ids(&index, SearchRequest { sort_by: SortBy::Name, limit: 7, offset: 3, ..q("alpha") });
+    let mut names: Vec<(String, usize, String)> =
+        docs.iter().map(|d| (d.name.to_lowercase(), rank(&d.space), d.id.clone())).collect();
+    names.sort();
+    assert_eq!(by_name, names[3..10].iter().map(|n| n.2.clone()).collect::<Vec<_>>());
+}
+
 #[test]
 fn equal_documents_rank_by_space_and_id_whatever_the_insertion_order() {
     // Filler documents share the query's words in other fields, so Tantivy's union scorers end
