@@ -24,8 +24,9 @@ pub struct Ranked {
     pub score: Score,
     /// Score bits or date: higher ranks first.
     primary: u64,
-    /// Lowercased name for the name sort: lower ranks first.
-    name: String,
+    /// Lowercased name for the name sort, lower first; None for the other sorts (comparing
+    /// empty strings still called `memcmp`, a visible share of a rare-term search).
+    name: Option<String>,
     rank: u64,
     id_ord: u64,
     key_ord: u64,
@@ -321,7 +322,7 @@ impl SegmentCollector for SegmentTop {
             out.push(Ranked {
                 score,
                 primary: if by_name { 0 } else { key.0 },
-                name: if by_name { text(names, ord(names, doc)) } else { String::new() },
+                name: by_name.then(|| text(names, ord(names, doc))),
                 rank: !key.1,
                 id_ord: !key.2,
                 key_ord: !key.3,
