@@ -19,7 +19,16 @@ pub struct AllTerms {
     /// Term → bit `i` set when `fields[i]` holds it.
     map: Map<Vec<u8>>,
     fields: Vec<Field>,
+    /// The same terms in order, each followed by [`SEPARATOR`], with where each starts and its
+    /// mask: a pattern that starts with a wildcard cannot narrow a walk of the dictionary (a
+    /// whole walk took ~20 ms at 60k items), but a substring search of these bytes is fast.
+    text: Vec<u8>,
+    starts: Vec<u32>,
+    masks: Vec<u64>,
 }
+
+/// Ends every term in [`AllTerms::text`]; never part of UTF-8, so never part of a match.
+const SEPARATOR: u8 = 0xFF;
 
 impl AllTerms {
     /// Merges the sorted term dictionaries of `fields` (at most 64).
@@ -32,6 +41,7 @@ impl AllTerms {
             streams.push((stream, live));
         }
         let mut builder = MapBuilder::memory();
+        let (mut text, mut starts, mut masks) = (Vec::new(), Vec::new(), Vec::new());
         let mut key = Vec::new();
         while let Some(least) = streams.iter().filter(|(_, live)| *live).map(|(s, _)| s.key()).min() {
             key.clear();
@@ -44,9 +54,13 @@ impl AllTerms {
                 }
             }
             builder.insert(&key, mask).map_err(fst_error)?;
+            starts.push(u32::try_from(text.len()).map_err(|_| too_large())?);
+            text.extend_from_slice(&key);
+            text.push(SEPARATOR);
+            masks.push(mask);
         }
         let map = Map::from_bytes(builder.into_inner().map_err(fst_error)?).map_err(fst_error)?;
-        Ok(AllTerms { map, fields: fields.to_vec() })
+        Ok(AllTerms { map, fields: fields.to_vec(), text, starts, masks })
     }
 
     /// The bit of `field` in the masks, if this dictionary covers it.
@@ -65,6 +79,45 @@ impl AllTerms {
         }
         Ok(())
     }
+
+    /// Like [`AllTerms::search`] for an automaton that only accepts terms containing `part`
+    /// (not empty): finds `part` in the terms' bytes, then runs the automaton on those terms.
+    pub fn search_containing<A: Automaton>(
+        &self,
+        part: &[u8],
+        automaton: A,
+        mut each: impl FnMut(&[u8], u64) -> Result<()>,
+    ) -> Result<()> {
+        let finder = memchr::memmem::Finder::new(part);
+        let mut from = 0;
+        while let Some(found) = finder.find(&self.text[from..]) {
+            // The term holding the match, then on to the next term: each is reported once.
+            let i = self.starts.partition_point(|&start| start as usize <= from + found) - 1;
+            let start = self.starts[i] as usize;
+            let end = start + memchr::memchr(SEPARATOR, &self.text[start..]).expect("every term ends with one");
+            let term = &self.text[start..end];
+            if accepts(&automaton, term) {
+                each(term, self.masks[i])?;
+            }
+            from = end + 1;
+        }
+        Ok(())
+    }
+}
+
+fn accepts<A: Automaton>(automaton: &A, bytes: &[u8]) -> bool {
+    let mut state = automaton.start();
+    for &b in bytes {
+        if !automaton.can_match(&state) {
+            return false;
+        }
+        state = automaton.accept(&state, b);
+    }
+    automaton.is_match(&state)
+}
+
+fn too_large() -> Error {
+    Error::Index(tantivy::TantivyError::InternalError("the all-terms dictionary is over 4 GiB".into()))
 }
 
 /// A segment's [`AllTerms`] of `fields`, built on another thread when first asked for:
@@ -137,6 +190,14 @@ mod tests {
         let searcher = index.reader().unwrap().searcher();
         let segment = &searcher.segment_readers()[0];
         let all = AllTerms::build(segment, &fields).unwrap();
+        for (pattern, part) in [(".*1.*", "1"), (".*0", "0"), (".*4.*9", "9"), (".*w3.*", "w3"), (".*zz", "zz")] {
+            let regex = Regex::new(pattern).unwrap();
+            let (mut scanned, mut walked) = (Vec::new(), Vec::new());
+            all.search_containing(part.as_bytes(), &regex, |t, m| Ok(scanned.push((t.to_vec(), m)))).unwrap();
+            all.search(&regex, |t, m| Ok(walked.push((t.to_vec(), m)))).unwrap();
+            assert_eq!(scanned, walked, "pattern {pattern}");
+            assert_eq!(scanned.is_empty(), part == "zz");
+        }
         for pattern in [".*", "w1.*", "x4[0-9]", "nothing"] {
             let regex = Regex::new(pattern).unwrap();
             let mut merged: Vec<BTreeSet<Vec<u8>>> = vec![BTreeSet::new(); fields.len()];

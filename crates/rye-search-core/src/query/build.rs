@@ -201,7 +201,7 @@ impl<'a> Builder<'a> {
     fn fuzzy_term(&mut self, token: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
         let dfa = self.lev.expect("fuzzy builder").build_dfa(token);
         let mut per_field = Vec::new();
-        for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &DfaAutomaton(&dfa))?) {
+        for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &DfaAutomaton(&dfa), None)?) {
             let mut ranked: Vec<(u8, u64, Vec<u8>)> = found
                 .into_iter()
                 .map(|(term, df)| {
@@ -233,8 +233,12 @@ impl<'a> Builder<'a> {
             position: self.query.find(pattern).map(|b| self.query[..b].chars().count()).unwrap_or(0),
             hint: "use * only as a wildcard inside a word, e.g. file* or *thread*".into(),
         })?;
+        // With a leading `*` the dictionary walk cannot be narrowed: the terms holding the
+        // longest literal part are found by substring search instead.
+        let part = if lowered.starts_with('*') { lowered.split('*').max_by_key(|p| p.len()) } else { None };
+        let part = part.filter(|p| !p.is_empty()).map(str::as_bytes);
         let mut per_field = Vec::new();
-        for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &automaton)?) {
+        for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &automaton, part)?) {
             let mut ranked: Vec<(u64, Vec<u8>)> = found.into_iter().map(|(t, df)| (df, t)).collect();
             ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
             if ranked.len() > MAX_WILDCARD_EXPANSIONS {
@@ -253,9 +257,15 @@ impl<'a> Builder<'a> {
     }
 
     /// The terms of each of `fields` the automaton accepts, with document frequencies summed
-    /// over segments. Where a segment's all-terms dictionary is ready: one walk of it, then a
-    /// lookup in each field that holds a term found; else a walk of each field's dictionary.
-    fn expand<A: Automaton>(&self, fields: &[(Field, f32)], automaton: &A) -> Result<Vec<BTreeMap<Vec<u8>, u64>>>
+    /// over segments. Where a segment's all-terms dictionary is ready: one walk of it (or a
+    /// substring search for `part`, which every accepted term contains), then a lookup in each
+    /// field that holds a term found; else a walk of each field's dictionary.
+    fn expand<A: Automaton>(
+        &self,
+        fields: &[(Field, f32)],
+        automaton: &A,
+        part: Option<&[u8]>,
+    ) -> Result<Vec<BTreeMap<Vec<u8>, u64>>>
     where
         A::State: Clone,
     {
@@ -268,16 +278,22 @@ impl<'a> Builder<'a> {
                 Some((all, bits))
             });
             match ready {
-                Some((all, bits)) => all.search(automaton, |term, mask| {
-                    for (i, bit) in bits.iter().enumerate() {
-                        if mask & bit != 0 {
-                            if let Some(info) = inverted[i].terms().get(term)? {
-                                *out[i].entry(term.to_vec()).or_insert(0) += info.doc_freq as u64;
+                Some((all, bits)) => {
+                    let found = |term: &[u8], mask: u64| {
+                        for (i, bit) in bits.iter().enumerate() {
+                            if mask & bit != 0 {
+                                if let Some(info) = inverted[i].terms().get(term)? {
+                                    *out[i].entry(term.to_vec()).or_insert(0) += info.doc_freq as u64;
+                                }
                             }
                         }
+                        Ok(())
+                    };
+                    match part {
+                        Some(part) => all.search_containing(part, automaton, found)?,
+                        None => all.search(automaton, found)?,
                     }
-                    Ok(())
-                })?,
+                }
                 None => {
                     for (i, index) in inverted.iter().enumerate() {
                         let mut stream = index.terms().search(automaton).into_stream()?;
