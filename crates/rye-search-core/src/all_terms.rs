@@ -193,8 +193,16 @@ mod tests {
         for (pattern, part) in [(".*1.*", "1"), (".*0", "0"), (".*4.*9", "9"), (".*w3.*", "w3"), (".*zz", "zz")] {
             let regex = Regex::new(pattern).unwrap();
             let (mut scanned, mut walked) = (Vec::new(), Vec::new());
-            all.search_containing(part.as_bytes(), &regex, |t, m| Ok(scanned.push((t.to_vec(), m)))).unwrap();
-            all.search(&regex, |t, m| Ok(walked.push((t.to_vec(), m)))).unwrap();
+            all.search_containing(part.as_bytes(), &regex, |t, m| {
+                scanned.push((t.to_vec(), m));
+                Ok(())
+            })
+            .unwrap();
+            all.search(&regex, |t, m| {
+                walked.push((t.to_vec(), m));
+                Ok(())
+            })
+            .unwrap();
             assert_eq!(scanned, walked, "pattern {pattern}");
             assert_eq!(scanned.is_empty(), part == "zz");
         }
