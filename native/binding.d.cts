@@ -23,7 +23,10 @@ export declare class NativeIndex {
   /** Opens or creates a persistent index in `dir`. */
   static open(dir: string): NativeIndex
   static inMemory(): NativeIndex
-  /** JSON array of `{key, mtime, size, hash}`. */
+  /**
+   * What the index holds, by column: `{keys, mtimes, sizes}`, three arrays in the same order
+   * (`JSON.parse` builds 60k strings and numbers several times faster than 60k objects).
+   */
   manifest(): string
   /** Opstamp of the last commit on disk (changes when any process commits). */
   opstamp(): number

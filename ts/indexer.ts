@@ -113,9 +113,8 @@ export class Indexer {
     if (!this.manifest || opstamp !== this.opstamp) {
       // Another handle or process committed since we last looked: read what the index holds.
       this.manifest = new Map();
-      for (const m of JSON.parse(native(() => this.nativeIndex.manifest())) as { key: string; mtime: number; size: number }[]) {
-        this.manifest.set(m.key, { mtime: m.mtime, size: m.size });
-      }
+      const m = JSON.parse(native(() => this.nativeIndex.manifest())) as { keys: string[]; mtimes: number[]; sizes: number[] };
+      for (let i = 0; i < m.keys.length; i++) this.manifest.set(m.keys[i]!, { mtime: m.mtimes[i]!, size: m.sizes[i]! });
       this.opstamp = opstamp;
     }
     const manifest = this.manifest;

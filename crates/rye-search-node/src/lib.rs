@@ -55,11 +55,23 @@ impl NativeIndex {
         Ok(NativeIndex { inner: Arc::new(SearchIndex::in_memory().map_err(to_js)?) })
     }
 
-    /// JSON array of `{key, mtime, size, hash}`.
+    /// What the index holds, by column: `{keys, mtimes, sizes}`, three arrays in the same order
+    /// (`JSON.parse` builds 60k strings and numbers several times faster than 60k objects).
     #[napi]
     pub fn manifest(&self) -> napi::Result<String> {
+        #[derive(serde::Serialize)]
+        struct Columns<'a> {
+            keys: Vec<&'a str>,
+            mtimes: Vec<i64>,
+            sizes: Vec<u64>,
+        }
         let m = self.inner.manifest().map_err(to_js)?;
-        serde_json::to_string(&m).map_err(|e| napi::Error::from_reason(e.to_string()))
+        let columns = Columns {
+            keys: m.iter().map(|e| e.key.as_str()).collect(),
+            mtimes: m.iter().map(|e| e.mtime).collect(),
+            sizes: m.iter().map(|e| e.size).collect(),
+        };
+        serde_json::to_string(&columns).map_err(|e| napi::Error::from_reason(e.to_string()))
     }
 
     /// Opstamp of the last commit on disk (changes when any process commits).
