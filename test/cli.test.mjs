@@ -81,7 +81,14 @@ describe('rye-search CLI', () => {
     const json = JSON.parse(runCli(['index', '--json', ...common]).stdout);
     assert.equal(typeof json.items, 'number');
     assert.equal(runCli(['search', '--help']).status, 0);
+    assert.match(runCli(['mcp', '--help']).stdout, /--http PORT/);
     assert.match(runCli(['--version']).stdout, /^\d+\.\d+\.\d+/);
+    // Commands are looked up as own names only: inherited object keys are unknown commands.
+    for (const name of ['constructor', 'toString', '__proto__', 'nope']) {
+      const unknown = runCli([name]);
+      assert.equal(unknown.status, 2, name);
+      assert.match(unknown.stderr, new RegExp(`unknown command "${name}"`));
+    }
   });
 
   it('searches the embedded documentation bundle with no project at all', () => {

@@ -2,20 +2,19 @@
 import { readFileSync } from 'node:fs';
 
 import { RyeSearchError } from '../errors.js';
-import { fetchCommand } from './fetch.js';
-import { indexCommand } from './index-command.js';
-import { mcpCommand } from './mcp.js';
-import { searchCommand } from './search.js';
-import { verifyCommand } from './verify.js';
 
 type Command = (argv: string[]) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = {
-  search: searchCommand,
-  fetch: fetchCommand,
-  verify: verifyCommand,
-  index: indexCommand,
-  mcp: mcpCommand,
+/**
+ * Each command's module is loaded when it runs: loading all of them (the MCP SDK with its schema
+ * validator, the HTTP server) took ~0.1 s before a one-shot search could start.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  search: async () => (await import('./search.js')).searchCommand,
+  fetch: async () => (await import('./fetch.js')).fetchCommand,
+  verify: async () => (await import('./verify.js')).verifyCommand,
+  index: async () => (await import('./index-command.js')).indexCommand,
+  mcp: async () => (await import('./mcp.js')).mcpCommand,
 };
 
 const HELP = `Usage: rye-search <command> [options]
@@ -45,13 +44,14 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return name ? 0 : 2;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!load) {
     process.stderr.write(`error: unknown command "${name}"\n\n${HELP}\n`);
     return 2;
   }
   const json = rest.includes('--json');
   try {
+    const command = await load();
     return await command(rest);
   } catch (err) {
     reportError(err, json);

@@ -3,7 +3,6 @@ import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 
 import { McpContext } from '../mcp/context.js';
-import { serveHttp } from '../mcp/http.js';
 import { createMcpServer } from '../mcp/server.js';
 import { COMMON_HELP, COMMON_OPTIONS, integerArg, openOptions } from './args.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -29,6 +28,8 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   if (values.http !== undefined) {
     const port = integerArg(values.http, 'http')!;
     if (port < 0 || port > 65535) throw new InvalidArgumentError(`--http ${port} is not a port`, { hint: 'use 0–65535' });
+    // Loaded only here: the HTTP transport and its server add ~15 ms to every stdio start.
+    const { serveHttp } = await import('../mcp/http.js');
     const server = await serveHttp(ctx, port);
     const address = server.address();
     const actual = typeof address === 'object' && address ? address.port : port;
