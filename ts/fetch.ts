@@ -119,6 +119,7 @@ export interface FetchContext {
   devMode?: boolean;
 }
 
+/** Fetches one item; `loadParsers()` must have resolved first (the index's `fetch` does it). */
 export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse {
   if (!opts || typeof opts !== 'object') throw new InvalidArgumentError('fetch options must be an object', { hint: 'pass { item_id }' });
   const { kinds, id } = parseItemRef(opts.item_id, opts.item_type);

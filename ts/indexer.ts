@@ -10,7 +10,7 @@ import path from 'node:path';
 
 import { scanSpaces, type Candidate, type Skip, DEFAULT_MAX_FILE_BYTES } from './discovery.js';
 import { IndexLockedError, RyeSearchError } from './errors.js';
-import { parseItem } from './metadata.js';
+import { loadParsers, parseItem } from './metadata.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
 import { WatchedScanCache } from './scan-cache.js';
 import { storedExtra } from './search.js';
@@ -212,6 +212,7 @@ export class Indexer {
   }
 
   private async documents(slice: Candidate[], report: IndexReport, failed: Set<string>): Promise<object[]> {
+    await loadParsers();
     const docs: object[] = [];
     let next = 0;
     const worker = async () => {

@@ -10,6 +10,7 @@ import { DEFAULT_MAX_FILE_BYTES } from './discovery.js';
 import { fetchItem, type FetchOptions, type FetchResponse } from './fetch.js';
 import { InvalidArgumentError, RyeSearchError } from './errors.js';
 import { Indexer, type IndexReport, type Progress } from './indexer.js';
+import { loadParsers } from './metadata.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, envelope, mayBeSlow, searchMany, type NativeResponse, type SearchFailure, type SearchOptions, type SearchResponse, type ShadowLookup } from './search.js';
 
@@ -98,6 +99,7 @@ export class RyeIndex {
   /** ID mode: the verified content of one item (cascade project → user → bundles). */
   async fetch(opts: FetchOptions): Promise<FetchResponse> {
     this.assertOpen();
+    await loadParsers();
     return fetchItem(opts, {
       spaces: this.spaces,
       trust: TrustStore.load(this.spaces),
