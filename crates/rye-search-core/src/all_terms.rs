@@ -94,7 +94,7 @@ impl AllTerms {
             // The term holding the match, then on to the next term: each is reported once.
             let i = self.starts.partition_point(|&start| start as usize <= from + found) - 1;
             let start = self.starts[i] as usize;
-            let end = start + memchr::memchr(SEPARATOR, &self.text[start..]).expect("every term ends with one");
+            let end = self.starts.get(i + 1).map_or(self.text.len(), |&next| next as usize) - 1;
             let term = &self.text[start..end];
             if accepts(&automaton, term) {
                 each(term, self.masks[i])?;

@@ -709,7 +709,7 @@ fn column_strings(column: Option<tantivy::columnar::StrColumn>) -> Result<Column
     let mut by_ord = Vec::with_capacity(column.num_terms());
     let mut terms = column.dictionary().stream()?;
     while terms.advance() {
-        by_ord.push(String::from_utf8_lossy(terms.key()).into_owned());
+        by_ord.push(utf8(terms.key())?);
     }
     Ok(ColumnStrings { ords: Some(column.ords().clone()), by_ord })
 }
