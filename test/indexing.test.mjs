@@ -134,6 +134,33 @@ describe('incremental refresh', () => {
     ws.cleanup();
   });
 
+  it('a skipped file is reported on every refresh but never counted as added, and alone causes no commit', async () => {
+    const ws = workspace();
+    ws.write('project', { 'tools/a.py': pyTool({ description: 'apple' }), 'tools/blob.py': Buffer.from([0x00, 0x01]) });
+    const first = await open(ws);
+    assert.deepEqual([first.lastReport.added, first.lastReport.items], [1, 1]);
+    const metaFiles = () => fs.readdirSync(ws.cache, { recursive: true }).filter((f) => path.basename(String(f)) === 'meta.json');
+    const metaStamp = () => metaFiles().map((f) => fs.statSync(path.join(ws.cache, String(f))).mtimeMs).join();
+    assert.equal(metaFiles().length, 1);
+    const before = metaStamp();
+    for (const report of [await first.refresh(), (await open(ws)).lastReport]) {
+      assert.deepEqual([report.added, report.updated, report.removed, report.unchanged], [0, 0, 0, 1]);
+      assert.deepEqual(report.skipped.map((s) => [path.basename(s.path), s.reason]), [['blob.py', 'binary']]);
+    }
+    assert.equal(metaStamp(), before, 'a refresh with nothing to write committed');
+
+    // Readable again: added; unreadable again: it leaves the index, counted as removed.
+    fs.writeFileSync(path.join(ws.project, '.ai/tools/blob.py'), pyTool({ description: 'blueberry' }));
+    const fixed = await first.refresh();
+    assert.deepEqual([fixed.added, fixed.updated, fixed.removed, fixed.skipped.length], [1, 0, 0, 0]);
+    assert.equal((await first.search({ query: 'blueberry', scope: 'tool' })).total, 1);
+    fs.writeFileSync(path.join(ws.project, '.ai/tools/blob.py'), Buffer.from([0x00, 0x02, 0x03]));
+    const broken = await first.refresh();
+    assert.deepEqual([broken.added, broken.updated, broken.removed, broken.items], [0, 0, 1, 1]);
+    assert.equal((await first.search({ query: 'blueberry', scope: 'tool' })).total, 0);
+    ws.cleanup();
+  });
+
   it('two handles on one project: the second sees the first one\'s commits after refresh', async () => {
     const ws = workspace();
     ws.write('project', { 'tools/a.py': pyTool({ description: 'apple' }) });

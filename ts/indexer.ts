@@ -69,6 +69,12 @@ export class Indexer {
   private manifest: Map<string, { mtime: number; size: number }> | undefined;
   private opstamp = -1;
   private verified = new Map<string, Verification>();
+  /**
+   * Files skipped when read (binary, not UTF-8, too large), with the mtime and size they had:
+   * while unchanged they are reported again without being read again, and a refresh that
+   * finds nothing else to do does not write.
+   */
+  private unreadable = new Map<string, { mtime: number; size: number; skip: Skip }>();
   /** Directory listings reused while their watchers report no change (undefined: walk everything). */
   private readonly scanCache: WatchedScanCache | undefined;
 
@@ -121,29 +127,38 @@ export class Indexer {
     // Keys of changed files that could not be read or parsed: they leave the index.
     const failed = new Set<string>();
     const changed: Candidate[] = [];
-    let added = 0;
+    let indexedBefore = 0;
     for (const c of scan.candidates) {
       const old = manifest.get(c.key);
-      if (!old) added++;
-      if (!old || old.mtime !== c.mtime || old.size !== c.size || trustChanged) changed.push(c);
+      if (old) indexedBefore++;
+      if (old && old.mtime === c.mtime && old.size === c.size && !trustChanged) continue;
+      const skipped = old ? undefined : this.unreadable.get(c.key);
+      if (skipped && skipped.mtime === c.mtime && skipped.size === c.size) {
+        scan.skipped.push(skipped.skip);
+        failed.add(c.key);
+        continue;
+      }
+      changed.push(c);
     }
     // When every indexed key was seen again nothing was removed, and no set of 60k keys is built.
     let removed: string[] = [];
-    if (scan.candidates.length - added !== manifest.size) {
+    if (indexedBefore !== manifest.size) {
       const seen = new Set(scan.candidates.map(keyOf));
       removed = [...manifest.keys()].filter((k) => !seen.has(k));
     }
     const report: IndexReport = {
       items: 0,
-      added,
-      updated: changed.length - added,
+      added: 0,
+      updated: 0,
       removed: removed.length,
-      unchanged: scan.candidates.length - changed.length,
+      unchanged: scan.candidates.length - changed.length - failed.size,
       skipped: scan.skipped,
       warnings: this.trust.ignored.map((i) => ({ path: i.file, message: `trust file ignored: ${i.reason}` })),
       durationMs: 0,
       readOnly: false,
     };
+    // Skips known before this refresh are not news: only a change in what is indexed rebuilds shadows.
+    const skippedBefore = failed.size;
 
     if (changed.length || removed.length) {
       let batch;
@@ -157,19 +172,33 @@ export class Indexer {
       if (batch) {
         try {
           let done = 0;
+          let written = 0;
           for (let i = 0; i < changed.length; i += BATCH_DOCS) {
             const slice = changed.slice(i, i + BATCH_DOCS);
             const docs = await this.documents(slice, report, failed);
-            native(() => batch.upsert(JSON.stringify(docs)));
+            if (docs.length) native(() => batch.upsert(JSON.stringify(docs)));
+            written += docs.length;
             done += slice.length;
             onProgress?.({ done, total: changed.length });
           }
-          const dropped = [...failed];
-          native(() => batch.delete([...removed, ...dropped]));
-          await nativeAsync(() => batch.commit());
-          for (const k of [...removed, ...dropped]) manifest.delete(k);
-          for (const c of changed) if (!failed.has(keyOf(c))) manifest.set(keyOf(c), { mtime: c.mtime, size: c.size });
-          this.opstamp = native(() => this.nativeIndex.opstamp());
+          // Files that were indexed and now cannot be read leave the index.
+          const dropped = [...failed].filter((k) => manifest.has(k));
+          for (const c of changed) {
+            if (failed.has(c.key)) continue;
+            if (manifest.has(c.key)) report.updated++;
+            else report.added++;
+          }
+          report.removed += dropped.length;
+          if (written || removed.length || dropped.length) {
+            native(() => batch.delete([...removed, ...dropped]));
+            await nativeAsync(() => batch.commit());
+            for (const k of [...removed, ...dropped]) manifest.delete(k);
+            for (const c of changed) if (!failed.has(keyOf(c))) manifest.set(keyOf(c), { mtime: c.mtime, size: c.size });
+            this.opstamp = native(() => this.nativeIndex.opstamp());
+          } else {
+            // Only skipped files changed: no commit, so other processes have nothing to reload.
+            batch.abort();
+          }
           this.writeState({ trust: trustPrint });
         } catch (err) {
           batch.abort();
@@ -182,7 +211,7 @@ export class Indexer {
     }
 
     // Shadows depend on which items exist, not on their content: edits leave them as they are.
-    if (added || removed.length || failed.size || this.byId.size === 0) this.rebuildShadows(scan.candidates, failed);
+    if (report.added || report.removed || failed.size > skippedBefore || this.byId.size === 0) this.rebuildShadows(scan.candidates, failed);
     report.items = native(() => this.nativeIndex.numDocs());
     report.durationMs = Math.round(performance.now() - started);
     return report;
@@ -236,21 +265,20 @@ export class Indexer {
       report.skipped.push({ path: c.path, reason: 'unreadable', detail: code === 'ENOENT' ? 'vanished during the scan' : code });
       return undefined;
     }
-    if (bytes.length > this.maxFileBytes) {
-      report.skipped.push({ path: c.path, reason: 'too-large', detail: `${bytes.length} bytes > ${this.maxFileBytes}` });
+    const skip = (s: Skip) => {
+      report.skipped.push(s);
+      this.unreadable.set(c.key, { mtime: c.mtime, size: c.size, skip: s });
       return undefined;
-    }
-    if (bytes.includes(0)) {
-      report.skipped.push({ path: c.path, reason: 'binary', detail: 'contains NUL bytes' });
-      return undefined;
-    }
+    };
+    if (bytes.length > this.maxFileBytes) return skip({ path: c.path, reason: 'too-large', detail: `${bytes.length} bytes > ${this.maxFileBytes}` });
+    if (bytes.includes(0)) return skip({ path: c.path, reason: 'binary', detail: 'contains NUL bytes' });
     let text: string;
     try {
       text = utf8.decode(bytes);
     } catch {
-      report.skipped.push({ path: c.path, reason: 'not-utf8' });
-      return undefined;
+      return skip({ path: c.path, reason: 'not-utf8' });
     }
+    this.unreadable.delete(c.key);
     const hash = createHash('sha256').update(bytes).digest('hex');
     const meta = parseItem(c.kind, text, c.name, c.ext);
     if (meta.warning) report.warnings.push({ path: c.path, message: meta.warning });
