@@ -56,6 +56,33 @@ describe('createMemoryIndex', () => {
     await assert.rejects(mem.add('nope'), InvalidArgumentError);
   });
 
+  it('rejects malformed documents with a message naming the document and field, adding none of the batch', async () => {
+    const mem = createMemoryIndex();
+    const good = { id: 'ok/doc', title: 'fine walrus' };
+    const cases = [
+      [{ id: 'a\0b' }, /NUL/],
+      [{ id: 'x', kind: 'widget' }, /unknown kind "widget"/],
+      [{ id: 'x', title: 42 }, /title must be a string/],
+      [{ id: 'x', tags: 'api' }, /tags must be an array of strings/],
+      [{ id: 'x', tags: ['api', 3] }, /tags must be an array of strings/],
+      [{ id: 'x', date: 'not a date' }, /date "not a date" is not an ISO date/],
+      [{ id: 'x', date: NaN }, /is not an ISO date/],
+      [{ id: 'x', metadata: { owner: { name: 'ann' } } }, /metadata\.owner must be/],
+      [{ id: 'x', metadata: [1] }, /metadata must be an object/],
+      [{ id: 'x', content: 'ok then \ud800 broken' }, /"x": content has an unpaired UTF-16 surrogate at position 8/],
+      [{ id: 'x', metadata: { note: ['\udc00'] } }, /metadata\.note has an unpaired UTF-16 surrogate/],
+    ];
+    for (const [doc, message] of cases) {
+      await assert.rejects(mem.add([good, doc]), (err) => err instanceof InvalidArgumentError && message.test(err.message) && err.hint.length > 0, JSON.stringify(doc));
+    }
+    assert.equal(mem.size, 0);
+    // Paired surrogates (emoji) are fine, in documents and queries.
+    await mem.add([good, { id: 'emoji', title: 'party 🎉 walrus', date: '2026-01-31', metadata: { n: 1, flags: ['a'] } }]);
+    assert.equal((await mem.search({ query: 'walrus' })).total, 2);
+    await assert.rejects(mem.search({ query: 'walrus \ud83c' }), /query has an unpaired UTF-16 surrogate at position 7/);
+    await assert.rejects(mem.search({ query: '*', filters: { tags: ['\ud83c'] } }), /filter "tags" has an unpaired/);
+  });
+
   it('commits all of a large add or none of it', async () => {
     const mem = createMemoryIndex();
     const docs = Array.from({ length: 12_000 }, (_, i) => ({ id: `bulk/item-${i}`, title: `bulk item ${i}`, content: 'shared words' }));

@@ -6,6 +6,7 @@ import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, envelope, mayBeSlow, searchMany, storedExtra, type NativeResponse, type SearchOptions, type SearchResponse } from './search.js';
 import { failureOf, type SearchFailure } from './rye-index.js';
 import { isKind, type Kind } from './scope.js';
+import { wellFormed } from './validate.js';
 
 export interface PlainDocument {
   id: string;
@@ -31,12 +32,54 @@ export type MemorySearchOptions = Omit<SearchOptions, 'scope'> & { scope?: strin
 const RANK: Record<string, number> = { project: 0, user: 1 };
 const UPSERT_CHUNK = 5000;
 
-function toNative(d: PlainDocument): object {
+const TEXT_KEYS = ['title', 'name', 'description', 'category', 'content', 'version', 'source', 'path'] as const;
+
+/** Rejects what would otherwise be dropped or stringified silently, naming the document and field. */
+function checkDocument(d: PlainDocument): void {
   if (!d || typeof d !== 'object' || typeof d.id !== 'string' || d.id === '') {
     throw new InvalidArgumentError(`every document needs a string id, got ${JSON.stringify(d)?.slice(0, 80)}`, { hint: 'pass { id, title?, content?, … }' });
   }
+  const fail = (what: string, hint: string): never => {
+    throw new InvalidArgumentError(`document ${JSON.stringify(d.id)}: ${what}`, { hint });
+  };
+  if (d.id.includes('\0')) fail('the id has a NUL character', 'use ids like "section/name"');
+  if (d.kind !== undefined && !isKind(d.kind)) fail(`unknown kind "${String(d.kind)}"`, 'use directive, tool or knowledge');
+  for (const k of TEXT_KEYS) {
+    if (d[k] !== undefined && d[k] !== null && typeof d[k] !== 'string') fail(`${k} must be a string, got ${typeof d[k]}`, `pass ${k} as text`);
+  }
+  if (d.tags !== undefined && d.tags !== null && !(Array.isArray(d.tags) && d.tags.every((t) => typeof t === 'string'))) {
+    fail('tags must be an array of strings', 'e.g. tags: ["api", "cli"]');
+  }
+  if (d.date !== undefined && d.date !== null) {
+    const t = typeof d.date === 'number' ? d.date : typeof d.date === 'string' ? Date.parse(d.date) : NaN;
+    if (!Number.isFinite(t)) fail(`date ${JSON.stringify(d.date)} is not an ISO date or epoch milliseconds`, 'e.g. "2026-01-31" or 1769817600000');
+  }
+  if (d.metadata !== undefined && d.metadata !== null) {
+    if (typeof d.metadata !== 'object' || Array.isArray(d.metadata)) fail('metadata must be an object', 'e.g. metadata: { author: "ann" }');
+    for (const [k, v] of Object.entries(d.metadata)) {
+      const scalar = (x: unknown) => typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x)) || typeof x === 'boolean';
+      if (!(scalar(v) || (Array.isArray(v) && v.every((x) => typeof x === 'string')))) {
+        fail(`metadata.${k} must be a string, number, boolean or array of strings`, 'flatten nested values into keys of their own');
+      }
+    }
+  }
+}
+
+/** Finds the string of a document that JSON cannot carry (called only when the native side refused a chunk). */
+function checkText(d: PlainDocument): void {
+  const check = (text: unknown, what: string) => typeof text === 'string' && wellFormed(text, `document ${JSON.stringify(d.id)}: ${what}`);
+  check(d.id, 'id');
+  for (const k of TEXT_KEYS) check(d[k], k);
+  for (const t of d.tags ?? []) check(t, 'a tag');
+  for (const [k, v] of Object.entries(d.metadata ?? {})) {
+    check(k, 'a metadata key');
+    for (const x of Array.isArray(v) ? v : [v]) check(x, `metadata.${k}`);
+  }
+}
+
+function toNative(d: PlainDocument): object {
+  checkDocument(d);
   const kind = d.kind ?? 'knowledge';
-  if (!isKind(kind)) throw new InvalidArgumentError(`document ${d.id}: unknown kind "${String(kind)}"`, { hint: 'use directive, tool or knowledge' });
   const source = d.source ?? 'project';
   const name = d.name ?? d.id.split('/').pop()!;
   const date = typeof d.date === 'number' ? d.date : d.date ? Date.parse(d.date) : NaN;
@@ -77,8 +120,15 @@ export class MemoryIndex {
       // In chunks: one JSON text of every document would double the memory a large add needs.
       // A bad document aborts the batch, so nothing of this add is committed.
       for (let i = 0; i < docs.length; i += UPSERT_CHUNK) {
-        const payload = JSON.stringify(docs.slice(i, i + UPSERT_CHUNK).map(toNative));
-        native(() => batch.upsert(payload));
+        const chunk = docs.slice(i, i + UPSERT_CHUNK);
+        const payload = JSON.stringify(chunk.map(toNative));
+        try {
+          native(() => batch.upsert(payload));
+        } catch (err) {
+          // Text JSON cannot carry (an unpaired surrogate) is named here; anything else is rethrown.
+          chunk.forEach(checkText);
+          throw err;
+        }
       }
       await nativeAsync(() => batch.commit());
     } catch (err) {

@@ -6,6 +6,7 @@ import { InvalidArgumentError } from './errors.js';
 import { parseScope, type Kind } from './scope.js';
 import type { Space } from './spaces.js';
 import { sourceOf } from './spaces.js';
+import { wellFormed } from './validate.js';
 
 export type SortBy = 'score' | 'name' | 'date';
 
@@ -138,6 +139,8 @@ function filterList(filters: unknown): NativeFilter[] {
   let from: number | undefined;
   let to: number | undefined;
   for (const [key, value] of Object.entries(filters as Record<string, unknown>)) {
+    wellFormed(key, 'a filter name');
+    if (typeof value === 'string') wellFormed(value, `filter "${key}"`);
     if (key === 'date_from' || key === 'date_to') {
       const t = typeof value === 'string' ? Date.parse(value) : NaN;
       if (!Number.isFinite(t)) bad(`${key} must be an ISO date, got ${JSON.stringify(value)}`, 'e.g. "2026-01-31" or "2026-01-31T12:00:00Z"');
@@ -158,6 +161,7 @@ function filterList(filters: unknown): NativeFilter[] {
     const none: string[] = [];
     for (const v of values) {
       if (typeof v === 'string') {
+        if (Array.isArray(value)) wellFormed(v, `filter "${key}"`);
         if (v.startsWith('!')) none.push(v.slice(1));
         else any.push(v);
       } else if (typeof v === 'number' || typeof v === 'boolean') {
@@ -173,7 +177,6 @@ function filterList(filters: unknown): NativeFilter[] {
   return out;
 }
 
-/** Wildcards and fuzzy terms can expand to many terms: those run off the JS thread. */
 /** A term that starts with a wildcard (`*ing`, `?ar*`) scans the whole term dictionary. */
 const LEADING_WILDCARD = /(^|[\s("+\-:])[*?][^\s)"]/;
 /** Above this many documents, prefix wildcards and fuzzy terms can take milliseconds too. */
@@ -193,12 +196,17 @@ export function mayBeSlow(req: NativeRequest, numDocs: number): boolean {
 export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, warnings: string[]): NativeRequest {
   if (!opts || typeof opts !== 'object') bad('search options must be an object', 'pass { query, scope }');
   if (typeof opts.query !== 'string') bad('query must be a string', 'use "*" to list everything');
+  wellFormed(opts.query, 'query');
   const scope = opts.scope === undefined ? undefined : parseScope(opts.scope);
   const sortBy = opts.sortBy ?? opts.sort_by ?? 'score';
   if (!['score', 'name', 'date'].includes(sortBy)) bad(`unknown sort_by "${String(sortBy)}"`, 'use score, name or date');
   const fields = opts.fields ?? {};
   if (typeof fields !== 'object' || Array.isArray(fields)) bad('fields must be an object of field → query', 'e.g. {"category": "core"}');
-  for (const [k, v] of Object.entries(fields)) if (typeof v !== 'string') bad(`fields.${k} must be a query string`, 'e.g. {"name": "bash"}');
+  for (const [k, v] of Object.entries(fields)) {
+    if (typeof v !== 'string') bad(`fields.${k} must be a query string`, 'e.g. {"name": "bash"}');
+    wellFormed(k, 'a fields name');
+    wellFormed(v, `fields.${k}`);
+  }
   const fuzzy = distance(opts.fuzzy, 'fuzzy', MAX_FUZZY, warnings, MAX_FUZZY) ?? 0;
   const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY, warnings, 1000);
   return {
