@@ -94,6 +94,28 @@ describe('MCP over stdio', () => {
     assert.match(limit.content[0].text, /limit/i);
     const missing = await client.callTool({ name: 'rye_search', arguments: { scope: 'tool' } });
     assert.equal(missing.isError, true);
+    // A misspelt option is an error naming it, never silently dropped.
+    for (const name of ['rye_search', 'rye_fetch']) {
+      const unknown = await client.callTool({ name, arguments: { query: 'read', scope: 'tool', sortBy: 'name' } });
+      assert.equal(unknown.isError, true, name);
+      assert.match(unknown.content[0].text, /sortBy/);
+    }
+    const disagree = await client.callTool({ name: 'rye_search', arguments: { query: 'read', scope: 'tool', space: 'project', source: 'system' } });
+    assert.equal(disagree.isError, true);
+    assert.match(parse(disagree).error.message, /disagree/);
+  });
+
+  it('space and source name the same filter in both tools', async () => {
+    const spacesOf = (res) => res.structuredContent.results.map((r) => r.source).sort();
+    const all = await client.callTool({ name: 'rye_search', arguments: { query: 'read', scope: 'tool' } });
+    assert.deepEqual(spacesOf(all), ['project', 'system']);
+    for (const [name, key] of [['rye_search', 'space'], ['rye_search', 'source'], ['rye_fetch', 'source'], ['rye_fetch', 'space']]) {
+      const res = await client.callTool({ name, arguments: { query: 'read', scope: 'tool', [key]: 'system' } });
+      assert.ok(!res.isError, res.content[0].text);
+      assert.deepEqual(spacesOf(res), ['system'], `${name} ${key}`);
+    }
+    const fetched = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'tool:rye/file/read', space: 'system' } });
+    assert.equal(fetched.structuredContent.source, 'system');
   });
 
   it('rye_fetch in ID mode returns the seed response, cascading and copying', async () => {

@@ -160,6 +160,8 @@ describe('deliberate differences from the anchor', () => {
       await assert.rejects(index.search({ query: 'alpha', scope: 'tool', ...bad }), InvalidArgumentError, JSON.stringify(bad));
     }
     await assert.rejects(index.search({ query: 'alpha', scope: 'tool', limit: 5000 }), { code: 'E_INVALID_ARGUMENT' });
+    // A misspelt option is an error naming it, not an option silently not applied.
+    await assert.rejects(index.search({ query: 'alpha', scope: 'tool', sortby: 'name' }), (err) => err.code === 'E_INVALID_ARGUMENT' && /"sortby"/.test(err.message) && /sortBy/.test(err.hint));
   });
 
   it('fuzzy finds typos, clamps distance with a warning and ranks exact first (case 55)', async () => {
@@ -255,5 +257,9 @@ describe('spaces, precedence and shadows', () => {
     assert.deepEqual((await index.search({ query: '*', scope: 'tool', space: 'user' })).results.map((r) => r.id).sort(), ['my/tool', 'only/user']);
     assert.equal((await index.search({ query: '*', scope: 'tool', space: 'system' })).total, 2);
     assert.equal((await index.search({ query: '*', scope: 'tool', space: 'system:extra' })).total, 1);
+    // `source`, rye_fetch's name for it, is the same filter; the two must agree when both are given.
+    const viaSource = await index.search({ query: '*', scope: 'tool', source: 'user' });
+    assert.deepEqual([viaSource.space, viaSource.results.map((r) => r.id).sort()], ['user', ['my/tool', 'only/user']]);
+    await assert.rejects(index.search({ query: '*', scope: 'tool', space: 'user', source: 'system' }), /disagree/);
   });
 });

@@ -6,7 +6,7 @@ import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, envelope, mayBeSlow, searchMany, storedExtra, type NativeResponse, type SearchOptions, type SearchResponse } from './search.js';
 import { failureOf, type SearchFailure } from './rye-index.js';
 import { isKind, type Kind } from './scope.js';
-import { wellFormed } from './validate.js';
+import { spaceOf, wellFormed } from './validate.js';
 
 export interface PlainDocument {
   id: string;
@@ -154,7 +154,7 @@ export class MemoryIndex {
     // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
     const raw = mayBeSlow(req, this.native.numDocs()) ? await nativeAsync(() => this.native.search(payload)) : native(() => this.native.searchSync(payload));
     const res = JSON.parse(raw) as NativeResponse;
-    return envelope(opts as SearchOptions, req, res, opts.space ?? 'all', undefined, warnings);
+    return envelope(opts as SearchOptions, req, res, spaceOf(opts) ?? 'all', undefined, warnings);
   }
 
   async searchMany(list: MemorySearchOptions[]): Promise<Array<SearchResponse | SearchFailure>> {
@@ -162,7 +162,7 @@ export class MemoryIndex {
       list.length,
       (i) => ({ req: buildRequest(list[i] as SearchOptions, undefined, []) }),
       (reqs) => nativeAsync(() => this.native.searchMany(JSON.stringify(reqs))),
-      (i, p, res) => envelope(list[i] as SearchOptions, p.req, res, list[i]!.space ?? 'all'),
+      (i, p, res) => envelope(list[i] as SearchOptions, p.req, res, spaceOf(list[i]!) ?? 'all'),
       failureOf,
     );
   }

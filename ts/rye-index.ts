@@ -17,6 +17,7 @@ import { buildRequest, envelope, mayBeSlow, searchMany, type NativeResponse, typ
 export type { SearchFailure };
 import { resolveSpaces, selectSpaces, sourceOf, type Space, type SystemBundle } from './spaces.js';
 import { TrustStore, type Integrity } from './trust.js';
+import { spaceOf } from './validate.js';
 
 export interface OpenIndexOptions {
   /** Directory that holds the project's `.ai/` (optional: without it only user and system spaces). */
@@ -142,7 +143,7 @@ export class RyeIndex {
 
   private request(opts: SearchOptions) {
     const warnings: string[] = [];
-    const space = opts?.space ?? 'all';
+    const space = (opts && typeof opts === 'object' ? spaceOf(opts) : undefined) ?? 'all';
     if (typeof space !== 'string') throw new InvalidArgumentError('space must be a string', { hint: 'use all, project, user or system' });
     const selected = selectSpaces(this.spaces, space);
     const req = buildRequest(opts, selected, warnings);

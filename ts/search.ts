@@ -22,6 +22,8 @@ export interface SearchOptions {
   scope?: string;
   /** `all` (default), `project`, `user`, `system`, `local`, or `system:<bundle_id>`. */
   space?: string;
+  /** Alias of `space`, as `rye_fetch` names it. */
+  source?: string;
   limit?: number;
   offset?: number;
   sortBy?: SortBy;
@@ -192,9 +194,13 @@ export function mayBeSlow(req: NativeRequest, numDocs: number): boolean {
   return numDocs > LARGE_INDEX_DOCS && (req.fuzzy > 0 || queries.some((q) => /[*?]\S/.test(q) || /\S[*?]/.test(q)));
 }
 
+const OPTION_NAMES = new Set(['query', 'scope', 'space', 'source', 'limit', 'offset', 'sortBy', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'previewChars']);
+
 /** Validates options and builds the native request. */
 export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, warnings: string[]): NativeRequest {
   if (!opts || typeof opts !== 'object') bad('search options must be an object', 'pass { query, scope }');
+  // A misspelt option must not look applied.
+  for (const key in opts) if (!OPTION_NAMES.has(key)) bad(`unknown search option "${key}"`, `use ${[...OPTION_NAMES].join(', ')}`);
   if (typeof opts.query !== 'string') bad('query must be a string', 'use "*" to list everything');
   wellFormed(opts.query, 'query');
   const scope = opts.scope === undefined ? undefined : parseScope(opts.scope);

@@ -4,6 +4,7 @@ import { NotFoundError } from '../errors.js';
 import type { FetchOptions } from '../fetch.js';
 import { openIndex } from '../rye-index.js';
 import { isKind } from '../scope.js';
+import { spaceOf } from '../validate.js';
 import { InvalidArgumentError } from '../errors.js';
 import { COMMON_HELP, COMMON_OPTIONS, openOptions } from './args.js';
 
@@ -13,7 +14,7 @@ Prints one item's verified content. ID is kind:id (tool:rye/core/bash/bash) or a
 Items that are not verified are refused (set RYE_DEV_MODE=1 to load them anyway).
 
   --type K             directive, tool or knowledge (for a bare id found under several kinds)
-  --source S           project, user, system or system:<bundle> (default: project → user → system)
+  --source S           project, user, system or system:<bundle> (default: project → user → system; alias --space)
   --destination D      copy the item to project or user, keeping its nested path
   --overwrite          replace a different file at the destination
 ${COMMON_HELP}
@@ -24,7 +25,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { ...COMMON_OPTIONS, type: { type: 'string' }, source: { type: 'string' }, destination: { type: 'string' }, overwrite: { type: 'boolean' } },
+    options: { ...COMMON_OPTIONS, type: { type: 'string' }, source: { type: 'string' }, space: { type: 'string' }, destination: { type: 'string' }, overwrite: { type: 'boolean' } },
   });
   if (values.help) {
     process.stdout.write(`${FETCH_HELP}\n`);
@@ -37,7 +38,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     const res = await index.fetch({
       item_id: positionals[0]!,
       item_type: values.type as FetchOptions['item_type'],
-      source: values.source,
+      source: spaceOf(values),
       destination: values.destination as FetchOptions['destination'],
       overwrite: values.overwrite,
     });

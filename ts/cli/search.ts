@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { InvalidArgumentError } from '../errors.js';
 import { openIndex } from '../rye-index.js';
 import type { SearchOptions, SortBy } from '../search.js';
+import { spaceOf } from '../validate.js';
 import { COMMON_HELP, COMMON_OPTIONS, integerArg, openOptions, pairs } from './args.js';
 import { formatSearch } from './format.js';
 
@@ -12,7 +13,7 @@ Searches directives, tools and knowledge with the rye_search query language:
 terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards, * for everything.
 
   --scope S            kind and namespace: tool, tool.rye.core.*, rye.search.knowledge.* (default: every kind)
-  --space X            all (default), project, user, system or system:<bundle>
+  --space X            all (default), project, user, system or system:<bundle> (alias --source)
   --limit N            results per page (default 10)
   --offset N           results to skip
   --sort-by X          score (default), name or date
@@ -36,6 +37,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
       ...COMMON_OPTIONS,
       scope: { type: 'string' },
       space: { type: 'string' },
+      source: { type: 'string' },
       limit: { type: 'string' },
       offset: { type: 'string' },
       'sort-by': { type: 'string' },
@@ -60,7 +62,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
   const opts: SearchOptions = {
     query: positionals.join(' '),
     scope: values.scope,
-    space: values.space,
+    space: spaceOf(values),
     limit: integerArg(values.limit, 'limit'),
     offset: integerArg(values.offset, 'offset'),
     sortBy: values['sort-by'] as SortBy | undefined,

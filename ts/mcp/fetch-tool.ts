@@ -6,6 +6,7 @@ import { InvalidArgumentError } from '../errors.js';
 import type { McpContext } from './context.js';
 import { errorPayload, errorResult, okResult } from './errors.js';
 import { envelopeShape, queryArgs, resultSchema } from './schemas.js';
+import { spaceOf } from '../validate.js';
 import { toSearchOptions } from './search-tool.js';
 
 const { query, scope, ...shared } = queryArgs;
@@ -19,11 +20,15 @@ export const fetchArgs = {
     .string()
     .optional()
     .describe('ID mode: "project", "user", "system" or "system:<bundle_id>" (default: cascade). Query mode: "all" (default), "local", "project", "user", "system"'),
+  space: z.string().optional().describe('Alias of source (the name rye_search uses)'),
   destination: z.enum(['project', 'user']).optional().describe('ID mode: copy the item into this space, keeping its nested path'),
   overwrite: z.boolean().optional().describe('ID mode: replace a different file at the destination'),
   version: z.string().optional().describe('Registry sources only; ignored for local spaces'),
   ...shared,
 };
+
+/** Unknown arguments are errors, not silently dropped: a misspelt option must not look applied. */
+const fetchInput = z.object(fetchArgs).strict();
 
 const ID_ONLY = ['item_type', 'destination', 'overwrite', 'version'] as const;
 const QUERY_ONLY = ['offset', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'limit'] as const;
@@ -61,7 +66,7 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
       description:
         'Two modes. ID mode (item_id): return the verified content of one item, cascading project → user → system, ' +
         'optionally copying it to the project or user space. Query mode (query + scope): discover items like rye_search.',
-      inputSchema: fetchArgs,
+      inputSchema: fetchInput,
       outputSchema: fetchOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
@@ -80,16 +85,17 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
             hint: idMode ? 'remove them, or search with query + scope' : 'remove them, or fetch one item with item_id',
           });
         }
-        if (args.source === 'registry') {
+        const source = spaceOf(args);
+        if (source === 'registry') {
           throw new InvalidArgumentError('no registry is configured', { hint: 'use a local source: project, user or system' });
         }
         const index = await ctx.index(args.project_path);
         if (idMode) {
-          const res = await index.fetch({ item_id: args.item_id!, item_type: args.item_type, source: args.source, destination: args.destination, overwrite: args.overwrite });
+          const res = await index.fetch({ item_id: args.item_id!, item_type: args.item_type, source, destination: args.destination, overwrite: args.overwrite });
           return okResult(res as unknown as Record<string, unknown>);
         }
         if (args.scope === undefined) throw new InvalidArgumentError('query mode needs a scope', { hint: 'e.g. "scope": "tool" or "tool.rye.core.*"' });
-        const res = await index.search(toSearchOptions({ ...args, query: args.query!, scope: args.scope, space: args.source === 'local' ? 'all' : args.source }));
+        const res = await index.search(toSearchOptions({ ...args, query: args.query!, scope: args.scope, space: source === 'local' ? 'all' : source }));
         return okResult(res as unknown as Record<string, unknown>);
       } catch (err) {
         const e = errorPayload(err);

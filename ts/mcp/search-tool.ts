@@ -3,6 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 
 import type { SearchOptions } from '../search.js';
+import { spaceOf } from '../validate.js';
 import type { McpContext } from './context.js';
 import { errorPayload, errorResult, okResult } from './errors.js';
 import { envelopeShape, queryArgs } from './schemas.js';
@@ -10,11 +11,15 @@ import { envelopeShape, queryArgs } from './schemas.js';
 export const searchArgs = {
   ...queryArgs,
   space: z.string().optional().describe('Spaces to search: "all" (default), "project", "user", "system" or "system:<bundle_id>"'),
+  source: z.string().optional().describe('Alias of space (the name rye_fetch uses)'),
 };
 
-export type SearchArgs = z.infer<z.ZodObject<typeof searchArgs>>;
+/** Unknown arguments are errors, not silently dropped: a misspelt option must not look applied. */
+const searchInput = z.object(searchArgs).strict();
 
-export function toSearchOptions(args: SearchArgs & { space?: string }): SearchOptions {
+export type SearchArgs = z.infer<typeof searchInput>;
+
+export function toSearchOptions(args: Omit<SearchArgs, 'source'>): SearchOptions {
   return {
     query: args.query,
     scope: args.scope,
@@ -37,14 +42,14 @@ export function registerSearchTool(server: McpServer, ctx: McpContext): void {
       description:
         'Find directives, tools or knowledge items by keyword (BM25 with field boosts), with AND/OR/NOT, "phrases", wildcards, ' +
         'fuzzy matching and proximity. Results carry their space, signature integrity and shadowing.',
-      inputSchema: searchArgs,
+      inputSchema: searchInput,
       outputSchema: envelopeShape,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     async (args) => {
       try {
         const index = await ctx.index(args.project_path);
-        const res = await index.search(toSearchOptions(args));
+        const res = await index.search(toSearchOptions({ ...args, space: spaceOf(args) }));
         return okResult(res as unknown as Record<string, unknown>);
       } catch (err) {
         return errorResult({ error: errorPayload(err), query: args.query });
