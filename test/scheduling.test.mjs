@@ -5,18 +5,25 @@ import assert from 'node:assert/strict';
 import { mayBeSlow } from '../dist/search.js';
 
 const req = (query, extra = {}) => ({ query, fields: {}, fuzzy: 0, limit: 10, offset: 0, ...extra });
+const size = (n) => () => n;
 
 test('leading wildcards and big pages go to the thread pool at any size', () => {
-  for (const q of ['*ing', 'a ?ar', '"x" *ing', 'x -*y', '(*ab)']) assert.equal(mayBeSlow(req(q), 10), true, q);
-  assert.equal(mayBeSlow(req('foo', { limit: 100, offset: 1 }), 10), true);
-  assert.equal(mayBeSlow(req('*', { fields: { name: '*sh' } }), 10), true);
+  for (const q of ['*ing', 'a ?ar', '"x" *ing', 'x -*y', '(*ab)']) assert.equal(mayBeSlow(req(q), size(10)), true, q);
+  assert.equal(mayBeSlow(req('foo', { limit: 100, offset: 1 }), size(10)), true);
+  assert.equal(mayBeSlow(req('*', { fields: { name: '*sh' } }), size(10)), true);
 });
 
 test('match-all, prefixes and fuzzy terms answer in place on small indexes, not on large ones', () => {
   for (const [q, extra] of [['*'], ['foo*'], ['foo', { fuzzy: 2 }], ['plain words']]) {
-    assert.equal(mayBeSlow(req(q, extra), 60_000), false, q);
+    assert.equal(mayBeSlow(req(q, extra), size(60_000)), false, q);
   }
-  assert.equal(mayBeSlow(req('foo*'), 1_000_000), true);
-  assert.equal(mayBeSlow(req('foo', { fuzzy: 1 }), 1_000_000), true);
-  assert.equal(mayBeSlow(req('plain words'), 1_000_000), false);
+  assert.equal(mayBeSlow(req('foo*'), size(1_000_000)), true);
+  assert.equal(mayBeSlow(req('foo', { fuzzy: 1 }), size(1_000_000)), true);
+  assert.equal(mayBeSlow(req('plain words'), size(1_000_000)), false);
+  assert.equal(mayBeSlow(req('*', { fields: { name: 'ba?h' } }), size(1_000_000)), true);
+});
+
+test('a plain search does not ask the index its size (a native call per search)', () => {
+  const never = () => assert.fail('numDocs was called');
+  for (const q of ['plain words', '"a phrase"', 'a OR b', '*']) assert.equal(mayBeSlow(req(q), never), false, q);
 });

@@ -152,7 +152,7 @@ export class MemoryIndex {
     const req = buildRequest(opts as SearchOptions, undefined, warnings);
     const payload = JSON.stringify(req);
     // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
-    const raw = mayBeSlow(req, this.native.numDocs()) ? await nativeAsync(() => this.native.search(payload)) : native(() => this.native.searchSync(payload));
+    const raw = mayBeSlow(req, () => this.native.numDocs()) ? await nativeAsync(() => this.native.search(payload)) : native(() => this.native.searchSync(payload));
     const res = JSON.parse(raw) as NativeResponse;
     return envelope(opts as SearchOptions, req, res, spaceOf(opts) ?? 'all', undefined, warnings);
   }

@@ -79,7 +79,7 @@ export class RyeIndex {
     const { req, space, warnings } = this.request(opts);
     const payload = JSON.stringify(req);
     // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
-    const raw = mayBeSlow(req, this.native.numDocs()) ? await nativeAsync(() => this.native.search(payload)) : native(() => this.native.searchSync(payload));
+    const raw = mayBeSlow(req, () => this.native.numDocs()) ? await nativeAsync(() => this.native.search(payload)) : native(() => this.native.searchSync(payload));
     const res = JSON.parse(raw) as NativeResponse;
     return envelope(opts, req, res, space, this.shadows, warnings);
   }

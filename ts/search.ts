@@ -188,10 +188,12 @@ const LARGE_INDEX_DOCS = 200_000;
  * Whether a search may take long enough that it should leave the event loop for the thread
  * pool. Everything else answers faster than the hop to another thread costs (~50 µs).
  */
-export function mayBeSlow(req: NativeRequest, numDocs: number): boolean {
-  const queries = [req.query, ...Object.values(req.fields)];
-  if (req.limit + req.offset > 100 || queries.some((q) => LEADING_WILDCARD.test(q))) return true;
-  return numDocs > LARGE_INDEX_DOCS && (req.fuzzy > 0 || queries.some((q) => /[*?]\S/.test(q) || /\S[*?]/.test(q)));
+export function mayBeSlow(req: NativeRequest, numDocs: () => number): boolean {
+  const { query, fields } = req;
+  const anySlow = (test: (q: string) => boolean) => test(query) || Object.values(fields).some(test);
+  if (req.limit + req.offset > 100 || anySlow((q) => LEADING_WILDCARD.test(q))) return true;
+  // Only a fuzzy or wildcard search asks how large the index is (a native call).
+  return (req.fuzzy > 0 || anySlow((q) => /[*?]\S/.test(q) || /\S[*?]/.test(q))) && numDocs() > LARGE_INDEX_DOCS;
 }
 
 const OPTION_NAMES = new Set(['query', 'scope', 'space', 'source', 'limit', 'offset', 'sortBy', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'previewChars']);
