@@ -155,7 +155,7 @@ function writeReport() {
     sections.push(table(t, saved.engines, saved.e2e, saved.ran));
   }
   if (Object.keys(known).length > 1) fs.writeFileSync(path.join(outDir, 'scaling.svg'), svgScaling(known));
-  const header = `# Benchmark results\n\nMachine: ${process.platform}-${process.arch}, Node ${process.version}, 2 cores (shared; other work ran at the same time, so absolute numbers are noisy — compare ratios within a tier). 50 queries per kind (fixed seed), timed after the same untimed warm-up for every engine (5 queries per kind from another seed), each engine in its own process. Peers answer through their own JS APIs with the same field weights where the engine allows; "n/a" means the engine has no such query kind. rye-search runs through its public API (\`createMemoryIndex\`, previews off).\n`;
+  const header = `# Benchmark results\n\nMachine: ${process.platform}-${process.arch}, Node ${process.version}, 2 cores (shared; other work ran at the same time, so absolute numbers are noisy — compare ratios within a tier). 50 queries per kind (fixed seed), timed after the same untimed warm-up for every engine (5 queries per kind from another seed, run 10 times), each engine in its own process. Peers answer through their own JS APIs with the same field weights where the engine allows; "n/a" means the engine has no such query kind. rye-search runs through its public API (\`createMemoryIndex\`, previews off).\n`;
   const md = `${header}\n${sections.join('\n\n')}\n`;
   fs.writeFileSync(path.join(outDir, 'README.md'), md);
   return md;
