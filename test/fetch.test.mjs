@@ -138,6 +138,12 @@ describe('fetch by id', () => {
     assert.ok(report.counts.verified >= 5);
     assert.deepEqual(report.problems.map((p) => p.id).sort(), ['edited', 'unsigned']);
     assert.ok(report.problems.every((p) => p.reason.length > 0));
+    // Named items only: kind:id or a bare id; an id of no item is an error, a bad id too.
+    const some = await index.verify(['tool:unsigned', 'edited']);
+    assert.equal(some.total, 2);
+    assert.deepEqual(some.problems.map((p) => [p.id, p.integrity]).sort(), [['edited', 'modified'], ['unsigned', 'unsigned']]);
+    await assert.rejects(index.verify(['tool:nothing-here']), { code: 'E_NOT_FOUND' });
+    await assert.rejects(index.verify(['../etc']), { code: 'E_INVALID_ID' });
   });
 });
 
@@ -175,6 +181,13 @@ describe('fetch and verify CLI', () => {
     assert.equal(res.status, 1);
     assert.match(res.stdout, /1 verified, 1 unsigned/);
     assert.match(res.stdout, /unsigned\s+tool\s+project\s+bad/);
+    const one = runCli(['verify', 'tool:bad', ...common]);
+    assert.equal(one.status, 1);
+    assert.match(one.stdout, /^1 item: 0 verified, 1 unsigned/);
+    assert.equal(runCli(['verify', 'good', ...common]).status, 0);
+    const missing = runCli(['verify', 'tool:missing', ...common]);
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /not found: tool:missing/);
     fs.rmSync(path.join(ws.project, '.ai/tools/bad.py'));
     const ok = runCli(['verify', '--json', ...common]);
     assert.equal(ok.status, 0, ok.stdout);

@@ -7,9 +7,9 @@ import path from 'node:path';
 
 import { defaultCacheDir, indexDirFor } from './cache.js';
 import { DEFAULT_MAX_FILE_BYTES } from './discovery.js';
-import { fetchItem, type FetchOptions, type FetchResponse } from './fetch.js';
-import { InvalidArgumentError, RyeSearchError } from './errors.js';
-import { Indexer, type IndexReport, type Progress } from './indexer.js';
+import { fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
+import { InvalidArgumentError, NotFoundError, RyeSearchError } from './errors.js';
+import { Indexer, type IndexReport, type ItemRef, type Progress } from './indexer.js';
 import { loadParsers } from './metadata.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, envelope, mayBeSlow, searchMany, type NativeResponse, type SearchFailure, type SearchOptions, type SearchResponse, type ShadowLookup } from './search.js';
@@ -109,13 +109,16 @@ export class RyeIndex {
     });
   }
 
-  /** Verification report over every indexed item (results cached by content hash). */
-  async verify(): Promise<VerifyReport> {
+  /**
+   * Verification report over every indexed item, or over the copies (in every space) of the
+   * items named by `ids` (`kind:id` or a bare id); results are cached by content hash.
+   */
+  async verify(ids?: string[]): Promise<VerifyReport> {
     this.assertOpen();
     const counts: Record<Integrity, number> = { verified: 0, unsigned: 0, modified: 0, untrusted: 0, invalid: 0 };
     const problems: VerifyReport['problems'] = [];
     let total = 0;
-    for (const refs of this.indexer.byId.values()) {
+    for (const refs of this.selected(ids)) {
       for (const ref of refs) {
         let bytes: Buffer;
         try {
@@ -134,6 +137,22 @@ export class RyeIndex {
     }
     problems.sort((a, b) => a.path.localeCompare(b.path));
     return { total, counts, problems };
+  }
+
+  /** The refs of every item, or of the named ones; a name that matches no item is an error. */
+  private selected(ids: string[] | undefined): Iterable<ItemRef[]> {
+    if (ids === undefined) return this.indexer.byId.values();
+    if (!Array.isArray(ids)) throw new InvalidArgumentError('ids must be an array of item ids', { hint: 'e.g. ["tool:rye/core/bash/bash"]' });
+    const out: ItemRef[][] = [];
+    for (const itemId of ids) {
+      const { kinds, id } = parseItemRef(itemId);
+      const found = kinds.map((k) => this.indexer.byId.get(`${k}\0${id}`)).filter((refs): refs is ItemRef[] => refs !== undefined);
+      if (found.length === 0) {
+        throw new NotFoundError(`Item not found: ${itemId}`, { hint: 'check the id with rye_search; ids are kind:id or a bare id without extension' });
+      }
+      for (const refs of found) if (!out.includes(refs)) out.push(refs);
+    }
+    return out;
   }
 
   async close(): Promise<void> {
