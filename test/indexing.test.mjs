@@ -134,30 +134,37 @@ describe('incremental refresh', () => {
     ws.cleanup();
   });
 
-  it('a skipped file is reported on every refresh but never counted as added, and alone causes no commit', async () => {
+  it('a skipped file is reported on every refresh but never counted as added, read again or committed for', async () => {
     const ws = workspace();
-    ws.write('project', { 'tools/a.py': pyTool({ description: 'apple' }), 'tools/blob.py': Buffer.from([0x00, 0x01]) });
+    const blob = path.join(ws.project, '.ai/tools/blob.py');
+    const T = 1_700_000_000; // a fixed mtime, so content can change under an unchanged stat
+    ws.write('project', { 'tools/a.py': pyTool({ description: 'apple' }), 'tools/blob.py': Buffer.alloc(20) });
+    fs.utimesSync(blob, T, T);
     const first = await open(ws);
     assert.deepEqual([first.lastReport.added, first.lastReport.items], [1, 1]);
     const metaFiles = () => fs.readdirSync(ws.cache, { recursive: true }).filter((f) => path.basename(String(f)) === 'meta.json');
     const metaStamp = () => metaFiles().map((f) => fs.statSync(path.join(ws.cache, String(f))).mtimeMs).join();
     assert.equal(metaFiles().length, 1);
     const before = metaStamp();
+    // Same size and mtime, new content: a skip is trusted like an indexed file's stat, in this
+    // process and in the next (the state file keeps it), so the file is not read again.
+    fs.writeFileSync(blob, '# walrus tool here.\n');
+    fs.utimesSync(blob, T, T);
     for (const report of [await first.refresh(), (await open(ws)).lastReport]) {
       assert.deepEqual([report.added, report.updated, report.removed, report.unchanged], [0, 0, 0, 1]);
       assert.deepEqual(report.skipped.map((s) => [path.basename(s.path), s.reason]), [['blob.py', 'binary']]);
     }
     assert.equal(metaStamp(), before, 'a refresh with nothing to write committed');
 
-    // Readable again: added; unreadable again: it leaves the index, counted as removed.
-    fs.writeFileSync(path.join(ws.project, '.ai/tools/blob.py'), pyTool({ description: 'blueberry' }));
+    // Touched: read again, and now indexed; unreadable again: it leaves the index, counted as removed.
+    fs.utimesSync(blob, T + 10, T + 10);
     const fixed = await first.refresh();
     assert.deepEqual([fixed.added, fixed.updated, fixed.removed, fixed.skipped.length], [1, 0, 0, 0]);
-    assert.equal((await first.search({ query: 'blueberry', scope: 'tool' })).total, 1);
-    fs.writeFileSync(path.join(ws.project, '.ai/tools/blob.py'), Buffer.from([0x00, 0x02, 0x03]));
+    assert.equal((await first.search({ query: 'walrus', scope: 'tool' })).total, 1);
+    fs.writeFileSync(blob, Buffer.from([0x00, 0x02, 0x03]));
     const broken = await first.refresh();
     assert.deepEqual([broken.added, broken.updated, broken.removed, broken.items], [0, 0, 1, 1]);
-    assert.equal((await first.search({ query: 'blueberry', scope: 'tool' })).total, 0);
+    assert.equal((await first.search({ query: 'walrus', scope: 'tool' })).total, 0);
     ws.cleanup();
   });
 

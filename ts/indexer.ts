@@ -59,6 +59,28 @@ export const keyOf = (c: { key: string }) => c.key;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+interface Unreadable {
+  mtime: number;
+  size: number;
+  skip: Skip;
+}
+
+/** What the state file holds: the trust fingerprint the index was verified with, and skips. */
+interface State {
+  trust?: string;
+  unreadable?: Array<[key: string, entry: Unreadable]>;
+}
+
+/** A well-formed entry of the state file's `unreadable` list (anything else is ignored). */
+function isUnreadable(item: unknown): item is [string, Unreadable] {
+  if (!Array.isArray(item) || typeof item[0] !== 'string') return false;
+  const e = item[1] as Unreadable | null;
+  return !!e && typeof e.mtime === 'number' && typeof e.size === 'number' && typeof e.skip?.path === 'string' && typeof e.skip.reason === 'string';
+}
+
+/** Skips that do not depend on this process's options, so another process may trust them. */
+const lasting = ([, e]: [string, Unreadable]) => e.skip.reason === 'binary' || e.skip.reason === 'not-utf8';
+
 export class Indexer {
   trust: TrustStore = new TrustStore();
   /** kind \0 id → refs in precedence order (first wins). */
@@ -72,9 +94,11 @@ export class Indexer {
   /**
    * Files skipped when read (binary, not UTF-8, too large), with the mtime and size they had:
    * while unchanged they are reported again without being read again, and a refresh that
-   * finds nothing else to do does not write.
+   * finds nothing else to do does not write. Kept in the state file too (all but too-large,
+   * which depends on the size cap), so the next process does not read them again either.
    */
-  private unreadable = new Map<string, { mtime: number; size: number; skip: Skip }>();
+  private unreadable = new Map<string, Unreadable>();
+  private unreadableLoaded = false;
   /** Directory listings reused while their watchers report no change (undefined: walk everything). */
   private readonly scanCache: WatchedScanCache | undefined;
 
@@ -111,6 +135,13 @@ export class Indexer {
     const state = this.readState();
     const trustChanged = state.trust !== trustPrint;
     if (trustChanged) this.verified.clear();
+    if (!this.unreadableLoaded) {
+      this.unreadableLoaded = true;
+      for (const item of Array.isArray(state.unreadable) ? state.unreadable : []) if (isUnreadable(item)) this.unreadable.set(item[0], item[1]);
+    }
+    const skipsBefore = JSON.stringify([...this.unreadable].filter(lasting));
+    /** Keys of `unreadable` still skipped after this refresh; the others are forgotten. */
+    const stillSkipped = new Set<string>();
 
     await this.scanCache?.beginScan();
     const scan = scanSpaces(this.spaces, this.maxFileBytes, this.scanCache);
@@ -136,6 +167,7 @@ export class Indexer {
       if (skipped && skipped.mtime === c.mtime && skipped.size === c.size) {
         scan.skipped.push(skipped.skip);
         failed.add(c.key);
+        stillSkipped.add(c.key);
         continue;
       }
       changed.push(c);
@@ -175,7 +207,7 @@ export class Indexer {
           let written = 0;
           for (let i = 0; i < changed.length; i += BATCH_DOCS) {
             const slice = changed.slice(i, i + BATCH_DOCS);
-            const docs = await this.documents(slice, report, failed);
+            const docs = await this.documents(slice, report, failed, stillSkipped);
             if (docs.length) native(() => batch.upsert(JSON.stringify(docs)));
             written += docs.length;
             done += slice.length;
@@ -199,7 +231,7 @@ export class Indexer {
             // Only skipped files changed: no commit, so other processes have nothing to reload.
             batch.abort();
           }
-          this.writeState({ trust: trustPrint });
+          state.trust = trustPrint;
         } catch (err) {
           batch.abort();
           this.manifest = undefined;
@@ -207,7 +239,12 @@ export class Indexer {
         }
       }
     } else if (trustChanged) {
-      this.writeState({ trust: trustPrint });
+      state.trust = trustPrint;
+    }
+    for (const key of this.unreadable.keys()) if (!stillSkipped.has(key)) this.unreadable.delete(key);
+    const skipsAfter = [...this.unreadable].filter(lasting);
+    if (state.trust === trustPrint && (trustChanged || JSON.stringify(skipsAfter) !== skipsBefore)) {
+      this.writeState({ trust: trustPrint, unreadable: skipsAfter });
     }
 
     // Shadows depend on which items exist, not on their content: edits leave them as they are.
@@ -240,7 +277,7 @@ export class Indexer {
     return v;
   }
 
-  private async documents(slice: Candidate[], report: IndexReport, failed: Set<string>): Promise<object[]> {
+  private async documents(slice: Candidate[], report: IndexReport, failed: Set<string>, skipped: Set<string>): Promise<object[]> {
     await loadParsers();
     const docs: object[] = [];
     let next = 0;
@@ -250,6 +287,7 @@ export class Indexer {
         const doc = await this.document(c, report);
         if (doc) docs.push(doc);
         else failed.add(keyOf(c));
+        if (this.unreadable.has(c.key)) skipped.add(c.key);
       }
     };
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, slice.length) }, worker));
@@ -327,16 +365,16 @@ export class Indexer {
     };
   }
 
-  private readState(): { trust?: string } {
+  private readState(): State {
     if (!this.stateFile) return {};
     try {
-      return JSON.parse(fs.readFileSync(this.stateFile, 'utf8')) as { trust?: string };
+      return JSON.parse(fs.readFileSync(this.stateFile, 'utf8')) as State;
     } catch {
       return {};
     }
   }
 
-  private writeState(state: { trust: string }): void {
+  private writeState(state: State): void {
     if (!this.stateFile) return;
     try {
       const tmp = `${this.stateFile}.${process.pid}.tmp`;
