@@ -83,6 +83,28 @@ describe('createMemoryIndex', () => {
     await assert.rejects(mem.search({ query: '*', filters: { tags: ['\ud83c'] } }), /filter "tags" has an unpaired/);
   });
 
+  it('Latin diacritics fold both ways; other scripts keep their letters', async () => {
+    const mem = createMemoryIndex();
+    await mem.add([
+      { id: 'fr', title: 'Café résumé', content: 'une façade naïve' },
+      { id: 'de', title: 'Grüße aus München', content: 'an der Straße' },
+      { id: 'en', title: 'cafe resume', content: 'plain ascii' },
+      { id: 'ru', title: 'Поиск файлов', content: 'йод' },
+    ]);
+    const ids = async (query, extra = {}) => (await mem.search({ query, ...extra })).results.map((r) => r.id).sort();
+    assert.deepEqual(await ids('cafe'), ['en', 'fr']);
+    assert.deepEqual(await ids('CAFÉ'), ['en', 'fr']);
+    assert.deepEqual(await ids('"cafe resume"'), ['en', 'fr']);
+    assert.deepEqual(await ids('strasse'), ['de']);
+    assert.deepEqual(await ids('munchen'), ['de']);
+    assert.deepEqual(await ids('caf*'), ['en', 'fr']);
+    assert.deepEqual(await ids('*ÇADE'), ['fr']);
+    assert.deepEqual(await ids('munchn', { fuzzy: { enabled: true, max_distance: 1 } }), ['de']);
+    assert.deepEqual(await ids('*', { fields: { content: 'naive' } }), ['fr']);
+    assert.deepEqual(await ids('ПОИСК'), ['ru']);
+    assert.deepEqual(await ids('иод'), []);
+  });
+
   it('commits all of a large add or none of it', async () => {
     const mem = createMemoryIndex();
     const docs = Array.from({ length: 12_000 }, (_, i) => ({ id: `bulk/item-${i}`, title: `bulk item ${i}`, content: 'shared words' }));

@@ -3,8 +3,13 @@
 //!
 //! Positions: the parts of a compound take consecutive positions and the whole shares the first
 //! one, so phrases such as `"create tool"` match `create_tool` and proximity counts words.
+//!
+//! Latin letters lose their diacritics (`Café` → `cafe`, `Straße` → `strasse`), in the index and
+//! in queries alike, as most search engines' default analysers do (SQLite FTS5's
+//! `remove_diacritics`): someone typing `cafe` or `munchen` finds `Café` and `München`.
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+use unicode_normalization::UnicodeNormalization;
 
 /// Name under which the tokenizer is registered with Tantivy.
 pub const TOKENIZER_NAME: &str = "rye_ident";
@@ -76,7 +81,40 @@ fn make_word(raw: &str, start: usize, end: usize) -> Word {
     for piece in raw.split(is_joiner).filter(|p| !p.is_empty()) {
         split_camel(piece, &mut parts);
     }
-    Word { whole: raw.to_lowercase(), parts, start, end }
+    let parts = parts.into_iter().map(fold_latin).collect();
+    Word { whole: normalize(raw), parts, start, end }
+}
+
+/// How text is compared: lower-cased, Latin diacritics removed. Query patterns (wildcards)
+/// go through this too, so they meet the terms as indexed.
+pub fn normalize(text: &str) -> String {
+    fold_latin(text.to_lowercase())
+}
+
+/// Folds lower-case Latin letters to their base letters: `é` → `e`, `ß` → `ss`, `ø` → `o`.
+/// Other scripts are left as they are (`й` is not `и` in Russian).
+fn fold_latin(word: String) -> String {
+    if word.is_ascii() {
+        return word;
+    }
+    let mut out = String::with_capacity(word.len());
+    for c in word.chars() {
+        match c {
+            'ß' => out.push_str("ss"),
+            'æ' => out.push_str("ae"),
+            'œ' => out.push_str("oe"),
+            'þ' => out.push_str("th"),
+            'ø' => out.push('o'),
+            'đ' | 'ð' => out.push('d'),
+            'ł' => out.push('l'),
+            'ı' => out.push('i'),
+            '\u{c0}'..='\u{24f}' | '\u{1e00}'..='\u{1eff}' => {
+                out.extend(std::iter::once(c).nfd().filter(|d| !('\u{300}'..='\u{36f}').contains(d)));
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// `fileSystem` → `file`, `system`; `HTTPServer` → `http`, `server`. Digits stay attached.
@@ -269,7 +307,12 @@ mod tests {
 
     #[test]
     fn unicode_and_long_tokens() {
-        assert_eq!(texts("Über Straße"), vec![("über".into(), 0), ("straße".into(), 1)]);
+        assert_eq!(texts("Über Straße"), vec![("uber".into(), 0), ("strasse".into(), 1)]);
+        let folded: Vec<String> = tokens("Café résumé naïve Łódź Øresund Æsir façade-Ñandú").into_iter().map(|t| t.text).collect();
+        assert_eq!(folded, ["cafe", "resume", "naive", "lodz", "oresund", "aesir", "facade-nandu", "facade", "nandu"]);
+        // Other scripts keep their letters; only case folds.
+        assert_eq!(texts("Поиск Йод 中文"), vec![("поиск".into(), 0), ("йод".into(), 1), ("中文".into(), 2)]);
+        assert_eq!(normalize("CAFÉ*"), "cafe*");
         let long = "a".repeat(100);
         assert!(texts(&long).is_empty());
     }

@@ -226,7 +226,7 @@ impl<'a> Builder<'a> {
     }
 
     fn wildcard(&mut self, pattern: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
-        let lowered = pattern.to_lowercase();
+        let lowered = tokenizer::normalize(pattern);
         let regex: String = lowered.split('*').map(regex_syntax::escape).collect::<Vec<_>>().join(".*");
         let automaton = Regex::new(&regex).map_err(|e| Error::QuerySyntax {
             message: format!("wildcard \"{pattern}\" cannot be used: {e}"),
