@@ -105,6 +105,28 @@ describe('createMemoryIndex', () => {
     assert.deepEqual(await ids('иод'), []);
   });
 
+  it('CJK runs are found by the words inside them, and longer queries match as phrases', async () => {
+    const mem = createMemoryIndex();
+    await mem.add([
+      { id: 'zh', title: '中文搜索引擎', content: '数据库索引' },
+      { id: 'ja', title: 'ひらがなとカタカナ', content: '東京タワー' },
+      { id: 'ko', title: '한국어 검색' },
+      { id: 'other', title: '搜 引 中' },
+    ]);
+    const ids = async (query) => (await mem.search({ query })).results.map((r) => r.id).sort();
+    assert.deepEqual(await ids('中文'), ['zh']);
+    assert.deepEqual(await ids('搜索'), ['zh']);
+    assert.deepEqual(await ids('搜索引擎'), ['zh']);
+    assert.deepEqual(await ids('中文搜索引擎'), ['zh']);
+    assert.deepEqual(await ids('索引'), ['zh']);
+    assert.deepEqual(await ids('引擎 数据库'), ['zh']);
+    assert.deepEqual(await ids('擎中'), []);
+    assert.deepEqual(await ids('カタカナ'), ['ja']);
+    assert.deepEqual(await ids('東京'), ['ja']);
+    assert.deepEqual(await ids('한국어'), ['ko']);
+    assert.deepEqual(await ids('引'), ['other']);
+  });
+
   it('commits all of a large add or none of it', async () => {
     const mem = createMemoryIndex();
     const docs = Array.from({ length: 12_000 }, (_, i) => ({ id: `bulk/item-${i}`, title: `bulk item ${i}`, content: 'shared words' }));

@@ -7,6 +7,10 @@
 //! Latin letters lose their diacritics (`Café` → `cafe`, `Straße` → `strasse`), in the index and
 //! in queries alike, as most search engines' default analysers do (SQLite FTS5's
 //! `remove_diacritics`): someone typing `cafe` or `munchen` finds `Café` and `München`.
+//!
+//! Han, kana and Hangul, written without spaces between words, are indexed as overlapping pairs
+//! of characters (`中文搜索` → `中文 文搜 搜索`, as Lucene's CJK analyser does), so a word inside
+//! a run is found by its characters, and a longer query matches as a phrase of pairs.
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 use unicode_normalization::UnicodeNormalization;
@@ -81,8 +85,46 @@ fn make_word(raw: &str, start: usize, end: usize) -> Word {
     for piece in raw.split(is_joiner).filter(|p| !p.is_empty()) {
         split_camel(piece, &mut parts);
     }
-    let parts = parts.into_iter().map(fold_latin).collect();
-    Word { whole: normalize(raw), parts, start, end }
+    let mut folded = Vec::with_capacity(parts.len());
+    for part in parts {
+        if part.chars().any(is_cjk) {
+            split_cjk(&part, &mut folded);
+        } else {
+            folded.push(fold_latin(part));
+        }
+    }
+    Word { whole: normalize(raw), parts: folded, start, end }
+}
+
+/// Han, kana and Hangul: scripts written without spaces between words.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF // Hiragana, Katakana
+        | 0x3400..=0x4DBF // CJK Extension A
+        | 0x4E00..=0x9FFF // CJK Unified Ideographs
+        | 0xAC00..=0xD7AF // Hangul syllables
+        | 0xF900..=0xFAFF // CJK Compatibility Ideographs
+        | 0x20000..=0x2FFFF) // CJK Extensions B–F
+}
+
+/// A part holding CJK characters: each run of them becomes its overlapping pairs (a lone
+/// character stays whole), and the text between runs a part of its own.
+fn split_cjk(part: &str, out: &mut Vec<String>) {
+    let chars: Vec<char> = part.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let cjk = is_cjk(chars[i]);
+        let run = chars[i..].iter().take_while(|&&c| is_cjk(c) == cjk).count();
+        let piece = &chars[i..i + run];
+        if !cjk {
+            out.push(fold_latin(piece.iter().collect()));
+        } else if run == 1 {
+            out.push(piece[0].to_string());
+        } else {
+            out.extend(piece.windows(2).map(|pair| pair.iter().collect::<String>()));
+        }
+        i += run;
+    }
 }
 
 /// How text is compared: lower-cased, Latin diacritics removed. Query patterns (wildcards)
@@ -311,9 +353,19 @@ mod tests {
         let folded: Vec<String> = tokens("Café résumé naïve Łódź Øresund Æsir façade-Ñandú").into_iter().map(|t| t.text).collect();
         assert_eq!(folded, ["cafe", "resume", "naive", "lodz", "oresund", "aesir", "facade-nandu", "facade", "nandu"]);
         // Other scripts keep their letters; only case folds.
-        assert_eq!(texts("Поиск Йод 中文"), vec![("поиск".into(), 0), ("йод".into(), 1), ("中文".into(), 2)]);
+        assert_eq!(texts("Поиск Йод"), vec![("поиск".into(), 0), ("йод".into(), 1)]);
         assert_eq!(normalize("CAFÉ*"), "cafe*");
         let long = "a".repeat(100);
         assert!(texts(&long).is_empty());
+    }
+
+    #[test]
+    fn cjk_runs_become_overlapping_pairs() {
+        let pairs = |s: &str| texts(s).into_iter().map(|(t, p)| format!("{t}@{p}")).collect::<Vec<_>>().join(" ");
+        assert_eq!(pairs("中文搜索"), "中文搜索@0 中文@0 文搜@1 搜索@2");
+        assert_eq!(pairs("中文 搜索"), "中文@0 搜索@1");
+        assert_eq!(pairs("中 x"), "中@0 x@1");
+        assert_eq!(pairs("Rust语言"), "rust语言@0 rust@0 语言@1");
+        assert_eq!(pairs("ひらがなカタカナ 한국어"), "ひらがなカタカナ@0 ひら@0 らが@1 がな@2 なカ@3 カタ@4 タカ@5 カナ@6 한국어@7 한국@7 국어@8");
     }
 }
