@@ -34,8 +34,11 @@ const UPSERT_CHUNK = 5000;
 
 const TEXT_KEYS = ['title', 'name', 'description', 'category', 'content', 'version', 'source', 'path'] as const;
 
-/** Rejects what would otherwise be dropped or stringified silently, naming the document and field. */
-function checkDocument(d: PlainDocument): void {
+/**
+ * Rejects what would otherwise be dropped or stringified silently, naming the document and
+ * field. Returns the document's date in epoch milliseconds, or null.
+ */
+function checkDocument(d: PlainDocument): number | null {
   if (!d || typeof d !== 'object' || typeof d.id !== 'string' || d.id === '') {
     throw new InvalidArgumentError(`every document needs a string id, got ${JSON.stringify(d)?.slice(0, 80)}`, { hint: 'pass { id, title?, content?, … }' });
   }
@@ -50,9 +53,10 @@ function checkDocument(d: PlainDocument): void {
   if (d.tags !== undefined && d.tags !== null && !(Array.isArray(d.tags) && d.tags.every((t) => typeof t === 'string'))) {
     fail('tags must be an array of strings', 'e.g. tags: ["api", "cli"]');
   }
+  let date: number | null = null;
   if (d.date !== undefined && d.date !== null) {
-    const t = typeof d.date === 'number' ? d.date : typeof d.date === 'string' ? Date.parse(d.date) : NaN;
-    if (!Number.isFinite(t)) fail(`date ${JSON.stringify(d.date)} is not an ISO date or epoch milliseconds`, 'e.g. "2026-01-31" or 1769817600000');
+    date = typeof d.date === 'number' ? d.date : typeof d.date === 'string' ? Date.parse(d.date) : NaN;
+    if (!Number.isFinite(date)) fail(`date ${JSON.stringify(d.date)} is not an ISO date or epoch milliseconds`, 'e.g. "2026-01-31" or 1769817600000');
   }
   if (d.metadata !== undefined && d.metadata !== null) {
     if (typeof d.metadata !== 'object' || Array.isArray(d.metadata)) fail('metadata must be an object', 'e.g. metadata: { author: "ann" }');
@@ -63,6 +67,7 @@ function checkDocument(d: PlainDocument): void {
       }
     }
   }
+  return date;
 }
 
 /** Finds the string of a document that JSON cannot carry (called only when the native side refused a chunk). */
@@ -78,11 +83,10 @@ function checkText(d: PlainDocument): void {
 }
 
 function toNative(d: PlainDocument): object {
-  checkDocument(d);
+  const date = checkDocument(d);
   const kind = d.kind ?? 'knowledge';
   const source = d.source ?? 'project';
   const name = d.name ?? d.id.split('/').pop()!;
-  const date = typeof d.date === 'number' ? d.date : d.date ? Date.parse(d.date) : NaN;
   const meta: Record<string, string[]> = { kind: [kind], source: [source, source.startsWith('system') ? 'system' : source] };
   if (d.category) meta.category = [d.category];
   if (d.tags?.length) meta.tags = d.tags;
@@ -103,7 +107,7 @@ function toNative(d: PlainDocument): object {
     content: d.content ?? '',
     path: d.path ?? '',
     version: d.version ?? null,
-    date: Number.isFinite(date) ? date : null,
+    date,
     meta,
     extra: storedExtra(false, 'unsigned', metadata),
   };

@@ -36,7 +36,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
       const summary = Object.entries(report.counts).map(([k, n]) => `${n} ${k}`).join(', ');
-      const lines = [`${report.total} item${report.total === 1 ? "" : "s"}: ${summary}`];
+      const lines = [`${report.total} item${report.total === 1 ? '' : 's'}: ${summary}`];
       if (report.problems.length) {
         lines.push('', formatTable([['INTEGRITY', 'TYPE', 'SPACE', 'ID'], ...report.problems.map((p) => [p.integrity, p.type, p.space, p.id])]));
         lines.push('', ...report.problems.map((p) => `${p.path}\n  ${p.reason}`));
