@@ -25,6 +25,14 @@ pub enum Error {
 
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
+
+    /// The index files on disk fail their checksums or cannot be decoded.
+    #[error("the index at {path} is damaged: {detail}")]
+    Corrupt { path: String, detail: String },
+
+    /// A bug: a panic inside the engine, contained so that the process and the index live on.
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl Error {
@@ -36,6 +44,8 @@ impl Error {
             Error::IndexLocked { .. } => "E_INDEX_LOCKED",
             Error::Index(_) => "E_INDEX",
             Error::Io(_) => "E_IO",
+            Error::Corrupt { .. } => "E_INDEX_CORRUPT",
+            Error::Internal(_) => "E_INTERNAL",
         }
     }
 
@@ -50,6 +60,12 @@ impl Error {
             }
             Error::Index(_) => "delete the index cache directory to rebuild it from the files".into(),
             Error::Io(_) => "check that the path exists and is readable".into(),
+            Error::Corrupt { .. } => {
+                "it is a cache of the files: delete its directory (or let openIndex rebuild it)".into()
+            }
+            Error::Internal(_) => {
+                "the index is still usable; please report this with the query or documents that caused it".into()
+            }
         }
     }
 
@@ -71,3 +87,20 @@ impl Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// Runs `f`, turning a panic into [`Error::Internal`]: a panic that reached N-API would abort
+/// the whole Node process, and every MCP session with it. Shared state is lock-free or
+/// recovers poisoned locks, so the index serves the next call.
+pub fn contained<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic with no message".into());
+            Err(Error::Internal(message))
+        }
+    }
+}

@@ -28,7 +28,7 @@ use tantivy::{DocId, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocum
 use crate::all_terms::LazyAllTerms;
 use crate::collect::{SortColumns, StoredIds, TopRanked};
 use crate::document::{ItemDoc, ManifestEntry};
-use crate::error::{Error, Result};
+use crate::error::{contained, Error, Result};
 use crate::hit_store::HitStore;
 use crate::memory_dir::MemoryDirectory;
 use crate::query::build::{is_term_leaf, positive_tokens, Builder};
@@ -81,20 +81,20 @@ impl SearchIndex {
         if has_index && stored.trim() != SCHEMA_VERSION.to_string() {
             clear_index_files(dir)?;
         }
-        let (schema, fields) = schema::build();
-        let directory = || MmapDirectory::open(dir).map_err(TantivyError::from);
-        let builder = || Index::builder().schema(schema.clone()).settings(index_settings());
-        let index = match builder().open_or_create(directory()?) {
+        // A damaged index is rebuilt the same way: it is a cache of the files. A second failure
+        // (e.g. a file that cannot be read at all) is reported, never a loop.
+        let index = match open_checked(dir) {
             Ok(index) => index,
-            Err(TantivyError::SchemaError(_)) => {
+            Err(Error::Corrupt { .. }) => {
                 clear_index_files(dir)?;
-                builder().open_or_create(directory()?)?
+                open_checked(dir)?
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         };
-        if stored.trim() != SCHEMA_VERSION.to_string() {
+        if stored.trim() != SCHEMA_VERSION.to_string() || !has_index {
             fs::write(&version_path, SCHEMA_VERSION.to_string())?;
         }
+        let (_, fields) = schema::build();
         Self::wrap(index, fields, Some(dir.to_path_buf()))
     }
 
@@ -313,7 +313,8 @@ impl SearchIndex {
     ) -> Vec<T> {
         // Rayon's pool: threads (and their allocator caches) live across calls, and a thread
         // that drew cheap queries takes work from one that drew expensive ones.
-        reqs.par_iter().with_min_len(8).map(|r| each(self.search(r))).collect()
+        // A panic in one query answers that query with `Internal`; the others still run.
+        reqs.par_iter().with_min_len(8).map(|r| each(contained(|| self.search(r)))).collect()
     }
 
     /// What searches read of each segment of `searcher`, opened on first use.
@@ -597,6 +598,25 @@ fn index_settings() -> IndexSettings {
         docstore_compression: Compressor::None,
         // Nothing to compress: handing each small block to another thread only cost wake-ups.
         docstore_compress_dedicated_thread: false,
+    }
+}
+
+/// Opens or creates the index in `dir` and checks every file of its segments against its
+/// checksum (a few tens of milliseconds for a 60k-item index): a truncated or flipped file must
+/// be found here, not by a decoder that trusts a damaged length.
+fn open_checked(dir: &Path) -> Result<Index> {
+    let (schema, _) = schema::build();
+    let corrupt = |detail: String| Error::Corrupt { path: dir.display().to_string(), detail };
+    let directory = MmapDirectory::open(dir).map_err(TantivyError::from)?;
+    let index = match Index::builder().schema(schema).settings(index_settings()).open_or_create(directory) {
+        Ok(index) => index,
+        Err(e @ (TantivyError::IoError(_) | TantivyError::OpenDirectoryError(_))) => return Err(e.into()),
+        Err(e) => return Err(corrupt(e.to_string())),
+    };
+    match index.validate_checksum() {
+        Ok(damaged) if damaged.is_empty() => Ok(index),
+        Ok(damaged) => Err(corrupt(format!("{} file(s) fail their checksum", damaged.len()))),
+        Err(e) => Err(corrupt(e.to_string())),
     }
 }
 

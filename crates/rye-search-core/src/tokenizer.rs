@@ -22,10 +22,13 @@ pub const TOKENIZER_NAME: &str = "rye_ident";
 const MAX_TOKEN_BYTES: usize = 64;
 
 /// One word of the text: its lower-cased whole form and its parts (one part for a plain word).
+/// `spans[k]` is the byte range of the original text that `parts[k]` came from: folding,
+/// lower-casing and CJK pairing change lengths, so a part's place is never computed from its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Word {
     pub whole: String,
     pub parts: Vec<String>,
+    pub spans: Vec<(usize, usize)>,
     pub start: usize,
     pub end: usize,
 }
@@ -81,19 +84,39 @@ fn is_plain(word: &str) -> bool {
 }
 
 fn make_word(raw: &str, start: usize, end: usize) -> Word {
-    let mut parts = Vec::new();
-    for piece in raw.split(is_joiner).filter(|p| !p.is_empty()) {
-        split_camel(piece, &mut parts);
+    let mut pieces = Vec::new();
+    for (a, b) in joined_pieces(raw) {
+        camel_pieces(raw, a, b, &mut pieces);
     }
-    let mut folded = Vec::with_capacity(parts.len());
-    for part in parts {
-        if part.chars().any(is_cjk) {
-            split_cjk(&part, &mut folded);
-        } else {
-            folded.push(fold_latin(part));
+    let mut word = Word { whole: normalize(raw), parts: Vec::new(), spans: Vec::new(), start, end };
+    for (a, b) in pieces {
+        for (from, to, text) in cjk_pieces(&raw[a..b]) {
+            word.parts.push(text);
+            word.spans.push((start + a + from, start + a + to));
         }
     }
-    Word { whole: normalize(raw), parts: folded, start, end }
+    word
+}
+
+/// Byte ranges of `raw` between its joiners.
+fn joined_pieces(raw: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut from = None;
+    let mut bounds = raw.char_indices().chain(std::iter::once((raw.len(), '_')));
+    std::iter::from_fn(move || loop {
+        let (i, c) = bounds.next()?;
+        if is_joiner(c) {
+            if let Some(a) = from.take() {
+                return Some((a, i));
+            }
+        } else if from.is_none() {
+            from = Some(i);
+        }
+    })
+}
+
+/// A part as the index stores it: each character lower-cased, Latin diacritics folded.
+fn fold_part(piece: &str) -> String {
+    fold_latin(piece.chars().flat_map(char::to_lowercase).collect())
 }
 
 /// Han, kana and Hangul: scripts written without spaces between words.
@@ -107,24 +130,28 @@ fn is_cjk(c: char) -> bool {
         | 0x20000..=0x2FFFF) // CJK Extensions B–F
 }
 
-/// A part holding CJK characters: each run of them becomes its overlapping pairs (a lone
-/// character stays whole), and the text between runs a part of its own.
-fn split_cjk(part: &str, out: &mut Vec<String>) {
-    let chars: Vec<char> = part.chars().collect();
+/// The parts of one camel-case piece: each run of CJK characters becomes its overlapping pairs
+/// (a lone character stays whole), the text between runs a part of its own. Offsets are byte
+/// ranges of `piece`.
+fn cjk_pieces(piece: &str) -> Vec<(usize, usize, String)> {
+    if !piece.chars().any(is_cjk) {
+        return vec![(0, piece.len(), fold_part(piece))];
+    }
+    let chars: Vec<(usize, char)> = piece.char_indices().collect();
+    let at = |k: usize| chars.get(k).map_or(piece.len(), |&(i, _)| i);
+    let mut out = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        let cjk = is_cjk(chars[i]);
-        let run = chars[i..].iter().take_while(|&&c| is_cjk(c) == cjk).count();
-        let piece = &chars[i..i + run];
-        if !cjk {
-            out.push(fold_latin(piece.iter().collect()));
-        } else if run == 1 {
-            out.push(piece[0].to_string());
+        let cjk = is_cjk(chars[i].1);
+        let run = chars[i..].iter().take_while(|&&(_, c)| is_cjk(c) == cjk).count();
+        if !cjk || run == 1 {
+            out.push((at(i), at(i + run), fold_part(&piece[at(i)..at(i + run)])));
         } else {
-            out.extend(piece.windows(2).map(|pair| pair.iter().collect::<String>()));
+            out.extend((i..i + run - 1).map(|k| (at(k), at(k + 2), piece[at(k)..at(k + 2)].to_string())));
         }
         i += run;
     }
+    out
 }
 
 /// How text is compared: lower-cased, Latin diacritics removed. Query patterns (wildcards)
@@ -160,21 +187,23 @@ fn fold_latin(word: String) -> String {
 }
 
 /// `fileSystem` → `file`, `system`; `HTTPServer` → `http`, `server`. Digits stay attached.
-fn split_camel(piece: &str, parts: &mut Vec<String>) {
-    let chars: Vec<char> = piece.chars().collect();
-    let mut current = String::new();
-    for (k, &c) in chars.iter().enumerate() {
-        if k > 0 && c.is_uppercase() {
-            let prev = chars[k - 1];
-            let next_lower = chars.get(k + 1).is_some_and(|n| n.is_lowercase());
+/// Pushes the byte ranges of `raw[a..b]`'s pieces.
+fn camel_pieces(raw: &str, a: usize, b: usize, out: &mut Vec<(usize, usize)>) {
+    let chars: Vec<(usize, char)> = raw[a..b].char_indices().map(|(i, c)| (a + i, c)).collect();
+    let mut from = a;
+    for k in 1..chars.len() {
+        let (i, c) = chars[k];
+        if c.is_uppercase() {
+            let prev = chars[k - 1].1;
+            let next_lower = chars.get(k + 1).is_some_and(|n| n.1.is_lowercase());
             if prev.is_lowercase() || prev.is_numeric() || (prev.is_uppercase() && next_lower) {
-                parts.push(std::mem::take(&mut current));
+                out.push((from, i));
+                from = i;
             }
         }
-        current.extend(c.to_lowercase());
     }
-    if !current.is_empty() {
-        parts.push(current);
+    if from < b {
+        out.push((from, b));
     }
 }
 
@@ -209,22 +238,17 @@ pub fn tokens(text: &str) -> Vec<Token> {
                 position_length: word.parts.len(),
             });
         }
-        let mut offset = word.start;
         let count = word.parts.len();
-        for (k, part) in word.parts.into_iter().enumerate() {
-            let len = part.len();
+        for (k, (part, (from, to))) in word.parts.into_iter().zip(word.spans).enumerate() {
             if keep(&part) {
-                // Offsets of parts are approximate for case-changing scripts; only snippets use them.
-                let len = len.min(word.end.saturating_sub(offset));
                 out.push(Token {
-                    offset_from: offset,
-                    offset_to: offset + len,
+                    offset_from: from,
+                    offset_to: to,
                     position: position + k,
                     text: part,
                     position_length: 1,
                 });
             }
-            offset = (offset + len + 1).min(word.end);
         }
         position += count.max(1);
     }
@@ -350,7 +374,8 @@ mod tests {
     #[test]
     fn unicode_and_long_tokens() {
         assert_eq!(texts("Über Straße"), vec![("uber".into(), 0), ("strasse".into(), 1)]);
-        let folded: Vec<String> = tokens("Café résumé naïve Łódź Øresund Æsir façade-Ñandú").into_iter().map(|t| t.text).collect();
+        let folded: Vec<String> =
+            tokens("Café résumé naïve Łódź Øresund Æsir façade-Ñandú").into_iter().map(|t| t.text).collect();
         assert_eq!(folded, ["cafe", "resume", "naive", "lodz", "oresund", "aesir", "facade-nandu", "facade", "nandu"]);
         // Other scripts keep their letters; only case folds.
         assert_eq!(texts("Поиск Йод"), vec![("поиск".into(), 0), ("йод".into(), 1)]);
@@ -366,6 +391,94 @@ mod tests {
         assert_eq!(pairs("中文 搜索"), "中文@0 搜索@1");
         assert_eq!(pairs("中 x"), "中@0 x@1");
         assert_eq!(pairs("Rust语言"), "rust语言@0 rust@0 语言@1");
-        assert_eq!(pairs("ひらがなカタカナ 한국어"), "ひらがなカタカナ@0 ひら@0 らが@1 がな@2 なカ@3 カタ@4 タカ@5 カナ@6 한국어@7 한국@7 국어@8");
+        assert_eq!(
+            pairs("ひらがなカタカナ 한국어"),
+            "ひらがなカタカナ@0 ひら@0 らが@1 がな@2 なカ@3 カタ@4 タカ@5 カナ@6 한국어@7 한국@7 국어@8"
+        );
+    }
+
+    /// Every token covers exactly the original characters it came from, on char boundaries,
+    /// in every script the tokenizer treats specially: folding, case changes that change
+    /// lengths (`İ`, `ẞ`), identifier parts with any joiners, CJK pairs.
+    #[test]
+    fn token_offsets_cover_the_characters_they_came_from() {
+        let alphabet = [
+            "a",
+            "Z",
+            "9",
+            "_",
+            "-",
+            "--",
+            "__",
+            " ",
+            ".",
+            "é",
+            "É",
+            "ß",
+            "ẞ",
+            "İ",
+            "ı",
+            "ﬁ",
+            "Ａ",
+            "ｂ",
+            "Ж",
+            "ж",
+            "Σ",
+            "ς",
+            "ا",
+            "ש",
+            "क",
+            "\u{94d}",
+            "ก",
+            "\u{e31}",
+            "中",
+            "文",
+            "搜",
+            "ひ",
+            "カ",
+            "한",
+            "😀",
+            "\u{200d}",
+            "\u{200b}",
+            "\u{feff}",
+            "e\u{301}",
+            "\r\n",
+            "Ⅻ",
+            "ǅ",
+            "ŉ",
+            "\u{1e9e}x",
+            "x\u{130}Y",
+        ];
+        let mut seed = 0x2545f4914f6cdd1du64;
+        for _ in 0..30_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 16) as usize;
+            let mut pick = seed;
+            let text: String = (0..len)
+                .map(|_| {
+                    pick = pick.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    alphabet[(pick >> 33) as usize % alphabet.len()]
+                })
+                .collect();
+            for t in tokens(&text) {
+                assert!(t.offset_from < t.offset_to && t.offset_to <= text.len(), "{text:?} {t:?}");
+                assert!(text.is_char_boundary(t.offset_from) && text.is_char_boundary(t.offset_to), "{text:?} {t:?}");
+                let source = &text[t.offset_from..t.offset_to];
+                assert!(t.text == fold_part(source) || t.text == normalize(source), "{text:?}: {t:?} from {source:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn parts_keep_their_original_spans() {
+        let spans = |s: &str| {
+            tokens(s).into_iter().map(|t| format!("{}={}", t.text, &s[t.offset_from..t.offset_to])).collect::<Vec<_>>()
+        };
+        assert_eq!(spans("my--Ключ"), ["my--ключ=my--Ключ", "my=my", "ключ=Ключ"]);
+        assert_eq!(spans("Café"), ["cafe=Café"]);
+        assert_eq!(spans("dataSchlüssel"), ["dataschlussel=dataSchlüssel", "data=data", "schlussel=Schlüssel"]);
+        assert_eq!(spans("中文搜"), ["中文搜=中文搜", "中文=中文", "文搜=文搜"]);
     }
 }

@@ -1,12 +1,14 @@
 //! N-API binding: translation only. Requests and responses cross as JSON strings (one buffer
 //! per call); searches run on libuv's pool via `AsyncTask`; every core error becomes a JS
 //! error whose message carries `{code, message, hint, position}` for the facade to type.
+//! Every entry point runs inside [`guarded`]: a panic that crossed into N-API would abort the
+//! Node process, so it becomes an `E_INTERNAL` error instead.
 
 use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use rye_search_core::{Batch, Error as CoreError, ItemDoc, SearchIndex, SearchRequest};
+use rye_search_core::{contained, Batch, Error as CoreError, ItemDoc, SearchIndex, SearchRequest};
 
 /// Searches allocate many small strings on several threads; glibc's malloc serialised them on
 /// its arena locks (`searchMany` gained a third with mimalloc).
@@ -24,6 +26,22 @@ fn error_payload(e: &CoreError) -> serde_json::Value {
 fn to_js(e: CoreError) -> napi::Error {
     napi::Error::from_reason(format!("{ERROR_MARKER}{}", error_payload(&e)))
 }
+
+/// Runs one entry point with panics contained (see the module comment).
+fn guarded<T>(f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
+    let mut outcome = None;
+    match contained(|| {
+        outcome = Some(f());
+        Ok(())
+    }) {
+        Ok(()) => outcome.expect("set when the closure returns"),
+        Err(e) => Err(to_js(e)),
+    }
+}
+
+/// V8's longest string (2^29 - 24 UTF-16 units on 64-bit); a `searchMany` answer longer than
+/// this could not be handed to JavaScript at all.
+const MAX_JS_STRING: usize = (1 << 29) - 24;
 
 fn bad_json(what: &str, e: serde_json::Error) -> napi::Error {
     to_js(CoreError::InvalidArgument {
@@ -47,12 +65,12 @@ impl NativeIndex {
     /// Opens or creates a persistent index in `dir`.
     #[napi(factory)]
     pub fn open(dir: String) -> napi::Result<Self> {
-        Ok(NativeIndex { inner: Arc::new(SearchIndex::open(std::path::Path::new(&dir)).map_err(to_js)?) })
+        guarded(|| Ok(NativeIndex { inner: Arc::new(SearchIndex::open(std::path::Path::new(&dir)).map_err(to_js)?) }))
     }
 
     #[napi(factory)]
     pub fn in_memory() -> napi::Result<Self> {
-        Ok(NativeIndex { inner: Arc::new(SearchIndex::in_memory().map_err(to_js)?) })
+        guarded(|| Ok(NativeIndex { inner: Arc::new(SearchIndex::in_memory().map_err(to_js)?) }))
     }
 
     /// What the index holds, by column: `{keys, mtimes, sizes}`, three arrays in the same order
@@ -65,38 +83,43 @@ impl NativeIndex {
             mtimes: Vec<i64>,
             sizes: Vec<u64>,
         }
-        let m = self.inner.manifest().map_err(to_js)?;
-        let columns = Columns {
-            keys: m.iter().map(|e| e.key.as_str()).collect(),
-            mtimes: m.iter().map(|e| e.mtime).collect(),
-            sizes: m.iter().map(|e| e.size).collect(),
-        };
-        serde_json::to_string(&columns).map_err(|e| napi::Error::from_reason(e.to_string()))
+        guarded(|| {
+            let m = self.inner.manifest().map_err(to_js)?;
+            let columns = Columns {
+                keys: m.iter().map(|e| e.key.as_str()).collect(),
+                mtimes: m.iter().map(|e| e.mtime).collect(),
+                sizes: m.iter().map(|e| e.size).collect(),
+            };
+            serde_json::to_string(&columns).map_err(|e| to_js(CoreError::Internal(e.to_string())))
+        })
     }
 
     /// Opstamp of the last commit on disk (changes when any process commits).
     #[napi]
     pub fn opstamp(&self) -> napi::Result<f64> {
-        self.inner.opstamp().map(|o| o as f64).map_err(to_js)
+        guarded(|| self.inner.opstamp().map(|o| o as f64).map_err(to_js))
     }
 
     #[napi]
-    pub fn num_docs(&self) -> f64 {
-        self.inner.num_docs() as f64
+    pub fn num_docs(&self) -> napi::Result<f64> {
+        guarded(|| Ok(self.inner.num_docs() as f64))
     }
 
     /// Sees commits made by other handles or processes.
     #[napi]
     pub fn reload(&self) -> napi::Result<()> {
-        self.inner.reload().map_err(to_js)
+        guarded(|| self.inner.reload().map_err(to_js))
     }
 
     /// Starts a write batch sized for about `expected_docs` documents (default: a bulk batch);
     /// fails with E_INDEX_LOCKED while another writer is active.
     #[napi]
     pub fn batch(&self, expected_docs: Option<u32>) -> napi::Result<NativeBatch> {
-        let batch = self.inner.batch_for(expected_docs.map(|n| n as usize).unwrap_or(usize::MAX)).map_err(to_js)?;
-        Ok(NativeBatch { inner: Mutex::new(Some(batch)) })
+        guarded(|| {
+            let expected = expected_docs.map(|n| n as usize).unwrap_or(usize::MAX);
+            let batch = self.inner.batch_for(expected).map_err(to_js)?;
+            Ok(NativeBatch { inner: Mutex::new(Some(batch)) })
+        })
     }
 
     #[napi(ts_return_type = "Promise<string>")]
@@ -106,7 +129,7 @@ impl NativeIndex {
 
     #[napi]
     pub fn search_sync(&self, request: String) -> napi::Result<String> {
-        run_search(&self.inner, &request)
+        guarded(|| run_search(&self.inner, &request))
     }
 
     /// JSON array of requests in; JSON array of `{ok}` / `{error}` out, in the same order.
@@ -119,14 +142,16 @@ impl NativeIndex {
 /// Stats `\0`-separated paths on all cores: `[mtime µs, size, kind]` per path
 /// (kind 0 missing, 1 file, 2 directory, 3 other).
 #[napi]
-pub fn stat_many(paths: String) -> Float64Array {
-    let list: Vec<&str> = if paths.is_empty() { Vec::new() } else { paths.split('\0').collect() };
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(4);
-    let mut out = Vec::with_capacity(list.len() * 3);
-    for s in rye_search_core::files::stat_many(&list, threads) {
-        out.extend([s.mtime_us as f64, s.size as f64, s.kind as u8 as f64]);
-    }
-    Float64Array::new(out)
+pub fn stat_many(paths: String) -> napi::Result<Float64Array> {
+    guarded(|| {
+        let list: Vec<&str> = if paths.is_empty() { Vec::new() } else { paths.split('\0').collect() };
+        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(4);
+        let mut out = Vec::with_capacity(list.len() * 3);
+        for s in rye_search_core::files::stat_many(&list, threads) {
+            out.extend([s.mtime_us as f64, s.size as f64, s.kind as u8 as f64]);
+        }
+        Ok(Float64Array::new(out))
+    })
 }
 
 pub struct SearchTask {
@@ -138,7 +163,7 @@ impl Task for SearchTask {
     type Output = String;
     type JsValue = String;
     fn compute(&mut self) -> napi::Result<String> {
-        run_search(&self.index, &self.request)
+        guarded(|| run_search(&self.index, &self.request))
     }
     fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
         Ok(output)
@@ -154,38 +179,63 @@ impl Task for SearchManyTask {
     type Output = String;
     type JsValue = String;
     fn compute(&mut self) -> napi::Result<String> {
-        let reqs: Vec<SearchRequest> =
-            serde_json::from_str(&self.requests).map_err(|e| bad_json("search requests", e))?;
-        // Each response is written to JSON on the thread that searched it, then the parts are joined.
-        let parts = self.index.search_many_with(&reqs, |r| {
-            let mut out = Vec::with_capacity(1024);
-            match r {
-                Ok(res) => {
-                    out.extend_from_slice(b"{\"ok\":");
-                    res.write_json(&mut out);
-                }
-                Err(e) => {
-                    out.extend_from_slice(b"{\"error\":");
-                    serde_json::to_writer(&mut out, &error_payload(&e)).expect("writing to a Vec");
-                }
-            }
-            out.push(b'}');
-            out
-        });
-        let mut out = Vec::with_capacity(parts.iter().map(|p| p.len() + 1).sum::<usize>() + 2);
-        out.push(b'[');
-        for (i, part) in parts.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(part);
-        }
-        out.push(b']');
-        String::from_utf8(out).map_err(|e| napi::Error::from_reason(e.to_string()))
+        guarded(|| search_many(&self.index, &self.requests))
     }
     fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
         Ok(output)
     }
+}
+
+fn search_many(index: &SearchIndex, requests: &str) -> napi::Result<String> {
+    let reqs: Vec<SearchRequest> = serde_json::from_str(requests).map_err(|e| bad_json("search requests", e))?;
+    // Each response is written to JSON on the thread that searched it, then the parts are joined.
+    let mut parts = index.search_many_with(&reqs, |r| match r {
+        Ok(res) => {
+            let mut out = Vec::with_capacity(1024);
+            out.extend_from_slice(b"{\"ok\":");
+            res.write_json(&mut out);
+            out.push(b'}');
+            out
+        }
+        Err(e) => error_entry(&e),
+    });
+    // An answer too long for one JS string fails query by query, largest first, not as a whole.
+    let mut total: usize = parts.iter().map(|p| p.len() + 1).sum::<usize>() + 1;
+    if total > MAX_JS_STRING {
+        let mut order: Vec<usize> = (0..parts.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(parts[i].len()));
+        for i in order {
+            if total <= MAX_JS_STRING {
+                break;
+            }
+            let refusal = error_entry(&CoreError::Limit {
+                message: format!(
+                    "this answer ({} bytes) would make the whole batch too long to return",
+                    parts[i].len()
+                ),
+                hint: "ask for fewer results or shorter previews, or split the batch".into(),
+            });
+            total = total - parts[i].len() + refusal.len();
+            parts[i] = refusal;
+        }
+    }
+    let mut out = Vec::with_capacity(total + 1);
+    out.push(b'[');
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(part);
+    }
+    out.push(b']');
+    String::from_utf8(out).map_err(|e| to_js(CoreError::Internal(e.to_string())))
+}
+
+fn error_entry(e: &CoreError) -> Vec<u8> {
+    let mut out = b"{\"error\":".to_vec();
+    serde_json::to_writer(&mut out, &error_payload(e)).expect("writing to a Vec");
+    out.push(b'}');
+    out
 }
 
 /// One write session; changes become visible at `commit`, or are discarded by `abort`.
@@ -202,10 +252,16 @@ fn batch_used() -> napi::Error {
 }
 
 impl NativeBatch {
+    /// Runs `f` on the open batch. A batch whose operation panicked is dropped (its writer lock
+    /// released, nothing committed): half-applied documents must never be committed.
     fn with<T>(&self, f: impl FnOnce(&mut Batch) -> napi::Result<T>) -> napi::Result<T> {
-        let mut guard = self.inner.lock().map_err(|_| napi::Error::from_reason("batch lock poisoned"))?;
+        let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let batch = guard.as_mut().ok_or_else(batch_used)?;
-        f(batch)
+        let result = guarded(|| f(batch));
+        if matches!(&result, Err(e) if e.reason.contains("E_INTERNAL")) {
+            guard.take();
+        }
+        result
     }
 }
 
@@ -214,7 +270,7 @@ impl NativeBatch {
     /// JSON array of documents; each replaces any document with the same key.
     #[napi]
     pub fn upsert(&self, docs: String) -> napi::Result<()> {
-        let docs: Vec<ItemDoc> = serde_json::from_str(&docs).map_err(|e| bad_json("documents", e))?;
+        let docs: Vec<ItemDoc> = guarded(|| serde_json::from_str(&docs).map_err(|e| bad_json("documents", e)))?;
         self.with(|b| b.upsert(&docs).map_err(to_js))
     }
 
@@ -228,7 +284,7 @@ impl NativeBatch {
 
     #[napi(ts_return_type = "Promise<void>")]
     pub fn commit(&self) -> napi::Result<AsyncTask<CommitTask>> {
-        let batch = self.inner.lock().map_err(|_| napi::Error::from_reason("batch lock poisoned"))?.take();
+        let batch = self.inner.lock().unwrap_or_else(|e| e.into_inner()).take();
         let batch = batch.ok_or_else(batch_used)?;
         Ok(AsyncTask::new(CommitTask { batch: Some(batch) }))
     }
@@ -236,9 +292,7 @@ impl NativeBatch {
     /// Discards uncommitted changes and releases the writer lock.
     #[napi]
     pub fn abort(&self) {
-        if let Ok(mut guard) = self.inner.lock() {
-            guard.take();
-        }
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
 }
 
@@ -251,7 +305,7 @@ impl Task for CommitTask {
     type JsValue = ();
     fn compute(&mut self) -> napi::Result<()> {
         match self.batch.take() {
-            Some(b) => b.commit().map_err(to_js),
+            Some(b) => guarded(|| b.commit().map_err(to_js)),
             None => Ok(()),
         }
     }
