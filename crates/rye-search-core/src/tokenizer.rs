@@ -160,7 +160,8 @@ pub fn normalize(text: &str) -> String {
     fold_latin(text.to_lowercase())
 }
 
-/// Folds lower-case Latin letters to their base letters: `é` → `e`, `ß` → `ss`, `ø` → `o`.
+/// Folds lower-case Latin letters to their base letters: `é` → `e`, `ß` → `ss`, `ø` → `o`;
+/// Greek final sigma to σ.
 /// Other scripts are left as they are (`й` is not `и` in Russian).
 fn fold_latin(word: String) -> String {
     if word.is_ascii() {
@@ -177,6 +178,9 @@ fn fold_latin(word: String) -> String {
             'đ' | 'ð' => out.push('d'),
             'ł' => out.push('l'),
             'ı' => out.push('i'),
+            // Final sigma is a position-dependent form of σ: lower-casing a whole word writes ς
+            // where lower-casing its letters one by one writes σ.
+            'ς' => out.push('σ'),
             '\u{c0}'..='\u{24f}' | '\u{1e00}'..='\u{1eff}' => {
                 out.extend(std::iter::once(c).nfd().filter(|d| !('\u{300}'..='\u{36f}').contains(d)));
             }
@@ -379,6 +383,8 @@ mod tests {
         assert_eq!(folded, ["cafe", "resume", "naive", "lodz", "oresund", "aesir", "facade-nandu", "facade", "nandu"]);
         // Other scripts keep their letters; only case folds.
         assert_eq!(texts("Поиск Йод"), vec![("поиск".into(), 0), ("йод".into(), 1)]);
+        assert_eq!(texts("ΟΔΟΣ οδος"), vec![("οδοσ".into(), 0), ("οδοσ".into(), 1)]);
+        assert_eq!(normalize("ΟΔΟΣ"), "οδοσ");
         assert_eq!(normalize("CAFÉ*"), "cafe*");
         let long = "a".repeat(100);
         assert!(texts(&long).is_empty());
