@@ -81,7 +81,8 @@ export interface Listing {
   files: Candidate[];
   skipped: Skip[];
   /** `link`: reached through a link, whose target may have changed when this directory did. */
-  subdirs: { path: string; relDir: string; link: boolean }[];
+  /** `real` is the subdirectory's real path when known without a `realpath` (not a link). */
+  subdirs: { path: string; relDir: string; link: boolean; real?: string }[];
   /** Files reached through a link change without an event here: they are stat'ed on every scan. */
   linked: Candidate[];
 }
@@ -161,12 +162,12 @@ interface Walk {
 const dirKey = (space: Space, dir: string) => `${space.label}|${dir}`;
 
 /** `relDir` is the directory's id prefix (`a/b`), carried down to avoid path arithmetic per file. */
-function walk(w: Walk, dir: string, relDir: string): void {
+function walk(w: Walk, dir: string, relDir: string, real?: string): void {
   const key = dirKey(w.space, dir);
   let l = w.cache?.listing(key);
   if (!l) {
     w.cache?.watch(key, dir);
-    l = list(w, dir, relDir);
+    l = list(w, dir, relDir, real);
     if (!l) return;
     w.fresh.add(l);
     w.cache?.remember(key, l);
@@ -183,19 +184,29 @@ function walk(w: Walk, dir: string, relDir: string): void {
     // A changed directory may hold a link that now points elsewhere: its old watcher and listing
     // belong to the old target.
     if (sub.link && w.fresh.has(l)) w.cache?.forget(dirKey(w.space, sub.path));
-    walk(w, sub.path, sub.relDir);
+    walk(w, sub.path, sub.relDir, sub.real);
   }
 }
 
-/** Reads one directory: its item files (not yet stat'ed), what it skips and its subdirectories. */
-function list(w: Walk, dir: string, relDir: string): Listing | undefined {
+/**
+ * Reads one directory: its item files (not yet stat'ed), what it skips and its subdirectories.
+ * `known` is its real path when its parent could tell (a plain subdirectory of a real path):
+ * resolving every directory of a deep tree from the root made a scan quadratic in its depth.
+ */
+function list(w: Walk, dir: string, relDir: string, known?: string): Listing | undefined {
   let real: string;
   try {
-    real = fs.realpathSync(dir);
+    real = known ?? fs.realpathSync(dir);
   } catch {
     return undefined;
   }
   const l: Listing = { real, files: [], skipped: [], subdirs: [], linked: [] };
+  // The space is the boundary: a kind folder (or any directory) that is itself a link leaving
+  // the space is not indexed, as fetch would not serve what it holds.
+  if (!inside(w.spaceReal, real)) {
+    l.skipped.push({ path: dir, reason: 'link-outside-space', detail: real });
+    return l;
+  }
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -243,7 +254,8 @@ function list(w: Walk, dir: string, relDir: string): Listing | undefined {
         l.skipped.push({ path: full, reason: 'ignored-dir' });
         continue;
       }
-      l.subdirs.push({ path: full, relDir: relDir ? `${relDir}/${entry.name}` : entry.name, link: isLink });
+      const sub = { path: full, relDir: relDir ? `${relDir}/${entry.name}` : entry.name, link: isLink };
+      l.subdirs.push(isLink ? sub : { ...sub, real: real + path.sep + entry.name });
       continue;
     }
     if (!isFile) {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { KIND_EXTENSIONS, KIND_FOLDERS, DEFAULT_MAX_FILE_BYTES } from './discovery.js';
 import { IntegrityError, InvalidArgumentError, NotFoundError, RyeSearchError } from './errors.js';
 import { parseItem } from './metadata.js';
+import { readRegularFile, UnreadableFile } from './read-file.js';
 import { isKind, KINDS, type Kind } from './scope.js';
 import { selectSpaces, sourceOf, type Space } from './spaces.js';
 import { verifyText, type Integrity, type TrustStore } from './trust.js';
@@ -145,9 +146,12 @@ export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse 
     });
   }
   const item = found[0]!;
-  const bytes = fs.readFileSync(item.file);
-  if (bytes.length > (ctx.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES)) {
-    throw new RyeSearchError('E_LIMIT', `${item.file} is larger than the size cap`, { hint: 'raise maxFileBytes' });
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFile(item.file, ctx.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  } catch (err) {
+    if (!(err instanceof UnreadableFile)) throw err;
+    throw new RyeSearchError('E_LIMIT', `${item.file} cannot be served: ${err.message}`, { hint: 'only regular files under the size cap (maxFileBytes) are items' });
   }
   const content = bytes.toString('utf8');
   const v = verifyText(content, item.kind, item.ext, ctx.trust, id);
@@ -186,26 +190,53 @@ function copyTo(opts: FetchOptions, item: Found, id: string, bytes: Buffer, ctx:
   const space = ctx.spaces.find((s) => s.kind === dest);
   if (!space) throw new InvalidArgumentError(`no ${dest} space to copy to`, { hint: 'pass project_path (projectPath) to copy into a project' });
   const target = path.join(space.aiDir, KIND_FOLDERS[item.kind], id + item.ext);
-  fs.mkdirSync(path.dirname(target), { recursive: true });
-  if (!inside(fs.realpathSync(space.aiDir), fs.realpathSync(path.dirname(target)))) {
-    throw new InvalidIdError(`the destination ${target} leads outside the ${dest} space through a link`, 'remove the link, or copy by hand');
-  }
+  makeDirsInside(space.aiDir, path.dirname(target), dest);
   let existing: Buffer | undefined;
-  try {
-    if (fs.lstatSync(target).isSymbolicLink()) throw new InvalidIdError(`the destination ${target} is a link`, 'remove the link first');
-    existing = fs.readFileSync(target);
-  } catch (err) {
-    if (err instanceof RyeSearchError) throw err;
+  const st = fs.lstatSync(target, { throwIfNoEntry: false });
+  if (st?.isSymbolicLink()) throw new InvalidIdError(`the destination ${target} is a link`, 'remove the link first');
+  if (st && !st.isFile()) {
+    throw new RyeSearchError('E_EXISTS', `the destination ${target} exists and is not a regular file`, { hint: 'move it away, then fetch again' });
   }
+  if (st) existing = readRegularFile(target, Math.max(st.size, bytes.length));
   const same = existing && createHash('sha256').update(existing).digest('hex') === createHash('sha256').update(bytes).digest('hex');
   if (existing && !same && !opts.overwrite) {
     throw new RyeSearchError('E_EXISTS', `${target} already exists with different content`, { hint: 'pass overwrite: true to replace it' });
   }
   if (!same) {
     const tmp = `${target}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, bytes, { flag: 'wx' });
-    fs.renameSync(tmp, target);
+    try {
+      fs.writeFileSync(tmp, bytes, { flag: 'wx' });
+      fs.renameSync(tmp, target);
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      throw new RyeSearchError('E_IO', `cannot write ${target}: ${(err as Error).message}`, { hint: 'check that the destination folder is writable' });
+    }
   }
   res.copied_to = dest;
   res.destination_path = target;
+}
+
+/**
+ * Creates `dir` under the space's `.ai` one level at a time, each existing level checked to stay
+ * inside the space first: a link in the way must not make us create folders elsewhere.
+ */
+function makeDirsInside(aiDir: string, dir: string, dest: string): void {
+  fs.mkdirSync(aiDir, { recursive: true });
+  const root = fs.realpathSync(aiDir);
+  let at = aiDir;
+  for (const part of path.relative(aiDir, dir).split(path.sep).filter(Boolean)) {
+    at = path.join(at, part);
+    const st = fs.lstatSync(at, { throwIfNoEntry: false });
+    if (!st) {
+      fs.mkdirSync(at);
+      continue;
+    }
+    const real = fs.realpathSync(at);
+    if (!inside(root, real)) {
+      throw new InvalidIdError(`the destination ${dir} leads outside the ${dest} space through a link`, 'remove the link, or copy by hand');
+    }
+    if (!fs.statSync(at).isDirectory()) {
+      throw new RyeSearchError('E_EXISTS', `${at} is in the way of the destination and is not a folder`, { hint: 'move it away, then fetch again' });
+    }
+  }
 }

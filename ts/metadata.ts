@@ -7,6 +7,7 @@ import type matterType from 'gray-matter';
 import type { parse as parseTomlType } from 'smol-toml';
 import type YAMLType from 'yaml';
 
+import { attribute, elementInner, fenced, openTag, pyAssignment, pyDocstring, simpleElements, stripTags } from './markup.js';
 import type { Kind } from './scope.js';
 import { withoutSignature } from './signature.js';
 
@@ -106,16 +107,8 @@ function failed(stem: string, content: string, why: unknown): ItemMetadata {
   return meta;
 }
 
-/** The first fenced block of a language, and the text around it. */
-function fenced(text: string, lang: string): { block: string; before: string; after: string } | undefined {
-  const re = new RegExp('^```' + lang + '[ \\t]*\\r?\\n([\\s\\S]*?)^```[ \\t]*$', 'm');
-  const m = re.exec(text);
-  if (!m) return undefined;
-  return { block: m[1]!, before: text.slice(0, m.index), after: text.slice(m.index + m[0].length) };
-}
-
 function xmlText(s: string): string {
-  return decodeEntities(s.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
+  return decodeEntities(stripTags(s)).replace(/\s+/g, ' ').trim();
 }
 
 function decodeEntities(s: string): string {
@@ -123,29 +116,29 @@ function decodeEntities(s: string): string {
 }
 
 function xmlChild(xml: string, tag: string): string | undefined {
-  const m = new RegExp(`<${tag}(?:\\s[^>]*)?>([\\s\\S]*?)</${tag}>`).exec(xml);
-  return m ? xmlText(m[1]!) : undefined;
+  const inner = elementInner(xml, tag);
+  return inner === undefined ? undefined : xmlText(inner);
 }
 
-function xmlAttr(openTag: string, attr: string): string | undefined {
-  const m = new RegExp(`\\s${attr}\\s*=\\s*("([^"]*)"|'([^']*)')`).exec(openTag);
-  return m ? decodeEntities(m[2] ?? m[3] ?? '') : undefined;
+function xmlAttr(tag: string, attr: string): string | undefined {
+  const value = attribute(tag, attr);
+  return value === undefined ? undefined : decodeEntities(value);
 }
 
 export function parseDirective(text: string, stem: string): ItemMetadata {
   const body = withoutSignature(text, '.md');
   const block = fenced(body, 'xml');
   const xml = block?.block ?? body;
-  const open = /<directive\b[^>]*>/.exec(xml)?.[0];
+  const tag = openTag(xml, 'directive');
+  const open = tag && xml.slice(tag.start, tag.end);
   if (!open) {
     return failed(stem, body, 'no <directive> element found');
   }
-  const metaBlock = /<metadata\b[^>]*>([\s\S]*?)<\/metadata>/.exec(xml)?.[1] ?? '';
+  const metaBlock = elementInner(xml, 'metadata') ?? '';
   const extra: ItemMetadata['extra'] = {};
-  for (const m of metaBlock.matchAll(/<([A-Za-z_][\w-]*)(?:\s[^>]*)?>([^<]*)<\/\1>/g)) {
-    const key = m[1]!;
+  for (const { name: key, text: inner } of simpleElements(metaBlock)) {
     if (!['description', 'category', 'author', 'title', 'version', 'tags', 'created_at', 'updated_at'].includes(key)) {
-      extra[key] = xmlText(m[2]!);
+      extra[key] = xmlText(inner);
     }
   }
   const name = xmlAttr(open, 'name');
@@ -194,8 +187,7 @@ export function parseKnowledge(text: string, stem: string, ext: string): ItemMet
 }
 
 function pyString(text: string, name: string): string | undefined {
-  const m = new RegExp(`^${name}\\s*(?::[^=]+)?=\\s*(?:"""([\\s\\S]*?)"""|'''([\\s\\S]*?)'''|"((?:[^"\\\\\\n]|\\\\.)*)"|'((?:[^'\\\\\\n]|\\\\.)*)')`, 'm').exec(text);
-  return m ? (m[1] ?? m[2] ?? m[3] ?? m[4] ?? '').trim() : undefined;
+  return pyAssignment(text, name);
 }
 
 function leadingComments(text: string, marker: RegExp): string {
@@ -217,8 +209,7 @@ export function parseTool(text: string, stem: string, ext: string): ItemMetadata
   try {
     switch (ext) {
       case '.py': {
-        const doc = /^(?:#[^\n]*\n|\s*\n)*(?:"""([\s\S]*?)"""|'''([\s\S]*?)''')/.exec(body);
-        const docstring = (doc?.[1] ?? doc?.[2] ?? '').trim();
+        const docstring = (pyDocstring(body) ?? '').trim();
         const meta = fromRecord({}, stem, body);
         meta.version = pyString(body, '__version__');
         meta.category = pyString(body, '__category__') ?? '';

@@ -10,6 +10,7 @@ import path from 'node:path';
 
 import { parse as parseToml } from 'smol-toml';
 
+import { MAX_CONFIG_BYTES, readRegularFile } from './read-file.js';
 import type { Kind } from './scope.js';
 import { readSignature, splitLine, type SignatureLine } from './signature.js';
 import type { Space } from './spaces.js';
@@ -84,7 +85,7 @@ export class TrustStore {
 
   addFile(file: string): void {
     try {
-      const text = fs.readFileSync(file, 'utf8');
+      const text = readRegularFile(file, MAX_CONFIG_BYTES).toString('utf8');
       const body = text
         .split('\n')
         .filter((l) => !/^#\s*rye:signed:/.test(l))

@@ -1,9 +1,9 @@
 /** Verify one file by path: its kind, id and space come from where it sits under `.ai/`. */
-import fs from 'node:fs';
 import path from 'node:path';
 
-import { KIND_FOLDERS } from './discovery.js';
+import { DEFAULT_MAX_FILE_BYTES, KIND_FOLDERS } from './discovery.js';
 import { InvalidArgumentError } from './errors.js';
+import { readRegularFile } from './read-file.js';
 import type { Kind } from './scope.js';
 import { resolveSpaces, type SpaceOptions } from './spaces.js';
 import { TrustStore, verifyText, type Verification } from './trust.js';
@@ -32,6 +32,6 @@ export function verifyItem(file: string, options: SpaceOptions = {}): ItemVerifi
   const id = rel.slice(0, rel.length - ext.length);
   const ownSpace = { label: 'project', kind: 'project' as const, aiDir: parts.slice(0, at + 1).join(path.sep), rank: 0 };
   const trust = TrustStore.load([ownSpace, ...resolveSpaces({ ...options, projectPath: undefined })]);
-  const text = fs.readFileSync(full, 'utf8');
+  const text = readRegularFile(full, DEFAULT_MAX_FILE_BYTES).toString('utf8');
   return { path: full, kind, id, ...verifyText(text, kind, ext, trust, id) };
 }
