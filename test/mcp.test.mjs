@@ -105,6 +105,39 @@ describe('MCP over stdio', () => {
     assert.match(parse(disagree).error.message, /disagree/);
   });
 
+  it('a project_path that is not a directory is an error with a hint, and creates no cache', async () => {
+    const before = fs.readdirSync(ws.cache).length;
+    for (const project_path of [path.join(ws.root, 'nonexistent'), path.join(ws.project, '.ai', 'tools', 'rye', 'file', 'read.py')]) {
+      for (const name of ['rye_search', 'rye_fetch']) {
+        const args = name === 'rye_search' ? { query: 'read', scope: 'tool', project_path } : { item_id: 'tool:rye/file/read', project_path };
+        const res = await client.callTool({ name, arguments: args });
+        assert.equal(res.isError, true, `${name} ${project_path}`);
+        // rye_search nests the error; rye_fetch answers with the fetch failure document.
+        const body = parse(res);
+        const error = name === 'rye_search' ? body.error : { code: body.code, message: body.error, hint: body.hint };
+        assert.equal(error.code, 'E_INVALID_ARGUMENT');
+        assert.match(error.message, /does not exist|is not a directory/);
+        assert.ok(error.hint);
+      }
+    }
+    assert.equal(fs.readdirSync(ws.cache).length, before, 'a cache directory was created for a guessed path');
+  });
+
+  it('keeps a bounded number of project indexes open, and reopens an evicted one', async () => {
+    const projects = Array.from({ length: 12 }, (_, i) => {
+      const dir = path.join(ws.root, `p${i}`);
+      fs.mkdirSync(path.join(dir, '.ai', 'knowledge'), { recursive: true });
+      fs.writeFileSync(path.join(dir, '.ai', 'knowledge', 'note.md'), `note of project ${i} zebra${i}\n`);
+      return dir;
+    });
+    for (const [i, project_path] of projects.entries()) {
+      const res = await client.callTool({ name: 'rye_search', arguments: { query: `zebra${i}`, scope: 'knowledge', project_path } });
+      assert.equal(res.structuredContent.total, 1);
+    }
+    const again = await client.callTool({ name: 'rye_search', arguments: { query: 'zebra0', scope: 'knowledge', project_path: projects[0] } });
+    assert.equal(again.structuredContent.total, 1, again.content[0].text);
+  });
+
   it('space and source name the same filter in both tools', async () => {
     const spacesOf = (res) => res.structuredContent.results.map((r) => r.source).sort();
     const all = await client.callTool({ name: 'rye_search', arguments: { query: 'read', scope: 'tool' } });

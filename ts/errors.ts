@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'E_INVALID_ID'
   | 'E_INTEGRITY'
   | 'E_EXISTS'
+  | 'E_INDEX_CORRUPT'
+  | 'E_INTERNAL'
   | 'E_NATIVE_UNAVAILABLE';
 
 export interface ErrorDetails {

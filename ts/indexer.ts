@@ -17,6 +17,9 @@ import { storedExtra } from './search.js';
 import { sourceOf, type Space } from './spaces.js';
 import { TrustStore, verifyText, type Verification } from './trust.js';
 
+/** Read errors that are the system's, not the file's: a refresh that meets one is not committed. */
+const EXHAUSTED = new Set(['EMFILE', 'ENFILE', 'ENOMEM', 'EAGAIN']);
+
 export interface IndexWarning {
   path: string;
   message: string;
@@ -300,6 +303,13 @@ export class Indexer {
       bytes = await fs.promises.readFile(c.path);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
+      // Out of file descriptors or memory says nothing about the file: skipping it would commit
+      // a silently partial index. The refresh fails whole and commits nothing.
+      if (code && EXHAUSTED.has(code)) {
+        throw new RyeSearchError('E_IO', `cannot read ${c.path}: ${(err as Error).message}`, {
+          hint: code.endsWith('FILE') ? 'too many open files: raise the limit (ulimit -n) and refresh again' : 'the system is short of resources: refresh again later',
+        });
+      }
       report.skipped.push({ path: c.path, reason: 'unreadable', detail: code === 'ENOENT' ? 'vanished during the scan' : code });
       return undefined;
     }

@@ -15,7 +15,7 @@ import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, envelope, mayBeSlow, searchMany, type NativeResponse, type SearchFailure, type SearchOptions, type SearchResponse, type ShadowLookup } from './search.js';
 
 export type { SearchFailure };
-import { resolveSpaces, selectSpaces, sourceOf, type Space, type SystemBundle } from './spaces.js';
+import { checkProjectDir, resolveSpaces, selectSpaces, sourceOf, type Space, type SystemBundle } from './spaces.js';
 import { TrustStore, type Integrity } from './trust.js';
 import { spaceOf } from './validate.js';
 
@@ -185,6 +185,7 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   if (opts.watch !== undefined && typeof opts.watch !== 'boolean') {
     throw new InvalidArgumentError(`watch must be true or false, got ${JSON.stringify(opts.watch)}`, { hint: 'pass watch: false to walk the spaces on every refresh' });
   }
+  if (opts.projectPath !== undefined) checkProjectDir(opts.projectPath);
   const spaces = resolveSpaces(opts);
   const cacheDir = path.resolve(opts.cacheDir ?? defaultCacheDir());
   const location = indexDirFor(cacheDir, opts.projectPath);

@@ -2,6 +2,7 @@
  * Spaces: project (`<project>/.ai`), user (`$USER_SPACE/.ai` or `~/.ai`) and system bundles
  * (`<root>/.ai`, labelled `system:<id>`). Precedence project > user > bundles in order.
  */
+import fs from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +48,15 @@ export function parseBundleSpec(entry: string): SystemBundle {
     throw new InvalidArgumentError(`invalid system bundle "${entry}"`, { hint: 'write bundles as ID=DIR' });
   }
   return { id: entry.slice(0, eq).trim(), root: path.resolve(entry.slice(eq + 1).trim()) };
+}
+
+/** A project path as given by a caller: it must be an existing directory (nothing is created for a guess). */
+export function checkProjectDir(projectPath: string): string {
+  const dir = path.resolve(projectPath);
+  const st = fs.statSync(dir, { throwIfNoEntry: false });
+  if (!st) throw new InvalidArgumentError(`project directory ${dir} does not exist`, { hint: 'pass the directory that holds .ai/' });
+  if (!st.isDirectory()) throw new InvalidArgumentError(`project path ${dir} is not a directory`, { hint: 'pass the directory that holds .ai/' });
+  return dir;
 }
 
 export function defaultUserSpace(): string {

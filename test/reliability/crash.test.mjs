@@ -2,7 +2,7 @@
 // is lost. A dead writer's lock is recovered; a live writer in another process is reported and
 // readers keep working.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +47,23 @@ describe('crash safety', () => {
     assert.equal(index.lastReport.items, FILES);
     assert.equal((await index.search({ query: 'alpha', scope: 'knowledge', limit: 0 })).total, FILES);
     console.log(`kill -9 during indexing (delay:outcome:items visible after): ${outcomes.join(', ')}`);
+    ws.cleanup();
+  });
+
+  it('a refresh that runs out of file descriptors commits nothing and says why', { skip: process.platform !== 'linux' && 'ulimit -n is a Linux shell test' }, async () => {
+    const ws = workspace();
+    tree(ws);
+    const opts = { projectPath: ws.project, cacheDir: ws.cache, userSpace: path.join(ws.cache, 'no-user'), includeDefaultBundle: false, watch: false };
+    const run = spawnSync('bash', ['-c', `ulimit -n 40; exec "${process.execPath}" "${CHILD}" refresh "${ws.project}" "${ws.cache}"`], { encoding: 'utf8', timeout: 120_000 });
+    const index = await openIndex({ ...opts, refresh: false });
+    const seen = (await index.search({ query: 'alpha', scope: 'knowledge', limit: 0 })).total;
+    if (run.status === 0) assert.equal(seen, FILES);
+    else {
+      assert.match(run.stderr, /E_IO/);
+      assert.match(run.stderr, /ulimit -n/);
+      assert.equal(seen, 0, `a failed refresh left ${seen} of ${FILES} items`);
+    }
+    await index.close();
     ws.cleanup();
   });
 

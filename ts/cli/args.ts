@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { InvalidArgumentError } from '../errors.js';
 import type { OpenIndexOptions } from '../rye-index.js';
-import { bundlesFromEnv, parseBundleSpec } from '../spaces.js';
+import { bundlesFromEnv, checkProjectDir, parseBundleSpec } from '../spaces.js';
 
 export const COMMON_OPTIONS = {
   project: { type: 'string' },
@@ -35,9 +35,7 @@ export const COMMON_HELP = `  --project DIR        project that holds .ai/ (defa
 /** The project: `--project`, else the current directory when it has a `.ai/`. */
 export function projectOf(values: CommonValues): string | undefined {
   if (values.project) {
-    const dir = path.resolve(values.project);
-    if (!fs.existsSync(dir)) throw new InvalidArgumentError(`project directory ${dir} does not exist`, { hint: 'pass the directory that holds .ai/' });
-    return dir;
+    return checkProjectDir(values.project);
   }
   return fs.existsSync(path.join(process.cwd(), '.ai')) ? process.cwd() : undefined;
 }

@@ -3,9 +3,9 @@
  * each call (only directories where a watcher saw a change are read again), so an item edited on
  * disk is found by the next call.
  */
-import path from 'node:path';
 
 import { openIndex, type OpenIndexOptions, type RyeIndex } from '../rye-index.js';
+import { checkProjectDir } from '../spaces.js';
 
 export interface McpContextOptions extends Omit<OpenIndexOptions, 'projectPath' | 'refresh'> {
   /** Project used when a call gives no project_path. */
@@ -14,7 +14,14 @@ export interface McpContextOptions extends Omit<OpenIndexOptions, 'projectPath' 
   log?: (line: string) => void;
 }
 
+/**
+ * Open indexes kept at once: each holds a native index, watchers and caches, and a client can
+ * name any number of projects. The least recently used one is closed past this.
+ */
+export const MAX_OPEN_INDEXES = 8;
+
 export class McpContext {
+  /** In use order: the most recently used last. */
   private readonly indexes = new Map<string, Promise<RyeIndex>>();
 
   constructor(readonly options: McpContextOptions) {}
@@ -26,12 +33,19 @@ export class McpContext {
   /** The refreshed index for a project (or for no project: user and system spaces only). */
   async index(projectPath: string | undefined): Promise<RyeIndex> {
     const project = projectPath ?? this.options.defaultProject;
-    const key = project ? path.resolve(project) : '';
+    const key = project ? checkProjectDir(project) : '';
     let pending = this.indexes.get(key);
-    if (!pending) {
+    if (pending) {
+      this.indexes.delete(key);
+    } else {
       pending = openIndex({ ...this.options, projectPath: project, refresh: false });
-      this.indexes.set(key, pending);
       pending.catch(() => this.indexes.delete(key));
+    }
+    this.indexes.set(key, pending);
+    while (this.indexes.size > MAX_OPEN_INDEXES) {
+      const [oldest, evicted] = this.indexes.entries().next().value as [string, Promise<RyeIndex>];
+      this.indexes.delete(oldest);
+      void evicted.then((i) => i.close()).catch(() => undefined);
     }
     const index = await pending;
     const report = await index.refresh();

@@ -31,6 +31,7 @@ use crate::document::{ItemDoc, ManifestEntry};
 use crate::error::{contained, Error, Result};
 use crate::hit_store::HitStore;
 use crate::memory_dir::MemoryDirectory;
+use crate::query::budget::Budget;
 use crate::query::build::{is_term_leaf, positive_tokens, Builder};
 use crate::query::parse;
 use crate::request::{Filter, Hit, SearchRequest, SearchResponse};
@@ -203,9 +204,15 @@ impl SearchIndex {
             (0..5).filter(|&i| weights[i] > 0.0).map(|i| (f.text[i], weights[i])).collect();
 
         let node = parse(&req.query)?;
+        let field_nodes = req
+            .fields
+            .iter()
+            .map(|(name, text)| parse(text).map(|n| (name, text, n)).map_err(|e| in_field(name, e)))
+            .collect::<Result<Vec<_>>>()?;
+        let budget = Budget::for_query(std::iter::once(&node).chain(field_nodes.iter().map(|f| &f.2)), req.fuzzy > 0);
         let parts = self.segment_parts(&searcher)?;
         let all_terms = || parts.iter().map(|p| &p.all_terms).collect();
-        let mut builder = Builder::new(&searcher, all_terms(), &req.query, req.fuzzy);
+        let mut builder = Builder::new(&searcher, all_terms(), &req.query, req.fuzzy, &budget);
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         // `*` with `fields`: the field queries select and rank; matching everything adds only a
         // constant to every score (and would hide a lone field term from block-max WAND).
@@ -227,17 +234,15 @@ impl SearchIndex {
             // above those that scatter them (known-item MRR@10 on the Debian set: 0.936 → 0.945).
             clauses.push((Occur::Should, builder.sequence(&tokens, &all_fields, NEARNESS_SLOP)));
         }
-        for (name, text) in &req.fields {
+        for (name, text, sub) in &field_nodes {
             let Some((i, field)) = f.text_field(name) else {
                 return Err(Error::invalid(
                     format!("unknown field \"{name}\" in fields"),
                     format!("use one of {}", schema::TEXT_FIELDS.join(", ")),
                 ));
             };
-            let sub = parse(text).map_err(|e| in_field(name, e))?;
-            let mut fb = Builder::new(&searcher, all_terms(), text, req.fuzzy);
-            clauses
-                .push((Occur::Must, fb.build(&sub, &[(field, weights[i].max(0.1))]).map_err(|e| in_field(name, e))?));
+            let mut fb = Builder::new(&searcher, all_terms(), text, req.fuzzy, &budget);
+            clauses.push((Occur::Must, fb.build(sub, &[(field, weights[i].max(0.1))]).map_err(|e| in_field(name, e))?));
             warnings.append(&mut fb.warnings);
         }
         for (occur, q) in self.restrictions(&searcher, req)? {

@@ -13,6 +13,7 @@ use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::Searcher;
 use tantivy_fst::{Automaton, Regex};
 
+use super::budget::Budget;
 use super::few::{FewPostingsQuery, FieldTerm, FEW_POSTINGS};
 use super::parse::Node;
 use crate::all_terms::LazyAllTerms;
@@ -43,6 +44,7 @@ pub struct Builder<'a> {
     pub fuzzy: u8,
     pub warnings: Vec<String>,
     lev: Option<&'static LevenshteinAutomatonBuilder>,
+    budget: &'a Budget,
 }
 
 /// Levenshtein automaton builders for distances 1 and 2. Building one costs far more than a
@@ -53,10 +55,16 @@ fn lev_builder(distance: u8) -> &'static LevenshteinAutomatonBuilder {
 }
 
 impl<'a> Builder<'a> {
-    pub fn new(searcher: &'a Searcher, all_terms: Vec<&'a LazyAllTerms>, query: &'a str, fuzzy: u8) -> Self {
+    pub fn new(
+        searcher: &'a Searcher,
+        all_terms: Vec<&'a LazyAllTerms>,
+        query: &'a str,
+        fuzzy: u8,
+        budget: &'a Budget,
+    ) -> Self {
         let fuzzy = fuzzy.min(2);
         let lev = (fuzzy > 0).then(|| lev_builder(fuzzy));
-        Builder { searcher, all_terms, query, fuzzy, warnings: Vec::new(), lev }
+        Builder { searcher, all_terms, query, fuzzy, warnings: Vec::new(), lev, budget }
     }
 
     /// Builds `node` searched over `fields` (field, boost).
@@ -129,7 +137,10 @@ impl<'a> Builder<'a> {
         if words.len() == 1 && words[0].parts.len() == 1 {
             let token = words[0].whole.clone();
             if self.fuzzy > 0 && token.chars().count() >= MIN_FUZZY_TERM_CHARS {
-                return self.fuzzy_term(&token, fields);
+                if self.budget.take_walk() {
+                    return self.fuzzy_term(&token, fields);
+                }
+                self.warnings.push(format!("\"{token}\" was matched exactly: the query has too many fuzzy terms"));
             }
             return Ok(self.sequence(&[token], fields, 0));
         }
@@ -200,6 +211,7 @@ impl<'a> Builder<'a> {
 
     fn fuzzy_term(&mut self, token: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
         let dfa = self.lev.expect("fuzzy builder").build_dfa(token);
+        let keep = self.budget.share(fields.len(), MAX_FUZZY_EXPANSIONS);
         let mut per_field = Vec::new();
         for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &DfaAutomaton(&dfa), None)?) {
             let mut ranked: Vec<(u8, u64, Vec<u8>)> = found
@@ -210,12 +222,12 @@ impl<'a> Builder<'a> {
                 })
                 .collect();
             ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
-            if ranked.len() > MAX_FUZZY_EXPANSIONS {
+            if ranked.len() > keep {
                 self.warnings.push(format!(
-                    "fuzzy term \"{token}\" matched {} terms; the {MAX_FUZZY_EXPANSIONS} closest were used",
+                    "fuzzy term \"{token}\" matched {} terms; the {keep} closest were used",
                     ranked.len()
                 ));
-                ranked.truncate(MAX_FUZZY_EXPANSIONS);
+                ranked.truncate(keep);
             }
             for (d, _, term) in ranked {
                 let q = TermQuery::new(text_term(field, &term), IndexRecordOption::WithFreqs);
@@ -226,6 +238,10 @@ impl<'a> Builder<'a> {
     }
 
     fn wildcard(&mut self, pattern: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
+        if !self.budget.take_walk() {
+            return Err(Budget::too_many_wildcards(pattern));
+        }
+        let keep = self.budget.share(fields.len(), MAX_WILDCARD_EXPANSIONS);
         let lowered = tokenizer::normalize(pattern);
         let regex: String = lowered.split('*').map(regex_syntax::escape).collect::<Vec<_>>().join(".*");
         let automaton = Regex::new(&regex).map_err(|e| Error::QuerySyntax {
@@ -241,12 +257,12 @@ impl<'a> Builder<'a> {
         for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &automaton, part)?) {
             let mut ranked: Vec<(u64, Vec<u8>)> = found.into_iter().map(|(t, df)| (df, t)).collect();
             ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            if ranked.len() > MAX_WILDCARD_EXPANSIONS {
+            if ranked.len() > keep {
                 self.warnings.push(format!(
-                    "wildcard \"{pattern}\" matched {} terms; the {MAX_WILDCARD_EXPANSIONS} most frequent were used",
+                    "wildcard \"{pattern}\" matched {} terms; the {keep} most frequent were used",
                     ranked.len()
                 ));
-                ranked.truncate(MAX_WILDCARD_EXPANSIONS);
+                ranked.truncate(keep);
             }
             for (_, term) in ranked {
                 let q = TermQuery::new(text_term(field, &term), IndexRecordOption::WithFreqs);

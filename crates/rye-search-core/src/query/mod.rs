@@ -1,4 +1,5 @@
 //! The query language: parsing (`parse`) and translation to Tantivy (`build`).
+pub mod budget;
 pub mod build;
 pub mod few;
 pub mod parse;
