@@ -84,11 +84,13 @@ impl SearchIndex {
         }
         // A damaged index is rebuilt the same way: it is a cache of the files. A second failure
         // (e.g. a file that cannot be read at all) is reported, never a loop.
-        let index = match open_checked(dir) {
+        // Tantivy's decoders assert on some damage instead of returning an error: a panic while
+        // opening is damage too.
+        let index = match contained(|| open_checked(dir)) {
             Ok(index) => index,
-            Err(Error::Corrupt { .. }) => {
+            Err(Error::Corrupt { .. } | Error::Internal(_)) => {
                 clear_index_files(dir)?;
-                open_checked(dir)?
+                contained(|| open_checked(dir))?
             }
             Err(e) => return Err(e),
         };
