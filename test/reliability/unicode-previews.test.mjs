@@ -1,0 +1,60 @@
+// The reproductions that aborted the process (a preview sliced inside a character), through
+// every public surface: Node API search and searchMany, the CLI process and an MCP client.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+import { createMemoryIndex } from '../../dist/index.js';
+import { CLI, runCli, workspace } from '../helpers.mjs';
+
+const CASES = [
+  ['Café au lait', 'cafe', 'Café'],
+  ['x ı', 'x', 'ı'],
+  ['Ж--Ж', 'ж', 'Ж--Ж'],
+  ['Привет__мир', 'мир', 'Привет__мир'],
+  ['my--Ключ', 'my', 'Ключ'],
+  ['中文搜索引擎'.repeat(12), '搜索', '搜索'],
+  ['Ａｂｃ'.repeat(26), 'ａｂｃ', 'Ａｂｃ'],
+  ['data__Schlüssel STRAẞE', 'schlussel', 'Schlüssel'],
+];
+
+describe('previews of text whose folded form changes length', () => {
+  it('Node API: search and searchMany answer with the original characters', async () => {
+    const index = createMemoryIndex();
+    await index.add(CASES.map(([content], i) => ({ id: `c${i}`, content })));
+    for (const [i, [, query, shown]] of CASES.entries()) {
+      const res = await index.search({ query, previewChars: 60 });
+      const hit = res.results.find((r) => r.id === `c${i}`);
+      assert.ok(hit, `${query} finds c${i}`);
+      assert.ok(hit.preview.includes(shown), `${query}: ${hit.preview}`);
+    }
+    const many = await index.searchMany(CASES.map(([, query]) => ({ query, previewChars: 60 })));
+    assert.equal(many.length, CASES.length);
+    assert.ok(many.every((r) => !r.error && r.total >= 1), JSON.stringify(many.filter((r) => r.error)));
+  });
+
+  it('CLI and MCP: a knowledge file with Café is searched as cafe', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/menu.md': 'Café au lait, crème brûlée and Straße food\n' });
+    const cli = runCli(['search', 'cafe', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle', '--json']);
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.match(JSON.parse(cli.stdout).results[0].preview, /Café/);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'],
+      stderr: 'pipe',
+      env: { ...process.env, CI: '1' },
+    });
+    const client = new Client({ name: 'unicode-test', version: '1.0.0' });
+    await client.connect(transport);
+    for (const query of ['cafe', 'creme', 'strasse', 'brulee']) {
+      const res = await client.callTool({ name: 'rye_search', arguments: { query, scope: 'knowledge' } });
+      assert.ok(!res.isError, res.content[0].text);
+      assert.equal(res.structuredContent.total, 1, query);
+    }
+    await client.close();
+    ws.cleanup();
+  });
+});
