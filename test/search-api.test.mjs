@@ -1,5 +1,6 @@
 // Query mode through the public Node API, on fixture trees the tests create.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 
 import { openIndex, QuerySyntaxError, InvalidScopeError, InvalidArgumentError } from '../dist/index.js';
@@ -58,10 +59,13 @@ describe('query mode (anchor §10 cases the contract keeps)', () => {
     assert.equal(beyond.total, 2);
   });
 
-  it('a missing project is no error, just no project items (case 6)', async () => {
-    const other = await openIndex({ projectPath: '/nonexistent/path', userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
-    const res = await other.search({ query: '*', scope: 'directive', space: 'project' });
-    assert.equal(res.total, 0);
+  // Anchor case 6 answered a missing project with no error and no items: a silent failure the
+  // contract fixes. A project path that is not a directory is an error with a hint, and nothing is
+  // created for it (issues 17 and 19).
+  it('a missing project is an error with a hint, and no cache is created for it (case 6, changed)', async () => {
+    const before = fs.readdirSync(ws.cache).length;
+    await assert.rejects(openIndex({ projectPath: '/nonexistent/path', userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false }), (err) => err.code === 'E_INVALID_ARGUMENT' && /does not exist/.test(err.message) && err.hint.length > 0);
+    assert.equal(fs.readdirSync(ws.cache).length, before);
   });
 
   it('boolean operators, phrases and wildcards (cases 7–10, 35)', async () => {
