@@ -44,10 +44,20 @@ describe('ryeos corpus', { skip: present ? false : `corpus not found at ${RYEOS}
     const counts = {};
     for (const r of all) {
       assert.ok(['verified', 'unsigned', 'modified', 'untrusted', 'invalid'].includes(r.integrity), r.path);
+      assert.equal(r.signed, r.integrity === 'verified', `${r.path}: signed ${r.signed} but ${r.integrity}`);
       counts[r.integrity] = (counts[r.integrity] ?? 0) + 1;
     }
     console.log(`ryeos integrity with the author key trusted: ${JSON.stringify(counts)}`);
     assert.ok(counts.verified > all.length / 2, 'most items verify');
+    // filters {signed: true} keep exactly the verified items, {signed: false} everything else.
+    let signedTrue = 0;
+    let signedFalse = 0;
+    for (const kind of ['directive', 'tool', 'knowledge']) {
+      signedTrue += (await index.search({ query: '*', scope: kind, limit: 0, filters: { signed: true } })).total;
+      signedFalse += (await index.search({ query: '*', scope: kind, limit: 0, filters: { signed: false } })).total;
+    }
+    assert.equal(signedTrue, counts.verified);
+    assert.equal(signedFalse, all.length - counts.verified);
   });
 
   it('verifies items signed in both generations, and reports edited and foreign-key items', async () => {

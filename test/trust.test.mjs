@@ -132,9 +132,11 @@ describe('integrity in search results', () => {
     const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
     const classes = async (filters) =>
       Object.fromEntries((await index.search({ query: 'widget', scope: 'tool', filters })).results.map((r) => [r.id, `${r.integrity}/${r.signed}`]));
-    assert.deepEqual(await classes(), { good: 'verified/true', edited: 'modified/true', foreign: 'untrusted/true', plain: 'unsigned/false' });
+    // `signed` is true exactly when the signature is valid and trusted (issue 18).
+    assert.deepEqual(await classes(), { good: 'verified/true', edited: 'modified/false', foreign: 'untrusted/false', plain: 'unsigned/false' });
     assert.deepEqual(Object.keys(await classes({ integrity: 'verified' })), ['good']);
-    assert.deepEqual(Object.keys(await classes({ signed: true })).sort(), ['edited', 'foreign', 'good']);
+    assert.deepEqual(Object.keys(await classes({ signed: true })), ['good']);
+    assert.deepEqual(Object.keys(await classes({ signed: false })).sort(), ['edited', 'foreign', 'plain']);
     assert.deepEqual(Object.keys(await classes({ integrity: ['modified', 'untrusted'] })).sort(), ['edited', 'foreign']);
 
     const strangerTrust = trustFile(stranger, 'stranger', 1);
@@ -143,7 +145,7 @@ describe('integrity in search results', () => {
     assert.equal((await classes()).foreign, 'verified/true');
     fs.rmSync(path.join(ws.user, '.ai', 'config'), { recursive: true });
     await index.refresh();
-    assert.equal((await classes()).good, 'untrusted/true');
+    assert.equal((await classes()).good, 'untrusted/false');
     ws.cleanup();
   });
 });

@@ -124,3 +124,31 @@ export function fromNative(err: unknown): unknown {
     return err;
   }
 }
+
+/** The `{code, message, hint}` of any error: an untyped one is a bug, `E_INTERNAL`. */
+export function errorPayload(err: unknown): { code: string; message: string; hint: string; position?: number } {
+  if (err instanceof RyeSearchError) return err.toJSON() as { code: string; message: string; hint: string };
+  return { code: 'E_INTERNAL', message: String((err as Error)?.message ?? err), hint: 'this is a bug in rye-search; please report it' };
+}
+
+/** How a fetch fails, in every surface (the `rye_fetch` tool, `rye-search fetch --json`). */
+export interface FetchFailure {
+  status: 'error';
+  /** The message. */
+  error: string;
+  code: string;
+  hint: string;
+  /** `integrity` when the item exists but is not verified. */
+  error_type?: 'integrity';
+  item_id?: string;
+  item_type?: string;
+}
+
+export function fetchFailure(err: unknown, itemId?: string, itemType?: string): FetchFailure {
+  const e = errorPayload(err);
+  const body: FetchFailure = { status: 'error', error: e.message, code: e.code, hint: e.hint };
+  if (e.code === 'E_INTEGRITY') body.error_type = 'integrity';
+  if (itemId !== undefined) body.item_id = itemId;
+  if (itemType) body.item_type = itemType;
+  return body;
+}

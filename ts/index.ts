@@ -10,4 +10,4 @@ export { parseScope, KINDS, type Kind, type Scope } from './scope.js';
 export { DEFAULT_BUNDLE, bundlesFromEnv, type SystemBundle, type Space } from './spaces.js';
 export { TrustStore, verifyText, type Integrity, type Verification } from './trust.js';
 export * from './errors.js';
-export { signText, trustFile, publicPem } from './sign.js';
+export { signText, trustFile, publicPem, rawPublicKey } from './sign.js';

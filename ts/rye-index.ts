@@ -12,11 +12,11 @@ import { InvalidArgumentError, NotFoundError, RyeSearchError } from './errors.js
 import { Indexer, type IndexReport, type ItemRef, type Progress } from './indexer.js';
 import { loadParsers } from './metadata.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
-import { buildRequest, envelope, mayBeSlow, searchMany, type NativeResponse, type SearchFailure, type SearchOptions, type SearchResponse, type ShadowLookup } from './search.js';
+import { buildRequest, envelope, mayBeSlow, searchMany, shadowsAmong, type NativeResponse, type SearchFailure, type SearchOptions, type SearchResponse, type ShadowLookup } from './search.js';
 
 export type { SearchFailure };
 import { checkProjectDir, resolveSpaces, selectSpaces, sourceOf, type Space, type SystemBundle } from './spaces.js';
-import { TrustStore, type Integrity } from './trust.js';
+import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust.js';
 import { spaceOf } from './validate.js';
 
 export interface OpenIndexOptions {
@@ -53,6 +53,8 @@ export interface VerifyReport {
   counts: Record<Integrity, number>;
   /** Every item that is not verified, with the reason. */
   problems: { id: string; type: string; source: string; space: string; path: string; integrity: Integrity; reason: string }[];
+  /** Every trust file that confers no trust, and why (unreadable, no key, fingerprint mismatch, bad signature…). */
+  ignoredTrustFiles: IgnoredTrustFile[];
 }
 
 export class RyeIndex {
@@ -76,12 +78,12 @@ export class RyeIndex {
 
   async search(opts: SearchOptions): Promise<SearchResponse> {
     this.assertOpen();
-    const { req, space, warnings } = this.request(opts);
+    const { req, space, warnings, shadows } = this.request(opts);
     const payload = JSON.stringify(req);
     // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
     const raw = mayBeSlow(req, () => this.native.numDocs()) ? await nativeAsync(() => this.native.search(payload)) : native(() => this.native.searchSync(payload));
     const res = JSON.parse(raw) as NativeResponse;
-    return envelope(opts, req, res, space, this.shadows, warnings);
+    return envelope(opts, req, res, space, shadows, warnings);
   }
 
   /** Many searches in one call, run off the JS thread; each entry is an envelope or an error. */
@@ -92,7 +94,7 @@ export class RyeIndex {
       list.length,
       (i) => this.request(list[i]!),
       (reqs) => nativeAsync(() => this.native.searchMany(JSON.stringify(reqs))),
-      (i, p, res) => envelope(list[i]!, p.req, res, p.space, this.shadows, p.warnings),
+      (i, p, res) => envelope(list[i]!, p.req, res, p.space, p.shadows, p.warnings),
       failureOf,
     );
   }
@@ -136,7 +138,7 @@ export class RyeIndex {
       }
     }
     problems.sort((a, b) => a.path.localeCompare(b.path));
-    return { total, counts, problems };
+    return { total, counts, problems, ignoredTrustFiles: [...this.indexer.trust.ignored] };
   }
 
   /** The refs of every item, or of the named ones; a name that matches no item is an error. */
@@ -166,10 +168,10 @@ export class RyeIndex {
     if (typeof space !== 'string') throw new InvalidArgumentError('space must be a string', { hint: 'use all, project, user or system' });
     const selected = selectSpaces(this.spaces, space);
     const req = buildRequest(opts, selected, warnings);
-    return { req, space, warnings };
+    return { req, space, warnings, shadows: shadowsAmong(this.shadows, selected) };
   }
 
-  /** Shadows are computed over every item of the searched spaces, not only the hits. */
+  /** Shadows are computed over every item of the spaces, not only the hits (each search keeps those it searched). */
   readonly shadows: ShadowLookup = (kind, id) =>
     this.indexer.byId.get(`${kind}\0${id}`)?.map((r) => ({ label: r.space.label, path: r.path }));
 

@@ -264,6 +264,12 @@ export interface NativeResponse {
 /** Shadow lookup: refs of one kind+id across spaces, in precedence order. */
 export type ShadowLookup = (kind: Kind, id: string) => { label: string; path: string }[] | undefined;
 
+/** The lookup seen by a search over some spaces: an item can only shadow what was searched. */
+export function shadowsAmong(lookup: ShadowLookup, searched: readonly { label: string }[]): ShadowLookup {
+  const labels = new Set(searched.map((s) => s.label));
+  return (kind, id) => lookup(kind, id)?.filter((r) => labels.has(r.label));
+}
+
 export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
   const [id, score, preview, [kind, space, name, title, description, category, path, , extra]] = hit;
   const result: SearchResult = {

@@ -18,6 +18,7 @@ import type { Space } from './spaces.js';
 export type Integrity = 'verified' | 'unsigned' | 'modified' | 'untrusted' | 'invalid';
 
 export interface Verification {
+  /** True exactly when `integrity` is `verified`. */
   signed: boolean;
   integrity: Integrity;
   /** Human-readable reason when not verified. */
@@ -32,6 +33,12 @@ export interface TrustedKey {
   file: string;
   v1: string;
   v2: string;
+}
+
+/** A parsed key document: its text (for its own signature) and the key it declares. */
+interface KeyDocument {
+  text: string;
+  entry: TrustedKey;
 }
 
 export interface IgnoredTrustFile {
@@ -67,9 +74,15 @@ export class TrustStore {
   readonly keys = new Map<string, TrustedKey>();
   readonly ignored: IgnoredTrustFile[] = [];
 
-  /** Reads the trust files of the spaces, in precedence order (first file for a key wins). */
+  /**
+   * Reads the trust files of the spaces, in precedence order (first file for a key wins). An
+   * unsigned key document is trusted (its place in the folder is the user's decision); a signed
+   * one only when its signature verifies with its own key or with a key already trusted, in any
+   * order of files. Every other file is ignored with its reason.
+   */
   static load(spaces: Space[]): TrustStore {
     const store = new TrustStore();
+    let signed: KeyDocument[] = [];
     for (const space of spaces) {
       const dir = path.join(space.aiDir, 'config', 'keys', 'trusted');
       let names: string[];
@@ -78,12 +91,55 @@ export class TrustStore {
       } catch {
         continue;
       }
-      for (const name of names) store.addFile(path.join(dir, name));
+      for (const name of names) {
+        const doc = store.read(path.join(dir, name));
+        if (!doc) continue;
+        const line = readSignature(doc.text, '.toml');
+        if (line.state === 'absent') store.trust(doc.entry);
+        else if (line.state === 'malformed') store.ignored.push({ file: doc.entry.file, reason: `malformed signature line: ${line.reason}` });
+        else signed.push(doc);
+      }
+    }
+    // A signed document may be vouched for by a key another signed document brings.
+    for (let progress = true; progress && signed.length; ) {
+      progress = false;
+      const waiting: KeyDocument[] = [];
+      for (const doc of signed) {
+        const v = verifyText(doc.text, 'config', '.toml', store.including(doc.entry));
+        if (v.integrity === 'verified') {
+          store.trust(doc.entry);
+          progress = true;
+        } else if (v.integrity === 'untrusted') waiting.push(doc);
+        else store.ignored.push({ file: doc.entry.file, reason: `its signature fails (${v.integrity}): ${v.reason ?? ''}`.trim() });
+      }
+      signed = waiting;
+    }
+    for (const doc of signed) {
+      const v = verifyText(doc.text, 'config', '.toml', store.including(doc.entry));
+      store.ignored.push({ file: doc.entry.file, reason: `signed by key ${v.keyId}, which is not trusted and is not its own` });
     }
     return store;
   }
 
+  /** Reads one trust file as an unsigned key document would be read (reasons go to `ignored`). */
   addFile(file: string): void {
+    const doc = this.read(file);
+    if (doc) this.trust(doc.entry);
+  }
+
+  private trust(entry: TrustedKey): void {
+    for (const id of [entry.v1, entry.v2]) if (!this.keys.has(id)) this.keys.set(id, entry);
+  }
+
+  /** This store plus one key (to check a key document signed by itself). */
+  private including(entry: TrustedKey): TrustStore {
+    const probe = new TrustStore();
+    for (const [id, k] of this.keys) probe.keys.set(id, k);
+    probe.trust(entry);
+    return probe;
+  }
+
+  private read(file: string): KeyDocument | undefined {
     try {
       const text = readRegularFile(file, MAX_CONFIG_BYTES).toString('utf8');
       const body = text
@@ -93,19 +149,25 @@ export class TrustStore {
       const doc = parseToml(body) as Record<string, unknown>;
       const declared = typeof doc.fingerprint === 'string' ? doc.fingerprint.toLowerCase() : undefined;
       const owner = typeof doc.owner === 'string' ? doc.owner : 'unknown';
+      const table = doc.public_key;
+      const pem = table && typeof table === 'object' ? (table as { pem?: unknown }).pem : undefined;
+      // Three forms: `public_key = "ed25519:…"`, `[public_key] pem = "ed25519:…"` (a raw key in the
+      // pem slot, as the RYE tooling also writes) and `[public_key] pem = """-----BEGIN…"""`.
+      const rawText = typeof table === 'string' ? table : typeof pem === 'string' && pem.trim().startsWith('ed25519:') ? pem.trim() : undefined;
       let key: KeyObject;
       let fingerprint: string;
-      const table = doc.public_key;
-      if (typeof table === 'string' && table.startsWith('ed25519:')) {
-        const raw = Buffer.from(table.slice('ed25519:'.length), 'base64');
+      let v1: string | undefined;
+      if (rawText !== undefined) {
+        if (!rawText.startsWith('ed25519:')) throw new Error('public_key must be "ed25519:<base64>"');
+        const raw = Buffer.from(rawText.slice('ed25519:'.length), 'base64');
         if (raw.length !== 32) throw new Error('ed25519 public key must be 32 bytes');
         key = createPublicKey(pemOf(raw));
-        fingerprint = v2KeyId(raw);
-      } else if (table && typeof table === 'object' && typeof (table as { pem?: unknown }).pem === 'string') {
-        const pem = (table as { pem: string }).pem;
+        fingerprint = declared && declared.length === 16 ? v1KeyId(pemOf(raw)) : v2KeyId(raw);
+      } else if (typeof pem === 'string') {
         key = createPublicKey(pem);
         if (key.asymmetricKeyType !== 'ed25519') throw new Error(`key type ${key.asymmetricKeyType} is not ed25519`);
         fingerprint = declared && declared.length === 64 ? v2KeyId(rawKey(key)) : v1KeyId(pem);
+        v1 = v1KeyId(pem);
       } else {
         throw new Error('no public_key (expected [public_key] pem = … or public_key = "ed25519:…")');
       }
@@ -113,14 +175,13 @@ export class TrustStore {
       const claimed = declared ?? (/^[0-9a-f]{16}$|^[0-9a-f]{64}$/.test(stem) ? stem : undefined);
       if (claimed && claimed !== fingerprint) {
         this.ignored.push({ file, reason: `key does not match its fingerprint ${claimed} (it is ${fingerprint})` });
-        return;
+        return undefined;
       }
       const raw = rawKey(key);
-      const entry: TrustedKey = { key, owner, file, v1: v1KeyId(pemOf(raw)), v2: v2KeyId(raw) };
-      if (typeof table === 'object' && table) entry.v1 = v1KeyId((table as { pem: string }).pem);
-      for (const id of [entry.v1, entry.v2]) if (!this.keys.has(id)) this.keys.set(id, entry);
+      return { text, entry: { key, owner, file, v1: v1 ?? v1KeyId(pemOf(raw)), v2: v2KeyId(raw) } };
     } catch (err) {
       this.ignored.push({ file, reason: (err as Error).message });
+      return undefined;
     }
   }
 
@@ -176,8 +237,6 @@ function decodeSignature(sig: string): Buffer | undefined {
   return buf.length === 64 ? buf : undefined;
 }
 
-const fixHint = (kind: string, id: string) => `re-sign it (rye sign ${kind}:${id}) or trust its signer's key`;
-
 /** Verifies one item's text. Order: unsigned → modified → untrusted → invalid → verified. */
 export function verifyText(text: string, kind: Kind | 'config', ext: string, store: TrustStore, id = ''): Verification {
   const read = readSignature(text, ext);
@@ -186,7 +245,8 @@ export function verifyText(text: string, kind: Kind | 'config', ext: string, sto
   }
   if (read.state === 'malformed') return { signed: false, integrity: 'invalid', reason: `malformed signature line: ${read.reason}` };
   const line = read.line;
-  const base = { signed: true, keyId: line.keyId, generation: line.generation };
+  // `signed` means a valid signature by a trusted key: a signature line alone is not a promise.
+  const base = { signed: false, keyId: line.keyId, generation: line.generation };
   const candidates: (string | undefined)[] =
     line.generation === 1 ? [v1Content(kind, text)] : [v2Content(text, line), v2Content(text.replace(/\r\n/g, '\n'), line)];
   if (line.generation === 1 && candidates[0] === undefined) {
@@ -197,7 +257,7 @@ export function verifyText(text: string, kind: Kind | 'config', ext: string, sto
     return {
       ...base,
       integrity: 'modified',
-      reason: `content modified since signing (expected ${line.hash.slice(0, 16)}…, found ${hashes[0]!.slice(0, 16)}…); ${fixHint(kind, id)}`,
+      reason: `content modified since signing (expected ${line.hash.slice(0, 16)}…, found ${hashes[0]!.slice(0, 16)}…); re-sign it (rye sign ${kind}:${id}) if the edit is yours`,
     };
   }
   const trusted = store.keys.get(line.keyId);
@@ -208,5 +268,5 @@ export function verifyText(text: string, kind: Kind | 'config', ext: string, sto
   if (!sig || !edVerify(null, Buffer.from(line.hash, 'ascii'), trusted.key, sig)) {
     return { ...base, integrity: 'invalid', reason: `Ed25519 signature does not verify with key ${line.keyId} (${trusted.owner})` };
   }
-  return { ...base, integrity: 'verified' };
+  return { ...base, signed: true, integrity: 'verified' };
 }

@@ -1,11 +1,10 @@
 import { parseArgs } from 'node:util';
 
-import { NotFoundError } from '../errors.js';
+import { fetchFailure, InvalidArgumentError, NotFoundError, RyeSearchError } from '../errors.js';
 import type { FetchOptions } from '../fetch.js';
 import { openIndex } from '../rye-index.js';
 import { isKind } from '../scope.js';
 import { spaceOf } from '../validate.js';
-import { InvalidArgumentError } from '../errors.js';
 import { COMMON_HELP, COMMON_OPTIONS, openOptions } from './args.js';
 
 export const FETCH_HELP = `Usage: rye-search fetch ID [options]
@@ -53,9 +52,13 @@ export async function fetchCommand(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (err) {
+    // With --json every failure is the fetch failure document of the rye_fetch tool, on stdout.
+    if (values.json && err instanceof RyeSearchError) {
+      process.stdout.write(`${JSON.stringify(fetchFailure(err, positionals[0], values.type), null, 2)}\n`);
+      return err instanceof NotFoundError ? 1 : 2;
+    }
     if (err instanceof NotFoundError) {
-      if (values.json) process.stderr.write(`${JSON.stringify({ error: err.toJSON() })}\n`);
-      else process.stderr.write(`${err.message}\n  hint: ${err.hint}\n`);
+      process.stderr.write(`${err.message}\n  hint: ${err.hint}\n`);
       return 1;
     }
     throw err;

@@ -2,9 +2,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 
-import { InvalidArgumentError } from '../errors.js';
+import { fetchFailure, InvalidArgumentError } from '../errors.js';
 import type { McpContext } from './context.js';
-import { errorPayload, errorResult, okResult } from './errors.js';
+import { errorResult, okResult } from './errors.js';
 import { envelopeShape, queryArgs, resultSchema } from './schemas.js';
 import { spaceOf } from '../validate.js';
 import { toSearchOptions } from './search-tool.js';
@@ -98,14 +98,7 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
         const res = await index.search(toSearchOptions({ ...args, query: args.query!, scope: args.scope, space: source === 'local' ? 'all' : source }));
         return okResult(res as unknown as Record<string, unknown>);
       } catch (err) {
-        const e = errorPayload(err);
-        const body: Record<string, unknown> = { status: 'error', error: e.message, code: e.code, hint: e.hint };
-        if (e.code === 'E_INTEGRITY') body.error_type = 'integrity';
-        if (idMode) {
-          body.item_id = args.item_id;
-          if (args.item_type) body.item_type = args.item_type;
-        }
-        return errorResult(body);
+        return errorResult({ ...fetchFailure(err, idMode ? args.item_id : undefined, idMode ? args.item_type : undefined) });
       }
     },
   );

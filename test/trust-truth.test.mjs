@@ -1,0 +1,146 @@
+// Trust and shadows say only what is true (issue 18), through the Node API, the CLI and MCP:
+// shadows only among the searched spaces; signed key documents must verify; the raw key in a
+// `pem` slot is a key; ignored trust files are listed; fetch failures have one shape.
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+import { openIndex, rawPublicKey, signText, trustFile } from '../dist/index.js';
+import { CLI, pyTool, runCli, workspace } from './helpers.mjs';
+
+const author = generateKeyPairSync('ed25519').privateKey;
+const other = generateKeyPairSync('ed25519').privateKey;
+const nobody = generateKeyPairSync('ed25519').privateKey;
+
+function setup() {
+  const ws = workspace();
+  const trust = trustFile(author, 'author');
+  ws.write('project', {
+    [`config/keys/trusted/${trust.name}`]: trust.text,
+    'tools/shared/read.py': signText(pyTool({ description: 'read files, project copy' }), 'tool', '.py', author),
+    'tools/edited.py': signText(pyTool({ description: 'edited after signing' }), 'tool', '.py', author).replace('edited after', 'EDITED after'),
+  });
+  ws.write('core', { 'tools/shared/read.py': signText(pyTool({ description: 'read files, system copy' }), 'tool', '.py', author) });
+  return ws;
+}
+
+const common = (ws) => ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle', '--bundle', `core=${ws.bundle('core')}`];
+
+describe('shadows among the searched spaces', () => {
+  let ws;
+  let index;
+  before(async () => {
+    ws = setup();
+    index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, systemBundles: [{ id: 'core', root: ws.bundle('core') }] });
+  });
+  after(async () => {
+    await index.close();
+    ws.cleanup();
+  });
+
+  it('Node API: one space searched has nothing to shadow; all spaces keep the annotations', async () => {
+    const project = await index.search({ query: 'read', scope: 'tool', space: 'project' });
+    assert.equal(project.results.length, 1);
+    assert.equal(project.results[0].shadows, undefined);
+    const system = await index.search({ query: 'read', scope: 'tool', space: 'system' });
+    assert.equal(system.results[0].shadowed_by, undefined);
+    const all = await index.search({ query: 'read', scope: 'tool', space: 'all' });
+    assert.deepEqual(all.results.find((r) => r.source === 'project').shadows, [{ space: 'system:core' }]);
+    assert.equal(all.results.find((r) => r.source === 'system').shadowed_by, 'project');
+    // Over all items of the searched spaces, not only the matches: a page of one still says it.
+    const one = await index.search({ query: 'project copy', scope: 'tool', space: 'all' });
+    assert.deepEqual(one.results[0].shadows, [{ space: 'system:core' }]);
+    const [many] = await index.searchMany([{ query: 'read', scope: 'tool', space: 'project' }]);
+    assert.equal(many.results[0].shadows, undefined);
+  });
+
+  it('CLI: --space project shows no shadows', () => {
+    const res = runCli(['search', 'read', '--scope', 'tool', '--space', 'project', '--json', ...common(ws)]);
+    assert.equal(res.status, 0, res.stderr);
+    assert.equal(JSON.parse(res.stdout).results[0].shadows, undefined);
+  });
+
+  it('signed is true exactly when verified; CLI fetch --json fails with the rye_fetch document', () => {
+    const res = runCli(['fetch', 'tool:edited', '--json', ...common(ws)]);
+    assert.equal(res.status, 2);
+    const body = JSON.parse(res.stdout);
+    assert.equal(body.status, 'error');
+    assert.equal(body.error_type, 'integrity');
+    assert.equal(body.code, 'E_INTEGRITY');
+    assert.equal(body.item_id, 'tool:edited');
+    assert.match(body.error, /modified/);
+    assert.ok(body.hint);
+    const missing = runCli(['fetch', 'tool:nope', '--json', ...common(ws)]);
+    assert.equal(missing.status, 1);
+    assert.deepEqual(Object.keys(JSON.parse(missing.stdout)).sort(), ['code', 'error', 'hint', 'item_id', 'status']);
+  });
+
+  it('MCP: rye_fetch query mode with space project has no shadows; its integrity failure has the same fields as the CLI', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...common(ws)], stderr: 'pipe', env: { ...process.env, CI: '1' } });
+    const client = new Client({ name: 'trust-test', version: '1.0.0' });
+    await client.connect(transport);
+    const search = await client.callTool({ name: 'rye_search', arguments: { query: 'read', scope: 'tool', space: 'project' } });
+    assert.equal(search.structuredContent.results[0].shadows, undefined);
+    const query = await client.callTool({ name: 'rye_fetch', arguments: { query: 'read', scope: 'tool', source: 'project' } });
+    assert.equal(query.structuredContent.results[0].shadows, undefined);
+    const refused = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'tool:edited' } });
+    const cli = JSON.parse(runCli(['fetch', 'tool:edited', '--json', ...common(ws)]).stdout);
+    assert.deepEqual(Object.keys(JSON.parse(refused.content[0].text)).sort(), Object.keys(cli).sort());
+    await client.close();
+  });
+});
+
+describe('trust documents', () => {
+  it('a signed key document must verify: edited, signed by another or an untrusted key, it confers no trust', async () => {
+    const ws = workspace();
+    const trusted = 'config/keys/trusted';
+    const ok = trustFile(author, 'author');
+    const signedSelf = trustFile(other, 'other');
+    const edited = trustFile(generateKeyPairSync('ed25519').privateKey, 'edited');
+    const editedKey = edited.text;
+    const foreign = trustFile(generateKeyPairSync('ed25519').privateKey, 'foreign');
+    ws.write('project', {
+      [`${trusted}/${ok.name}`]: ok.text, // unsigned: trusted, as the user put it there
+      [`${trusted}/${signedSelf.name}`]: signText(signedSelf.text, 'config', '.toml', other), // self-signed: trusted
+      [`${trusted}/${edited.name}`]: signText(editedKey, 'config', '.toml', author).replace('owner = "edited"', 'owner = "mallory"'),
+      [`${trusted}/${foreign.name}`]: signText(foreign.text, 'config', '.toml', nobody), // signed by a key nobody trusts
+      'tools/a.py': signText(pyTool({ description: 'by author' }), 'tool', '.py', author),
+      'tools/b.py': signText(pyTool({ description: 'by other' }), 'tool', '.py', other),
+    });
+    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+    const report = await index.verify();
+    assert.equal(report.counts.verified, 2);
+    const ignored = Object.fromEntries(report.ignoredTrustFiles.map((i) => [path.basename(i.file), i.reason]));
+    assert.deepEqual(Object.keys(ignored).sort(), [edited.name, foreign.name].sort());
+    assert.match(ignored[edited.name], /modified/);
+    assert.match(ignored[foreign.name], /not trusted/);
+    const cli = runCli(['verify', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle']);
+    assert.match(cli.stdout, /2 trust files ignored/);
+    const json = JSON.parse(runCli(['verify', '--json', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle']).stdout);
+    assert.equal(json.ignoredTrustFiles.length, 2);
+    await index.close();
+    ws.cleanup();
+  });
+
+  it('accepts [public_key] pem = "ed25519:<base64>", and lists unreadable trust files', async () => {
+    const ws = workspace();
+    const raw = rawPublicKey(author).toString('base64');
+    ws.write('project', {
+      'config/keys/trusted/raw-pem.toml': `owner = "author"\n\n[public_key]\npem = "ed25519:${raw}"\n`,
+      'config/keys/trusted/nokey.toml': 'owner = "nobody"\n',
+      'tools/a.py': signText(pyTool({ description: 'by author' }), 'tool', '.py', author),
+    });
+    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+    const res = await index.search({ query: 'author', scope: 'tool' });
+    assert.equal(res.results[0].integrity, 'verified');
+    const report = await index.verify();
+    assert.deepEqual(report.ignoredTrustFiles.map((i) => path.basename(i.file)), ['nokey.toml']);
+    await index.close();
+    ws.cleanup();
+  });
+});
