@@ -1,4 +1,4 @@
-/** Where persistent indexes live: one directory per project under the cache dir. */
+/** Where persistent indexes live: one directory per configuration of spaces under the cache dir. */
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -9,9 +9,14 @@ export function defaultCacheDir(): string {
   return path.join(base, 'rye-search');
 }
 
-export function indexDirFor(cacheDir: string, projectPath: string | undefined): string {
-  const key = projectPath ? path.resolve(projectPath) : '(no project)';
-  const digest = createHash('sha256').update(key).digest('hex').slice(0, 16);
+/**
+ * One index per configuration of spaces: the project, the user space and the bundles in order.
+ * Processes with other settings (an MCP server started without the user's environment, a CLI
+ * with RYE_SYSTEM_BUNDLES) must never undo each other's index, so each gets its own directory.
+ */
+export function indexDirFor(cacheDir: string, projectPath: string | undefined, spaces: readonly { label: string; aiDir: string }[]): string {
+  const configuration = JSON.stringify([projectPath ? path.resolve(projectPath) : null, spaces.map((s) => [s.label, path.resolve(s.aiDir)])]);
+  const digest = createHash('sha256').update(configuration).digest('hex').slice(0, 16);
   const label = projectPath ? path.basename(path.resolve(projectPath)).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) : 'global';
   return path.join(cacheDir, `${label}-${digest}`);
 }

@@ -190,7 +190,7 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   if (opts.projectPath !== undefined) checkProjectDir(opts.projectPath);
   const spaces = resolveSpaces(opts);
   const cacheDir = path.resolve(opts.cacheDir ?? defaultCacheDir());
-  const location = indexDirFor(cacheDir, opts.projectPath);
+  const location = indexDirFor(cacheDir, opts.projectPath, spaces);
   fs.mkdirSync(location, { recursive: true });
   const nativeIndex = native((b) => b.NativeIndex.open(location));
   const indexer = new Indexer(nativeIndex, spaces, path.join(location, 'rye-state.json'), opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, opts.watch ?? process.platform === 'linux');

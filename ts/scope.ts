@@ -19,7 +19,7 @@ export interface Scope {
 }
 
 const ACCEPTED =
-  'use KIND, KIND.NAMESPACE, KIND.NAMESPACE.* or rye.search.KIND.NAMESPACE.* (also rye.fetch.… and rye.*.…), ' +
+  'use * (every kind), KIND, KIND.NAMESPACE, KIND.NAMESPACE.* or rye.search.KIND.NAMESPACE.* (also rye.fetch.… and rye.*.…), ' +
   'where KIND is directive, tool or knowledge — e.g. "tool", "tool.rye.core.*", "rye.search.knowledge.*"';
 
 function fail(scope: unknown, why: string): never {
@@ -30,10 +30,15 @@ export function isKind(value: unknown): value is Kind {
   return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
 }
 
-export function parseScope(scope: unknown): Scope {
+/** Scopes that name every kind. */
+const EVERY_KIND = new Set(['*', 'rye.search.*', 'rye.fetch.*', 'rye.*.*', 'rye.*']);
+
+/** A scope's meaning; `undefined` for `*` (every kind). */
+export function parseScope(scope: unknown): Scope | undefined {
   if (typeof scope !== 'string') fail(scope, 'scope must be a string');
   const text = scope.trim();
   if (text === '') fail(scope, 'scope is empty');
+  if (EVERY_KIND.has(text)) return undefined;
   let rest = text;
   if (rest.startsWith('rye.')) {
     rest = rest.slice(4);

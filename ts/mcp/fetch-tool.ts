@@ -94,8 +94,7 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
           const res = await index.fetch({ item_id: args.item_id!, item_type: args.item_type, source, destination: args.destination, overwrite: args.overwrite });
           return okResult(res as unknown as Record<string, unknown>);
         }
-        if (args.scope === undefined) throw new InvalidArgumentError('query mode needs a scope', { hint: 'e.g. "scope": "tool" or "tool.rye.core.*"' });
-        const res = await index.search(toSearchOptions({ ...args, query: args.query!, scope: args.scope, space: source === 'local' ? 'all' : source }));
+        const res = await index.search(toSearchOptions({ ...args, query: args.query!, scope: args.scope ?? '*', space: source === 'local' ? 'all' : source }));
         return okResult(res as unknown as Record<string, unknown>);
       } catch (err) {
         return errorResult({ ...fetchFailure(err, idMode ? args.item_id : undefined, idMode ? args.item_type : undefined) });

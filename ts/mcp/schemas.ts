@@ -12,7 +12,11 @@ export const distanceSchema = z
 
 export const queryArgs = {
   query: z.string().describe('Search query: terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards; "*" lists everything'),
-  scope: z.string().min(1).describe('Kind and optional namespace: "tool", "tool.rye.core.*", "rye.search.knowledge.*"'),
+  scope: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Kind and optional namespace: "tool", "tool.rye.core.*", "rye.search.knowledge.*"; "*" or omitted: every kind'),
   project_path: z.string().min(1).optional().describe('Absolute path to the project root (the directory holding .ai/); defaults to the server\'s --project'),
   limit: z.number().int().min(0).max(MAX_MCP_LIMIT).optional().describe(`Maximum results (default 10, at most ${MAX_MCP_LIMIT})`),
   offset: z.number().int().min(0).optional().describe('Results to skip (pagination)'),

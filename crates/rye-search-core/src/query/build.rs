@@ -47,11 +47,11 @@ pub struct Builder<'a> {
     budget: &'a Budget,
 }
 
-/// Levenshtein automaton builders for distances 1 and 2. Building one costs far more than a
+/// Levenshtein automaton builders for distances 1 and 2, a transposition counting as one edit. Building one costs far more than a
 /// fuzzy query, so each is built once per process.
 fn lev_builder(distance: u8) -> &'static LevenshteinAutomatonBuilder {
     static BUILDERS: [OnceLock<LevenshteinAutomatonBuilder>; 2] = [OnceLock::new(), OnceLock::new()];
-    BUILDERS[distance as usize - 1].get_or_init(|| LevenshteinAutomatonBuilder::new(distance, false))
+    BUILDERS[distance as usize - 1].get_or_init(|| LevenshteinAutomatonBuilder::new(distance, true))
 }
 
 impl<'a> Builder<'a> {
@@ -426,16 +426,25 @@ impl Automaton for DfaAutomaton<'_> {
     }
 }
 
-/// Classic Levenshtein distance over characters (insert, delete, substitute).
+/// Edit distance over characters where a swap of two neighbouring letters is one edit, as
+/// people count typos (`pyhton` is one edit from `python`): optimal string alignment, the
+/// distance the fuzzy automata use.
 pub fn levenshtein(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    // Three rows: two back for the transposition.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
     let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    for i in 0..a.len() {
         let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        for j in 0..b.len() {
+            let mut d = (prev[j] + usize::from(a[i] != b[j])).min(prev[j + 1] + 1).min(cur[j] + 1);
+            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
+                d = d.min(before[j - 1] + 1);
+            }
+            cur[j + 1] = d;
         }
-        prev = cur;
+        before = std::mem::replace(&mut prev, cur);
     }
     prev[b.len()]
 }
@@ -465,5 +474,8 @@ mod tests {
         assert_eq!(levenshtein("direcive", "directive"), 1);
         assert_eq!(levenshtein("kitten", "sitting"), 3);
         assert_eq!(levenshtein("", "abc"), 3);
+        for (typo, word) in [("pyhton", "python"), ("libary", "library"), ("spwan", "spawn"), ("ab", "ba")] {
+            assert_eq!(levenshtein(typo, word), 1, "{typo}");
+        }
     }
 }

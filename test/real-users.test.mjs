@@ -1,0 +1,84 @@
+// What a new user meets (issue 19): one index per configuration of spaces, `*` as every kind,
+// transpositions as one typo — through the CLI process, the Node API and an MCP client.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { describe, it } from 'node:test';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+import { createMemoryIndex, openIndex } from '../dist/index.js';
+import { CLI, knowledge, pyTool, runCli, workspace } from './helpers.mjs';
+
+function run(args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: '1', ...env } });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}
+
+describe('one index per configuration of spaces', () => {
+  it('two processes, one with a bundle and one without, never undo each other', async () => {
+    const ws = workspace();
+    ws.write('project', { 'tools/local.py': pyTool({ description: 'zebra local tool' }) });
+    ws.write('extra', Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`tools/b${i}.py`, pyTool({ description: `zebra bundle tool ${i}` })])));
+    const base = ['search', 'zebra', '--scope', 'tool', '--limit', '0', '--json', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
+    const withBundle = { RYE_SYSTEM_BUNDLES: `extra=${ws.bundle('extra')}` };
+    const without = { RYE_SYSTEM_BUNDLES: '' };
+    let wrong = 0;
+    for (let round = 0; round < 6; round++) {
+      const [a, b] = await Promise.all([run(base, withBundle), run(base, without)]);
+      assert.equal(a.code, 0);
+      assert.equal(b.code, 0);
+      if (JSON.parse(a.out).total !== 31) wrong++;
+      if (JSON.parse(b.out).total !== 1) wrong++;
+    }
+    assert.equal(wrong, 0, `${wrong} answers saw the other process's spaces`);
+    ws.cleanup();
+  });
+});
+
+describe('scope * means every kind', () => {
+  it('Node API, CLI and MCP accept * and an omitted scope; the envelope echoes *', async () => {
+    const ws = workspace();
+    ws.write('project', { 'tools/alpha.py': pyTool({ description: 'alpha tool' }), 'knowledge/alpha.md': knowledge({ name: 'alpha', title: 'Alpha notes' }) });
+    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+    const star = await index.search({ query: 'alpha', scope: '*' });
+    assert.equal(star.total, 2);
+    assert.equal(star.scope, '*');
+    const omitted = await index.search({ query: 'alpha' });
+    assert.equal(omitted.total, 2);
+    // Copying the envelope's scope back works.
+    assert.equal((await index.search({ query: 'alpha', scope: omitted.scope })).total, 2);
+    await index.close();
+    const cli = runCli(['search', 'alpha', '--scope', '*', '--json', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle']);
+    assert.equal(JSON.parse(cli.stdout).total, 2, cli.stderr);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'], stderr: 'pipe', env: { ...process.env, CI: '1' } });
+    const client = new Client({ name: 'scope-test', version: '1.0.0' });
+    await client.connect(transport);
+    for (const args of [{ query: 'alpha', scope: '*' }, { query: 'alpha' }]) {
+      const res = await client.callTool({ name: 'rye_search', arguments: args });
+      assert.ok(!res.isError, res.content[0].text);
+      assert.equal(res.structuredContent.total, 2);
+      assert.equal(res.structuredContent.scope, '*');
+      const fetched = await client.callTool({ name: 'rye_fetch', arguments: args });
+      assert.ok(!fetched.isError, fetched.content[0].text);
+      assert.equal(fetched.structuredContent.total, 2);
+    }
+    await client.close();
+    ws.cleanup();
+  });
+});
+
+describe('fuzzy counts a swapped pair of letters as one edit', () => {
+  it('pyhton, spwan, libary and lirbary find their words at distance 1', async () => {
+    const index = createMemoryIndex();
+    await index.add([{ id: 'a', title: 'python' }, { id: 'b', title: 'spawn' }, { id: 'c', title: 'library' }, { id: 'd', title: 'the' }]);
+    for (const [typo, id] of [['pyhton', 'a'], ['spwan', 'b'], ['libary', 'c'], ['lirbary', 'c']]) {
+      const res = await index.search({ query: typo, fuzzy: { enabled: true, max_distance: 1 } });
+      assert.deepEqual(res.results.map((r) => r.id), [id], typo);
+    }
+  });
+});
