@@ -94,6 +94,14 @@ describe('MCP over stdio', () => {
     assert.match(limit.content[0].text, /limit/i);
     const missing = await client.callTool({ name: 'rye_search', arguments: { scope: 'tool' } });
     assert.equal(missing.isError, true);
+    // Schema failures have the same shape as every other failure: a code and a hint.
+    for (const args of [{ scope: 'tool' }, { query: 'x', limit: 101 }, { query: 'x', sort_by: 'bad' }, { query: 'x', bogus: 1 }]) {
+      const res = await client.callTool({ name: 'rye_search', arguments: args });
+      assert.equal(parse(res).error.code, 'E_INVALID_ARGUMENT', JSON.stringify(args));
+      assert.ok(parse(res).error.hint, JSON.stringify(args));
+    }
+    const badFetch = parse(await client.callTool({ name: 'rye_fetch', arguments: { item_id: 5 } }));
+    assert.deepEqual([badFetch.status, badFetch.code, !!badFetch.hint], ['error', 'E_INVALID_ARGUMENT', true]);
     // A misspelt option is an error naming it, never silently dropped.
     for (const name of ['rye_search', 'rye_fetch']) {
       const unknown = await client.callTool({ name, arguments: { query: 'read', scope: 'tool', sortBy: 'name' } });

@@ -2,8 +2,12 @@
 import { readFileSync } from 'node:fs';
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+import { errorPayload, fetchFailure, InvalidArgumentError } from '../errors.js';
 
 import type { McpContext } from './context.js';
+import { errorResult } from './errors.js';
 import { registerFetchTool } from './fetch-tool.js';
 import { registerSearchTool } from './search-tool.js';
 
@@ -16,5 +20,25 @@ export function createMcpServer(ctx: McpContext): McpServer {
   );
   registerSearchTool(server, ctx);
   registerFetchTool(server, ctx);
+  typeSchemaFailures(server);
   return server;
+}
+
+/**
+ * The SDK answers arguments that fail the input schema (a missing query, `limit: 101`, an unknown
+ * key) with plain text. Every other failure carries a `code` and a `hint`: so do these, in each
+ * tool's failure shape. (`createToolError` is the SDK's one place for such answers; the SDK
+ * version is pinned and `test/mcp.test.mjs` checks the shape.)
+ */
+function typeSchemaFailures(server: McpServer): void {
+  const target = server as unknown as { createToolError: (message: string) => CallToolResult };
+  const plain = target.createToolError.bind(server);
+  target.createToolError = (message: string) => {
+    const tool = /^(?:MCP error -?\d+: )?Input validation error: Invalid arguments for tool (\w+): ([\s\S]*)$/.exec(message);
+    if (!tool) return plain(message);
+    const error = new InvalidArgumentError(`invalid arguments for ${tool[1]}: ${tool[2]!.trim()}`, {
+      hint: `check the arguments against ${tool[1]}'s input schema (tools/list): names, types and bounds`,
+    });
+    return errorResult(tool[1] === 'rye_fetch' ? { ...fetchFailure(error) } : { error: errorPayload(error) });
+  };
 }
