@@ -2,6 +2,7 @@
 // transpositions as one typo — through the CLI process, the Node API and an MCP client.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { describe, it } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -80,5 +81,44 @@ describe('fuzzy counts a swapped pair of letters as one edit', () => {
       const res = await index.search({ query: typo, fuzzy: { enabled: true, max_distance: 1 } });
       assert.deepEqual(res.results.map((r) => r.id), [id], typo);
     }
+  });
+});
+
+describe('errors that say what is wrong', () => {
+  it('the CLI names the problem and the accepted forms, without stack traces', async () => {
+    const ws = workspace();
+    ws.write('project', { 'tools/thread.py': pyTool({ description: 'thread pool' }) });
+    const common = ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
+    const cases = [
+      [['search', '(', ...common], /unclosed parenthesis/],
+      [['search', 'x', '--limit', '-1', ...common], /limit -1 is out of range[\s\S]*between 0 and 1000/],
+      [['search', 'x', '--filter', 'integrity=good', ...common], /cannot be "good"[\s\S]*verified, unsigned, modified, untrusted, invalid/],
+      [['search', 'x', '--filter', 'signed=yes', ...common], /cannot be "yes"[\s\S]*true, false/],
+      [['search', 'title:thread', ...common], /field search[\s\S]*--field title=/],
+    ];
+    for (const [args, expected] of cases) {
+      const res = runCli(args);
+      assert.equal(res.status, 2, `${args.join(' ')}: ${res.stdout}`);
+      assert.match(res.stderr, expected, args.join(' '));
+      assert.doesNotMatch(res.stderr, /\n\s+at /, 'a stack trace');
+    }
+    const missing = runCli(['fetch', 'tool:nope', ...common]);
+    assert.doesNotMatch(missing.stderr, /check the id with rye_search/);
+    ws.cleanup();
+  });
+
+  it('mcp --http on a busy port says so before indexing', async () => {
+    const http = await import('node:http');
+    const busy = http.createServer();
+    await new Promise((r) => busy.listen(0, '127.0.0.1', r));
+    const ws = workspace();
+    ws.write('project', { 'tools/a.py': pyTool({ description: 'a' }) });
+    const res = runCli(['mcp', '--http', String(busy.address().port), '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle']);
+    busy.close();
+    assert.equal(res.status, 2);
+    assert.match(res.stderr, /already in use[\s\S]*--http 0/);
+    assert.doesNotMatch(res.stderr, /\n\s+at /);
+    assert.equal(fs.existsSync(ws.cache) ? fs.readdirSync(ws.cache).length : 0, 0, 'indexed before checking the port');
+    ws.cleanup();
   });
 });

@@ -137,7 +137,7 @@ export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse 
   }
   if (found.length === 0) {
     throw new NotFoundError(`Item not found: ${id}`, {
-      hint: `looked for ${kinds.join('/')} "${id}" in ${spaces.map((s) => s.label).join(', ') || 'no spaces'}; check the id with rye_search, or pass source`,
+      hint: `looked for ${kinds.join('/')} "${id}" in ${spaces.map((s) => s.label).join(', ') || 'no spaces'}; find the id with a search (rye_search, rye-search search), or name the space with source (--source)`,
     });
   }
   if (found.length > 1) {
@@ -200,7 +200,7 @@ function copyTo(opts: FetchOptions, item: Found, id: string, bytes: Buffer, ctx:
   if (st) existing = readRegularFile(target, Math.max(st.size, bytes.length));
   const same = existing && createHash('sha256').update(existing).digest('hex') === createHash('sha256').update(bytes).digest('hex');
   if (existing && !same && !opts.overwrite) {
-    throw new RyeSearchError('E_EXISTS', `${target} already exists with different content`, { hint: 'pass overwrite: true to replace it' });
+    throw new RyeSearchError('E_EXISTS', `${target} already exists with different content`, { hint: 'replace it with overwrite: true (--overwrite on the command line)' });
   }
   if (!same) {
     const tmp = `${target}.${process.pid}.tmp`;

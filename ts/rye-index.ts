@@ -150,7 +150,7 @@ export class RyeIndex {
       const { kinds, id } = parseItemRef(itemId);
       const found = kinds.map((k) => this.indexer.byId.get(`${k}\0${id}`)).filter((refs): refs is ItemRef[] => refs !== undefined);
       if (found.length === 0) {
-        throw new NotFoundError(`Item not found: ${itemId}`, { hint: 'check the id with rye_search; ids are kind:id or a bare id without extension' });
+        throw new NotFoundError(`Item not found: ${itemId}`, { hint: 'find the id with a search (rye_search, rye-search search); ids are kind:id or a bare id without extension' });
       }
       for (const refs of found) if (!out.includes(refs)) out.push(refs);
     }

@@ -134,6 +134,12 @@ function distance(opt: unknown, name: string, fallback: number, warnings: string
 
 const VERSION_OP = /^(>=|<=|>|<|=)\s*(.+)$/;
 
+/** Filters over a closed set of values: any other value could never match, so it is an error. */
+const CLOSED_FILTERS: Record<string, readonly string[]> = {
+  integrity: ['verified', 'unsigned', 'modified', 'untrusted', 'invalid'],
+  signed: ['true', 'false'],
+};
+
 function filterList(filters: unknown): NativeFilter[] {
   if (filters === undefined || filters === null) return [];
   if (typeof filters !== 'object' || Array.isArray(filters)) bad('filters must be an object of key → value', 'e.g. {"category": "rye/core", "tags": ["api"]}');
@@ -172,6 +178,9 @@ function filterList(filters: unknown): NativeFilter[] {
         bad(`filter "${key}" has an unsupported value ${JSON.stringify(v)}`, 'filter values are strings, numbers, booleans or lists of them');
       }
     }
+    const accepted = CLOSED_FILTERS[key];
+    const unknown = accepted ? [...any, ...none].find((v) => !accepted.includes(v)) : undefined;
+    if (unknown !== undefined) bad(`filter "${key}" cannot be ${JSON.stringify(unknown)}`, `use one of ${accepted!.join(', ')}`);
     if (any.length) out.push({ type: 'anyOf', key, values: any });
     if (none.length) out.push({ type: 'noneOf', key, values: none });
   }

@@ -52,11 +52,28 @@ export async function main(argv: string[]): Promise<number> {
   const json = rest.includes('--json');
   try {
     const command = await load();
-    return await command(rest);
+    return await command(negativeValues(rest));
   } catch (err) {
     reportError(err, json);
     return 2;
   }
+}
+
+/**
+ * `--limit -1` as `--limit=-1`: Node's argument parser takes `-1` for an option and answers with
+ * its own message; written this way the value reaches the option's check, which names the range.
+ */
+function negativeValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    if (/^--[a-z][\w-]*$/.test(arg) && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 function reportError(err: unknown, json: boolean): void {

@@ -24,13 +24,19 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   // A long-lived server: the platform's default watching makes the refresh before each call cheap.
   const { projectPath, watch: _oneShot, ...rest } = openOptions(values);
   const ctx = new McpContext({ ...rest, defaultProject: projectPath });
-  await ctx.index(undefined); // build the index before the first call
   if (values.http !== undefined) {
     const port = integerArg(values.http, 'http')!;
     if (port < 0 || port > 65535) throw new InvalidArgumentError(`--http ${port} is not a port`, { hint: 'use 0–65535' });
     // Loaded only here: the HTTP transport and its server add ~15 ms to every stdio start.
     const { serveHttp } = await import('../mcp/http.js');
-    const server = await serveHttp(ctx, port);
+    // The port first: a busy one is said at once, not after indexing.
+    const server = await serveHttp(ctx, port).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES') throw err;
+      throw new InvalidArgumentError(`port ${port} on 127.0.0.1 ${err.code === 'EADDRINUSE' ? 'is already in use' : 'is not allowed'}`, {
+        hint: 'choose another port, or --http 0 for a free one',
+      });
+    });
+    await ctx.index(undefined); // build the index before the first call
     const address = server.address();
     const actual = typeof address === 'object' && address ? address.port : port;
     process.stderr.write(`rye-search MCP listening on http://127.0.0.1:${actual}/mcp\n`);
@@ -40,6 +46,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       process.once('SIGTERM', stop);
     });
   } else {
+    await ctx.index(undefined); // build the index before the first call
     const server = createMcpServer(ctx);
     const transport = new StdioServerTransport();
     // A line that is not JSON-RPC gets a parse error (id null), as JSON-RPC asks; the SDK only

@@ -178,6 +178,9 @@ impl Parser {
                 if self.peek() == Some(&Tok::Close) {
                     return Err(syntax("empty parentheses", pos, "put a term inside the parentheses, or remove them"));
                 }
+                if self.peek().is_none() {
+                    return Err(syntax("unclosed parenthesis", pos, "add a term and a matching ), or remove the ("));
+                }
                 if !self.starts_operand() {
                     return Err(syntax(
                         "an operator cannot start a group",
@@ -193,6 +196,13 @@ impl Parser {
                 return Ok(inner);
             }
             Tok::Word(w) => {
+                if let Some(field) = field_prefix(&w) {
+                    return Err(syntax(
+                        format!("\"{w}\" looks like a field search, which the query language does not have"),
+                        pos,
+                        format!("search one field with fields: {{\"{field}\": \"…\"}} (CLI: --field {field}=…), or quote the words"),
+                    ));
+                }
                 if w.chars().all(|c| c == '*') {
                     Node::All
                 } else if w.contains('*') {
@@ -225,6 +235,12 @@ impl Parser {
         }
         Ok(node)
     }
+}
+
+/// `title:thread` and the like: a text field's name, a colon, then more (never a match as words).
+fn field_prefix(word: &str) -> Option<&str> {
+    let (field, rest) = word.split_once(':')?;
+    (!rest.is_empty() && crate::schema::TEXT_FIELDS.contains(&field)).then_some(field)
 }
 
 /// Parses a query string. Blank queries mean "everything", like `*`.
