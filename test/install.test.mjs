@@ -98,6 +98,28 @@ describe('install from packed tarballs', { skip: applicable ? false : `needs ${b
     assert.deepEqual(JSON.parse(res.stdout), { total: 1, code: 'E_QUERY_SYNTAX' });
   });
 
+  it('a strict TypeScript project compiles against the installed types, which are precise', () => {
+    fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', skipLibCheck: false } }));
+    fs.writeFileSync(
+      path.join(project, 'use.ts'),
+      `import { openIndex, type Integrity, type Source, type SearchResult } from 'rye-search';
+      const index = await openIndex({ projectPath: '.' });
+      const res = await index.search({ query: 'x', scope: '*' });
+      const r: SearchResult | undefined = res.results[0];
+      const integrity: Integrity | undefined = r?.integrity;
+      const source: Source | undefined = r?.source;
+      // @ts-expect-error integrity is one of five values, not any string
+      const wrong: SearchResult['integrity'] = 'good';
+      const report = await index.verify();
+      const files: string[] = report.ignoredTrustFiles.map((f) => f.file);
+      console.log(integrity, source, wrong, files);
+      `,
+    );
+    const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const res = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, env, encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stdout + res.stderr);
+  });
+
   it('without a matching binary, fails with a typed error naming the platform and how to build', () => {
     fs.rmSync(path.join(project, 'node_modules', `rye-search-${PLATFORM}`), { recursive: true, force: true });
     const res = cli(['search', 'fuzzy']);

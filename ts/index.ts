@@ -3,7 +3,7 @@ export { openIndex, RyeIndex, type OpenIndexOptions, type SearchFailure, type Ve
 export { parseItemRef, InvalidIdError, type FetchOptions, type FetchResponse } from './fetch.js';
 export { verifyItem } from './verify-item.js';
 export { createMemoryIndex, MemoryIndex, type PlainDocument, type MemorySearchOptions } from './memory-index.js';
-export type { SearchOptions, SearchResponse, SearchResult, SortBy, DistanceOption, ShadowEntry } from './search.js';
+export type { SearchOptions, SearchResponse, SearchResult, SortBy, DistanceOption, ShadowEntry, Source } from './search.js';
 export type { IndexReport, IndexWarning, Progress } from './indexer.js';
 export type { Skip, SkipReason } from './discovery.js';
 export { parseScope, KINDS, type Kind, type Scope } from './scope.js';

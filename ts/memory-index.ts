@@ -21,8 +21,8 @@ export interface PlainDocument {
   version?: string;
   /** ISO date or epoch milliseconds. */
   date?: string | number;
-  /** Source label (default `project`). */
-  source?: string;
+  /** Source label: `project` (default), `user`, `system` or `system:<bundle id>`. */
+  source?: 'project' | 'user' | 'system' | `system:${string}`;
   path?: string;
   metadata?: Record<string, string | number | boolean | string[]>;
 }
@@ -47,6 +47,9 @@ function checkDocument(d: PlainDocument): number | null {
   };
   if (d.id.includes('\0')) fail('the id has a NUL character', 'use ids like "section/name"');
   if (d.kind !== undefined && !isKind(d.kind)) fail(`unknown kind "${String(d.kind)}"`, 'use directive, tool or knowledge');
+  if (d.source !== undefined && d.source !== null && !(typeof d.source === 'string' && /^(project|user|system(:.+)?)$/.test(d.source))) {
+    fail(`unknown source ${JSON.stringify(d.source)}`, 'use project, user, system or system:<bundle id>');
+  }
   for (const k of TEXT_KEYS) {
     if (d[k] !== undefined && d[k] !== null && typeof d[k] !== 'string') fail(`${k} must be a string, got ${typeof d[k]}`, `pass ${k} as text`);
   }

@@ -6,6 +6,7 @@ import { InvalidArgumentError } from './errors.js';
 import { parseScope, type Kind } from './scope.js';
 import type { Space } from './spaces.js';
 import { sourceOf } from './spaces.js';
+import type { Integrity } from './trust.js';
 import { wellFormed } from './validate.js';
 
 export type SortBy = 'score' | 'name' | 'date';
@@ -37,6 +38,9 @@ export interface SearchOptions {
   previewChars?: number;
 }
 
+/** Where a result comes from: its space's kind (a bundle's id is in `bundle`). */
+export type Source = 'project' | 'user' | 'system';
+
 export interface ShadowEntry {
   space: string;
 }
@@ -49,11 +53,12 @@ export interface SearchResult {
   category: string;
   score: number;
   type: Kind;
-  source: string;
+  source: Source;
   preview: string;
   path: string;
+  /** True exactly when `integrity` is `verified`. */
   signed: boolean;
-  integrity: string;
+  integrity: Integrity;
   /** The bundle id, for items from a system bundle. */
   bundle?: string;
   metadata?: Record<string, unknown>;
@@ -289,11 +294,11 @@ export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResul
     category,
     score,
     type: kind,
-    source: sourceOf(space),
+    source: sourceOf(space) as Source,
     preview,
     path,
     signed: extra?.[0] ?? false,
-    integrity: extra?.[1] ?? 'unsigned',
+    integrity: (extra?.[1] ?? 'unsigned') as Integrity,
   };
   if (space.startsWith('system:')) result.bundle = space.slice('system:'.length);
   if (extra?.[2]) result.metadata = extra[2];
