@@ -31,7 +31,7 @@ export function isKind(value: unknown): value is Kind {
 }
 
 /** Scopes that name every kind. */
-const EVERY_KIND = new Set(['*', 'rye.search.*', 'rye.fetch.*', 'rye.*.*', 'rye.*']);
+const EVERY_KIND = new Set(['*']);
 
 /** A scope's meaning; `undefined` for `*` (every kind). */
 export function parseScope(scope: unknown): Scope | undefined {

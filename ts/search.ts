@@ -59,6 +59,8 @@ export interface SearchResult {
   /** True exactly when `integrity` is `verified`. */
   signed: boolean;
   integrity: Integrity;
+  /** The item's date (metadata `updated_at`, else `created_at`) as an ISO string, when it has one. */
+  date?: string;
   /** The bundle id, for items from a system bundle. */
   bundle?: string;
   metadata?: Record<string, unknown>;
@@ -285,7 +287,7 @@ export function shadowsAmong(lookup: ShadowLookup, searched: readonly { label: s
 }
 
 export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
-  const [id, score, preview, [kind, space, name, title, description, category, path, , extra]] = hit;
+  const [id, score, preview, [kind, space, name, title, description, category, path, date, extra]] = hit;
   const result: SearchResult = {
     id,
     name,
@@ -300,6 +302,7 @@ export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResul
     signed: extra?.[0] ?? false,
     integrity: (extra?.[1] ?? 'unsigned') as Integrity,
   };
+  if (date !== null && Number.isFinite(date)) result.date = new Date(date).toISOString();
   if (space.startsWith('system:')) result.bundle = space.slice('system:'.length);
   if (extra?.[2]) result.metadata = extra[2];
   const copies = shadows?.(kind, id);

@@ -24,14 +24,16 @@ export function formatSearch(res: SearchResponse): string {
   if (res.results.length === 0) {
     return res.total > 0 ? `no results on this page (${res.total} in total, offset ${res.offset})` : `no results for ${JSON.stringify(res.query)}`;
   }
-  const width = Math.max(40, (process.stdout.columns ?? 120) - 60);
-  const rows = [['SCORE', 'TYPE', 'SPACE', 'SIGNATURE', 'ID']];
+  // The note line under each result is indented by 6: the rest of the terminal is its room.
+  const width = Math.max(20, (process.stdout.columns || 120) - 6);
+  const dated = res.results.some((r) => r.date);
+  const rows = [['SCORE', 'TYPE', 'SPACE', 'SIGNATURE', ...(dated ? ['DATE'] : []), 'ID']];
   const notes: string[] = [];
   for (const r of res.results) {
     let id = r.id;
     if (r.shadows?.length) id += `  (shadows ${r.shadows.map((s) => s.space).join(', ')})`;
     if (r.shadowed_by) id += `  (shadowed by ${r.shadowed_by})`;
-    rows.push([r.score.toFixed(3), r.type, spaceOf(r), MARK[r.integrity] ?? r.integrity, id]);
+    rows.push([r.score.toFixed(3), r.type, spaceOf(r), MARK[r.integrity] ?? r.integrity, ...(dated ? [r.date?.slice(0, 10) ?? '-'] : []), id]);
     const line = [r.title && r.title !== r.name ? r.title : '', r.description].filter(Boolean).join(' — ');
     notes.push(line ? `      ${cut(line, width)}` : '');
   }

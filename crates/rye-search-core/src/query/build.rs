@@ -212,6 +212,7 @@ impl<'a> Builder<'a> {
     fn fuzzy_term(&mut self, token: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
         let dfa = self.lev.expect("fuzzy builder").build_dfa(token);
         let keep = self.budget.share(fields.len(), MAX_FUZZY_EXPANSIONS);
+        let mut most = 0;
         let mut per_field = Vec::new();
         for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &DfaAutomaton(&dfa), None)?) {
             let mut ranked: Vec<(u8, u64, Vec<u8>)> = found
@@ -222,17 +223,16 @@ impl<'a> Builder<'a> {
                 })
                 .collect();
             ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
-            if ranked.len() > keep {
-                self.warnings.push(format!(
-                    "fuzzy term \"{token}\" matched {} terms; the {keep} closest were used",
-                    ranked.len()
-                ));
-                ranked.truncate(keep);
-            }
+            most = most.max(ranked.len());
+            ranked.truncate(keep);
             for (d, _, term) in ranked {
                 let q = TermQuery::new(text_term(field, &term), IndexRecordOption::WithFreqs);
                 per_field.push(boosted(Box::new(q), boost * distance_weight(d)));
             }
+        }
+        // One warning per term, however many fields cut it.
+        if most > keep {
+            self.warnings.push(format!("fuzzy term \"{token}\" matched {most} terms; the {keep} closest were used"));
         }
         Ok(any_of(per_field))
     }
@@ -253,21 +253,20 @@ impl<'a> Builder<'a> {
         // longest literal part are found by substring search instead.
         let part = if lowered.starts_with('*') { lowered.split('*').max_by_key(|p| p.len()) } else { None };
         let part = part.filter(|p| !p.is_empty()).map(str::as_bytes);
+        let mut most = 0;
         let mut per_field = Vec::new();
         for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &automaton, part)?) {
             let mut ranked: Vec<(u64, Vec<u8>)> = found.into_iter().map(|(t, df)| (df, t)).collect();
             ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            if ranked.len() > keep {
-                self.warnings.push(format!(
-                    "wildcard \"{pattern}\" matched {} terms; the {keep} most frequent were used",
-                    ranked.len()
-                ));
-                ranked.truncate(keep);
-            }
+            most = most.max(ranked.len());
+            ranked.truncate(keep);
             for (_, term) in ranked {
                 let q = TermQuery::new(text_term(field, &term), IndexRecordOption::WithFreqs);
                 per_field.push(boosted(Box::new(q), boost));
             }
+        }
+        if most > keep {
+            self.warnings.push(format!("wildcard \"{pattern}\" matched {most} terms; the {keep} most frequent were used"));
         }
         Ok(any_of(per_field))
     }
