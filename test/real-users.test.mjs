@@ -122,3 +122,18 @@ describe('errors that say what is wrong', () => {
     ws.cleanup();
   });
 });
+
+describe('index progress', () => {
+  it('reports each phase: discovering, reading (done of total), committing', async () => {
+    const ws = workspace();
+    ws.write('project', Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`knowledge/k${i}.md`, `note ${i}\n`])));
+    const seen = [];
+    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, onProgress: (p) => seen.push(p) });
+    const phases = [...new Set(seen.map((p) => p.phase))];
+    assert.deepEqual(phases, ['discovering', 'reading', 'committing']);
+    const reading = seen.filter((p) => p.phase === 'reading');
+    assert.deepEqual(reading.at(-1), { phase: 'reading', done: 50, total: 50 });
+    await index.close();
+    ws.cleanup();
+  });
+});

@@ -39,7 +39,12 @@ export interface IndexReport {
   readOnly: boolean;
 }
 
+/**
+ * Where a refresh is: `discovering` the files, `reading` (parsing and verifying) the changed
+ * ones (`done` of `total`), `committing` them. `done`/`total` count files in `reading`.
+ */
 export interface Progress {
+  phase: 'discovering' | 'reading' | 'committing';
   done: number;
   total: number;
 }
@@ -132,6 +137,7 @@ export class Indexer {
 
   private async run(onProgress?: (p: Progress) => void): Promise<IndexReport> {
     const started = performance.now();
+    onProgress?.({ phase: 'discovering', done: 0, total: 0 });
     native(() => this.nativeIndex.reload());
     this.trust = TrustStore.load(this.spaces);
     const trustPrint = this.trust.fingerprint();
@@ -214,7 +220,7 @@ export class Indexer {
             if (docs.length) native(() => batch.upsert(JSON.stringify(docs)));
             written += docs.length;
             done += slice.length;
-            onProgress?.({ done, total: changed.length });
+            onProgress?.({ phase: 'reading', done, total: changed.length });
           }
           // Files that were indexed and now cannot be read leave the index.
           const dropped = [...failed].filter((k) => manifest.has(k));
@@ -226,6 +232,7 @@ export class Indexer {
           report.removed += dropped.length;
           if (written || removed.length || dropped.length) {
             native(() => batch.delete([...removed, ...dropped]));
+            onProgress?.({ phase: 'committing', done, total: changed.length });
             await nativeAsync(() => batch.commit());
             for (const k of [...removed, ...dropped]) manifest.delete(k);
             for (const c of changed) if (!failed.has(keyOf(c))) manifest.set(keyOf(c), { mtime: c.mtime, size: c.size });

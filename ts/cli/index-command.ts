@@ -12,14 +12,23 @@ Only changed files are read again. Prints what was indexed and every file skippe
   --verbose            list every skipped file
 ${COMMON_HELP}`;
 
-/** A progress bar on stderr, only for people at a terminal (never in CI or with --json). */
+/** A progress line on stderr, only for people at a terminal (never in CI or with --json). */
 function progressBar(enabled: boolean): ((p: Progress) => void) | undefined {
   if (!enabled) return undefined;
-  return ({ done, total }) => {
+  let last = '';
+  return ({ phase, done, total }) => {
     const width = 30;
     const filled = Math.round((done / Math.max(total, 1)) * width);
-    process.stderr.write(`\rindexing [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
-    if (done >= total) process.stderr.write('\n');
+    const line =
+      phase === 'reading'
+        ? `reading and verifying [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`
+        : phase === 'committing'
+          ? `committing ${total} changed file${total === 1 ? '' : 's'}…`
+          : 'discovering files…';
+    if (line === last) return;
+    process.stderr.write(`\r\x1b[2K${line}`);
+    last = line;
+    if (phase === 'committing') process.stderr.write('\n');
   };
 }
 
