@@ -351,14 +351,20 @@ mod tests {
         out
     }
 
+    /// xorshift64: a seeded stream of test inputs.
+    fn next(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
     #[test]
     fn in_place_scanner_matches_the_reference_on_every_mix_of_characters() {
         let alphabet = ['a', 'Z', '9', '_', '-', ' ', '.', '\u{e9}', '\u{df}', '\u{4e2d}', '\u{1f600}', 'I', '\u{130}'];
         let mut seed = 0x9e3779b97f4a7c15u64;
         for _ in 0..20_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            next(&mut seed);
             let len = (seed % 12) as usize;
             let text: String =
                 (0..len).map(|k| alphabet[((seed >> (k * 4)) % alphabet.len() as u64) as usize]).collect();
@@ -457,17 +463,8 @@ mod tests {
         ];
         let mut seed = 0x2545f4914f6cdd1du64;
         for _ in 0..30_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let len = (seed % 16) as usize;
-            let mut pick = seed;
-            let text: String = (0..len)
-                .map(|_| {
-                    pick = pick.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    alphabet[(pick >> 33) as usize % alphabet.len()]
-                })
-                .collect();
+            let len = (next(&mut seed) % 16) as usize;
+            let text: String = (0..len).map(|_| alphabet[(next(&mut seed) >> 33) as usize % alphabet.len()]).collect();
             for t in tokens(&text) {
                 assert!(t.offset_from < t.offset_to && t.offset_to <= text.len(), "{text:?} {t:?}");
                 assert!(text.is_char_boundary(t.offset_from) && text.is_char_boundary(t.offset_to), "{text:?} {t:?}");

@@ -266,7 +266,8 @@ impl<'a> Builder<'a> {
             }
         }
         if most > keep {
-            self.warnings.push(format!("wildcard \"{pattern}\" matched {most} terms; the {keep} most frequent were used"));
+            self.warnings
+                .push(format!("wildcard \"{pattern}\" matched {most} terms; the {keep} most frequent were used"));
         }
         Ok(any_of(per_field))
     }
