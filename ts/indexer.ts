@@ -377,7 +377,6 @@ export class Indexer {
       meta: facets,
       mtime: c.mtime,
       size: c.size,
-      hash,
       extra: storedExtra(v.signed, v.integrity, metadata),
     };
   }

@@ -258,9 +258,8 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
  */
 export type StoredExtra = [signed: boolean, integrity: string, metadata: Record<string, unknown> | null];
 
-export function storedExtra(signed: boolean, integrity: string, metadata: Record<string, unknown>): string {
-  const extra: StoredExtra = [signed, integrity, Object.keys(metadata).length ? metadata : null];
-  return JSON.stringify(extra);
+export function storedExtra(signed: boolean, integrity: string, metadata: Record<string, unknown>): StoredExtra {
+  return [signed, integrity, Object.keys(metadata).length ? metadata : null];
 }
 
 /**

@@ -3,9 +3,11 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+/// Unknown keys are errors: a misspelt key must not silently become a default.
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct ItemDoc {
     /// Unique key of the document (space label + path for files); upserts replace by key.
     pub key: String,
@@ -28,9 +30,8 @@ pub struct ItemDoc {
     pub meta: BTreeMap<String, Vec<String>>,
     pub mtime: i64,
     pub size: u64,
-    pub hash: String,
-    /// Opaque JSON returned with each hit (metadata the facade wants to show).
-    pub extra: Option<String>,
+    /// Opaque JSON returned with each hit (metadata the facade wants to show), kept as written.
+    pub extra: Option<Box<RawValue>>,
 }
 
 /// One row of the refresh manifest: what the index holds for a key.
@@ -40,5 +41,4 @@ pub struct ManifestEntry {
     pub key: String,
     pub mtime: i64,
     pub size: u64,
-    pub hash: String,
 }

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
-use serde_json::value::RawValue;
 use tantivy::collector::Collector;
 use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
@@ -164,14 +163,13 @@ impl SearchIndex {
         Ok(Batch { writer, fields: self.fields, reader: self.reader.clone(), bulk, keys })
     }
 
-    /// What the index holds: key, mtime, size and content hash of every live document.
+    /// What the index holds: key, mtime and size of every live document.
     pub fn manifest(&self) -> Result<Vec<ManifestEntry>> {
         let searcher = self.reader.searcher();
         let mut out = Vec::with_capacity(searcher.num_docs() as usize);
         for segment in searcher.segment_readers() {
             let ff = segment.fast_fields();
             let keys = column_strings(ff.str("key")?)?;
-            let hashes = column_strings(ff.str("hash")?)?;
             let mtimes = ff.i64("mtime")?;
             let sizes = ff.u64("size")?;
             for doc in segment.doc_ids_alive() {
@@ -179,7 +177,6 @@ impl SearchIndex {
                     key: keys.of(doc),
                     mtime: mtimes.first(doc).unwrap_or(0),
                     size: sizes.first(doc).unwrap_or(0),
-                    hash: hashes.of(doc),
                 });
             }
         }
@@ -743,10 +740,10 @@ fn column_strings(column: Option<tantivy::columnar::StrColumn>) -> Result<Column
 
 /// What a hit shows besides id, score and preview, as a JSON array in the order of
 /// [`crate::request::ITEM_FIELDS`] (and of `NativeItem` in `ts/search.ts`): an array because
-/// `JSON.parse` builds arrays several times faster than objects with keys. `extra` is passed
-/// through when it is JSON, else null.
+/// `JSON.parse` builds arrays several times faster than objects with keys. `extra` is copied
+/// as the caller wrote it (it arrives as JSON, parsed once).
 fn stored_item(d: &ItemDoc) -> String {
-    let extra = d.extra.as_deref().and_then(|e| serde_json::from_str::<&RawValue>(e).ok());
+    let extra = d.extra.as_deref();
     let item = (&d.kind, &d.space, &d.name, &d.title, &d.description, &d.category, &d.path, d.date, extra);
     serde_json::to_string(&item).expect("a tuple of strings serialises")
 }
@@ -782,7 +779,6 @@ fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     }
     doc.add_i64(f.mtime, d.mtime);
     doc.add_u64(f.size, d.size);
-    doc.add_text(f.hash, &d.hash);
     doc.add_text(f.item, stored_item(d));
     // Stored last, so hits without a preview stop reading before it.
     doc.add_text(f.content(), &d.content);

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// Field boosts, in the order of [`crate::schema::TEXT_FIELDS`].
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Weights {
     pub title: f32,
     pub name: f32,
@@ -37,7 +38,7 @@ pub enum SortBy {
 
 /// An exact filter, already normalised by the facade.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
+#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
 pub enum Filter {
     /// Item has `key` with any of `values`.
     AnyOf { key: String, values: Vec<String> },
@@ -50,7 +51,7 @@ pub enum Filter {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct SearchRequest {
     pub query: String,
     pub kind: Option<String>,

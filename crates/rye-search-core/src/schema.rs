@@ -9,7 +9,7 @@ use crate::tokenizer::TOKENIZER_NAME;
 
 /// Bumped whenever the schema, the tokenizer or what is stored per item (the facade's `extra`)
 /// changes; an index with another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 14;
+pub const SCHEMA_VERSION: u32 = 15;
 
 /// The five weighted text fields, in the order of [`crate::Weights`].
 pub const TEXT_FIELDS: [&str; 5] = ["title", "name", "description", "category", "content"];
@@ -31,7 +31,6 @@ pub struct Fields {
     pub date: Field,
     pub mtime: Field,
     pub size: Field,
-    pub hash: Field,
     /// What a hit shows besides id, score and preview, as one JSON array written at index time:
     /// a hit reads one stored value instead of deserialising ten.
     pub item: Field,
@@ -72,7 +71,6 @@ pub fn build() -> (Schema, Fields) {
         mtime: b.add_i64_field("mtime", num()),
         size: b.add_u64_field("size", num()),
         // Read only by the manifest: a column, not a term dictionary of random strings.
-        hash: b.add_text_field("hash", FAST),
         item: b.add_text_field("item", STORED),
     };
     (b.build(), fields)

@@ -399,7 +399,6 @@ fn persistent_index_upserts_deletes_and_manifest() {
         let mut d = doc("a/one", "project", "one", "", "");
         d.mtime = 42;
         d.size = 7;
-        d.hash = "abc".into();
         batch.upsert(&[d, doc("a/two", "project", "two", "", "")]).unwrap();
         batch.commit().unwrap();
         // A second writer in the same process is refused while the first is alive.
@@ -410,7 +409,7 @@ fn persistent_index_upserts_deletes_and_manifest() {
     let mut manifest = idx.manifest().unwrap();
     manifest.sort_by(|a, b| a.key.cmp(&b.key));
     assert_eq!(manifest.len(), 2);
-    assert_eq!((manifest[0].mtime, manifest[0].size, manifest[0].hash.as_str()), (42, 7, "abc"));
+    assert_eq!((manifest[0].mtime, manifest[0].size), (42, 7));
     let mut batch = idx.batch().unwrap();
     batch.upsert(&[doc("a/one", "project", "uno", "", "")]).unwrap();
     batch.delete(&["project:a/two".to_string()]);
@@ -443,9 +442,10 @@ fn search_many_matches_single_searches() {
 fn responses_are_json_with_each_hits_stored_fields() {
     let mut a = doc("x/quoted", "project", "Say \"hi\" \\ \u{e9}t\u{e9} \u{1f600}", "line\nbreak", "needle in content");
     a.date = Some(1234);
-    a.extra = Some(r#"{"signed":true,"metadata":{"tags":["a","b"]}}"#.into());
-    let mut b = doc("x/broken", "user", "needle", "", "");
-    b.extra = Some("{not json".into());
+    a.extra = Some(
+        serde_json::value::RawValue::from_string(r#"{"signed":true,"metadata":{"tags":["a","b"]}}"#.into()).unwrap(),
+    );
+    let b = doc("x/plain", "user", "needle", "", "");
     let idx = index(&[a, b]);
     let res = idx.search(&SearchRequest { preview_chars: 40, ..q("needle") }).unwrap();
     let json: serde_json::Value = serde_json::from_str(&res.to_json()).unwrap();
@@ -463,9 +463,10 @@ fn responses_are_json_with_each_hits_stored_fields() {
     assert!(quoted[1].as_f64().unwrap() > 0.0);
     assert!(quoted[2].as_str().unwrap().contains("needle"));
     assert_eq!(res.hits.iter().find(|h| h.id == "x/quoted").unwrap().item_str("description").unwrap(), "line\nbreak");
-    // Extra that is not JSON is dropped, not passed through to break the response.
-    let broken = hits.iter().find(|h| h[0] == "x/broken").unwrap();
-    assert!(broken[3][8].is_null());
+    // No extra is null. (Extra that is not JSON cannot arrive: it is parsed with the document.)
+    let plain = hits.iter().find(|h| h[0] == "x/plain").unwrap();
+    assert!(plain[3][8].is_null());
+    assert!(serde_json::from_str::<ItemDoc>(r#"{"key": "k", "id": "a", "extra": {not json}"#).is_err());
     assert_eq!(json["warnings"], serde_json::json!([]));
 }
 
@@ -638,4 +639,15 @@ fn memory_index_locks_its_writer_and_survives_many_commits_and_merges() {
     assert_eq!(idx.search(&q("round39")).unwrap().total, 10);
     assert_eq!(idx.search(&q("round38")).unwrap().total, 0);
     assert_eq!(idx.search(&q("shared")).unwrap().total, 10);
+}
+
+#[test]
+fn wire_shapes_reject_unknown_keys() {
+    // A misspelt key must not silently become a default.
+    let bad_request = serde_json::from_str::<SearchRequest>(r#"{"query": "x", "limt": 5}"#);
+    assert!(bad_request.unwrap_err().to_string().contains("limt"));
+    let bad_doc = serde_json::from_str::<ItemDoc>(r#"{"key": "k", "id": "a", "titel": "x"}"#);
+    assert!(bad_doc.unwrap_err().to_string().contains("titel"));
+    let bad_filter = serde_json::from_str::<Filter>(r#"{"type": "anyOf", "key": "k", "values": [], "extra": 1}"#);
+    assert!(bad_filter.is_err());
 }
