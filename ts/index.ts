@@ -1,9 +1,11 @@
 /** rye-search — public Node API. */
-export { openIndex, RyeIndex, type OpenIndexOptions, type SearchFailure, type VerifyReport } from './rye-index.js';
+export { openIndex, RyeIndex, type OpenIndexOptions, type VerifyReport } from './rye-index.js';
+export type { SearchFailure } from './search-runner.js';
 export { parseItemRef, InvalidIdError, type FetchOptions, type FetchResponse } from './fetch.js';
 export { verifyItem } from './verify-item.js';
 export { createMemoryIndex, MemoryIndex, type PlainDocument, type MemorySearchOptions } from './memory-index.js';
-export type { SearchOptions, SearchResponse, SearchResult, SortBy, DistanceOption, ShadowEntry, Source } from './search.js';
+export type { SearchOptions, SortBy, DistanceOption } from './search-request.js';
+export type { SearchResponse, SearchResult, ShadowEntry, Source } from './search-results.js';
 export type { IndexReport, IndexWarning, Progress } from './indexer.js';
 export type { Skip, SkipReason } from './discovery.js';
 export { parseScope, KINDS, type Kind, type Scope } from './scope.js';

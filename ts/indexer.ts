@@ -8,14 +8,15 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { buildDocument } from './document.js';
 import { scanSpaces, type Candidate, type Skip, DEFAULT_MAX_FILE_BYTES } from './discovery.js';
 import { IndexLockedError, RyeSearchError } from './errors.js';
 import { loadParsers, parseItem } from './metadata.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
 import { WatchedScanCache } from './scan-cache.js';
-import { storedExtra } from './search.js';
-import { sourceOf, type Space } from './spaces.js';
+import type { Space } from './spaces.js';
 import { TrustStore, verifyText, type Verification } from './trust.js';
+import type { NativeDocument } from './wire.js';
 
 /** Read errors that are the system's, not the file's: a refresh that meets one is not committed. */
 const EXHAUSTED = new Set(['EMFILE', 'ENFILE', 'ENOMEM', 'EAGAIN']);
@@ -287,9 +288,9 @@ export class Indexer {
     return v;
   }
 
-  private async documents(slice: Candidate[], report: IndexReport, failed: Set<string>, skipped: Set<string>): Promise<object[]> {
+  private async documents(slice: Candidate[], report: IndexReport, failed: Set<string>, skipped: Set<string>): Promise<NativeDocument[]> {
     await loadParsers();
-    const docs: object[] = [];
+    const docs: NativeDocument[] = [];
     let next = 0;
     const worker = async () => {
       while (next < slice.length) {
@@ -304,7 +305,7 @@ export class Indexer {
     return docs;
   }
 
-  private async document(c: Candidate, report: IndexReport): Promise<object | undefined> {
+  private async document(c: Candidate, report: IndexReport): Promise<NativeDocument | undefined> {
     let bytes: Buffer;
     try {
       bytes = await fs.promises.readFile(c.path);
@@ -339,28 +340,11 @@ export class Indexer {
     if (meta.warning) report.warnings.push({ path: c.path, message: meta.warning });
     const v = this.verify(text, hash, c);
     const dateText = meta.createdAt ?? meta.updatedAt;
-    const date = dateText ? Date.parse(dateText) : NaN;
     const metadata: Record<string, unknown> = { ...meta.extra };
-    if (meta.version) metadata.version = meta.version;
-    if (meta.tags.length) metadata.tags = meta.tags;
     if (meta.author) metadata.author = meta.author;
     if (meta.createdAt) metadata.created_at = meta.createdAt;
     if (meta.updatedAt) metadata.updated_at = meta.updatedAt;
-    const facets: Record<string, string[]> = {
-      kind: [c.kind],
-      source: [...new Set([c.space.label, sourceOf(c.space.label)])],
-      signed: [String(v.signed)],
-      integrity: [v.integrity],
-      ext: [c.ext],
-    };
-    if (meta.category) facets.category = [meta.category];
-    if (meta.tags.length) facets.tags = meta.tags;
-    for (const [k, val] of Object.entries(metadata)) {
-      if (k in facets || k === 'docstring') continue;
-      const values = Array.isArray(val) ? val.map(String) : [String(val)];
-      if (values.every((x) => x.length <= 200)) facets[k] = values;
-    }
-    return {
+    return buildDocument({
       key: keyOf(c),
       id: c.id,
       kind: c.kind,
@@ -372,13 +356,16 @@ export class Indexer {
       category: meta.category,
       content: meta.content,
       path: c.path,
-      version: meta.version ?? null,
-      date: Number.isFinite(date) ? date : null,
-      meta: facets,
+      version: meta.version,
+      tags: meta.tags,
+      date: dateText ? Date.parse(dateText) : undefined,
+      metadata,
+      signed: v.signed,
+      integrity: v.integrity,
+      facets: { ext: [c.ext] },
       mtime: c.mtime,
       size: c.size,
-      extra: storedExtra(v.signed, v.integrity, metadata),
-    };
+    });
   }
 
   private readState(): State {

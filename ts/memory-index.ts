@@ -2,11 +2,14 @@
  * An in-memory index over plain documents, for library users who are not indexing `.ai/` trees.
  */
 import { InvalidArgumentError } from './errors.js';
+import { buildDocument } from './document.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
-import { buildRequest, envelope, mayBeSlow, searchMany, storedExtra, type NativeResponse, type SearchOptions, type SearchResponse } from './search.js';
-import { failureOf, type SearchFailure } from './rye-index.js';
 import { isKind, type Kind } from './scope.js';
+import { buildRequest, type SearchOptions } from './search-request.js';
+import type { SearchResponse } from './search-results.js';
+import { SearchRunner, type Prepared, type SearchFailure } from './search-runner.js';
 import { spaceOf, wellFormed } from './validate.js';
+import type { NativeDocument } from './wire.js';
 
 export interface PlainDocument {
   id: string;
@@ -85,19 +88,12 @@ function checkText(d: PlainDocument): void {
   }
 }
 
-function toNative(d: PlainDocument): object {
+function toNative(d: PlainDocument): NativeDocument {
   const date = checkDocument(d);
   const kind = d.kind ?? 'knowledge';
   const source = d.source ?? 'project';
   const name = d.name ?? d.id.split('/').pop()!;
-  const meta: Record<string, string[]> = { kind: [kind], source: [source, source.startsWith('system') ? 'system' : source] };
-  if (d.category) meta.category = [d.category];
-  if (d.tags?.length) meta.tags = d.tags;
-  for (const [k, v] of Object.entries(d.metadata ?? {})) meta[k] = Array.isArray(v) ? v.map(String) : [String(v)];
-  const metadata: Record<string, unknown> = { ...(d.metadata ?? {}) };
-  if (d.version) metadata.version = d.version;
-  if (d.tags?.length) metadata.tags = d.tags;
-  return {
+  return buildDocument({
     key: `${kind}\0${d.id}`,
     id: d.id,
     kind,
@@ -109,15 +105,18 @@ function toNative(d: PlainDocument): object {
     category: d.category ?? '',
     content: d.content ?? '',
     path: d.path ?? '',
-    version: d.version ?? null,
-    date,
-    meta,
-    extra: storedExtra(false, 'unsigned', metadata),
-  };
+    version: d.version,
+    tags: d.tags ?? [],
+    date: date ?? undefined,
+    metadata: { ...(d.metadata ?? {}) },
+    signed: false,
+    integrity: 'unsigned',
+  });
 }
 
 export class MemoryIndex {
   private readonly native: NativeIndex = native((b) => b.NativeIndex.inMemory());
+  private readonly runner = new SearchRunner(this.native);
 
   /** Adds documents; a document with the same kind and id replaces the old one. */
   async add(docs: PlainDocument[]): Promise<void> {
@@ -155,26 +154,21 @@ export class MemoryIndex {
   }
 
   async search(opts: MemorySearchOptions): Promise<SearchResponse> {
-    const warnings: string[] = [];
-    const req = buildRequest(opts as SearchOptions, undefined, warnings);
-    const payload = JSON.stringify(req);
-    // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
-    const raw = mayBeSlow(req, () => this.native.numDocs()) ? await nativeAsync(() => this.native.search(payload)) : native(() => this.native.searchSync(payload));
-    const res = JSON.parse(raw) as NativeResponse;
-    return envelope(opts as SearchOptions, req, res, spaceOf(opts) ?? 'all', undefined, warnings);
+    return this.runner.search(opts as SearchOptions, prepare(opts as SearchOptions));
   }
 
   async searchMany(list: MemorySearchOptions[]): Promise<Array<SearchResponse | SearchFailure>> {
-    return searchMany(
-      list.length,
-      (i) => ({ req: buildRequest(list[i] as SearchOptions, undefined, []) }),
-      (reqs) => nativeAsync(() => this.native.searchMany(JSON.stringify(reqs))),
-      (i, p, res) => envelope(list[i] as SearchOptions, p.req, res, spaceOf(list[i]!) ?? 'all'),
-      failureOf,
-    );
+    if (!Array.isArray(list)) throw new InvalidArgumentError('searchMany takes an array of search options', { hint: 'pass [{ query }, …]' });
+    return this.runner.searchMany(list as SearchOptions[], prepare);
   }
 
   async close(): Promise<void> {}
+}
+
+/** A memory index has no spaces to select: `space` filters on the documents' source labels. */
+function prepare(opts: SearchOptions): Prepared {
+  const warnings: string[] = [];
+  return { req: buildRequest(opts, undefined, warnings), space: spaceOf(opts) ?? 'all', warnings };
 }
 
 export function createMemoryIndex(): MemoryIndex {

@@ -8,13 +8,14 @@ import path from 'node:path';
 import { defaultCacheDir, indexDirFor } from './cache.js';
 import { DEFAULT_MAX_FILE_BYTES } from './discovery.js';
 import { fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
-import { InvalidArgumentError, NotFoundError, RyeSearchError } from './errors.js';
+import { InvalidArgumentError, NotFoundError } from './errors.js';
 import { Indexer, type IndexReport, type ItemRef, type Progress } from './indexer.js';
 import { loadParsers } from './metadata.js';
-import { native, nativeAsync, type NativeIndex } from './native.js';
-import { buildRequest, envelope, mayBeSlow, searchMany, shadowsAmong, type NativeResponse, type SearchFailure, type SearchOptions, type SearchResponse, type ShadowLookup } from './search.js';
+import { native, type NativeIndex } from './native.js';
+import { buildRequest, type SearchOptions } from './search-request.js';
+import { shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
+import { SearchRunner, type Prepared, type SearchFailure } from './search-runner.js';
 
-export type { SearchFailure };
 import { checkProjectDir, resolveSpaces, selectSpaces, sourceOf, type Space, type SystemBundle } from './spaces.js';
 import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust.js';
 import { spaceOf } from './validate.js';
@@ -43,11 +44,6 @@ export interface OpenIndexOptions {
   onProgress?: (p: Progress) => void;
 }
 
-export function failureOf(err: unknown): SearchFailure {
-  if (err instanceof RyeSearchError) return { error: err.toJSON() as SearchFailure['error'] };
-  return { error: { code: 'E_INTERNAL', message: String((err as Error)?.message ?? err), hint: 'report this as a bug' } };
-}
-
 export interface VerifyReport {
   total: number;
   counts: Record<Integrity, number>;
@@ -61,6 +57,7 @@ export class RyeIndex {
   /** The report of the last refresh. */
   lastReport: IndexReport | undefined;
   private closed = false;
+  private readonly runner: SearchRunner;
 
   constructor(
     readonly native: NativeIndex,
@@ -68,7 +65,9 @@ export class RyeIndex {
     readonly spaces: Space[],
     readonly location: string,
     readonly maxFileBytes = DEFAULT_MAX_FILE_BYTES,
-  ) {}
+  ) {
+    this.runner = new SearchRunner(native);
+  }
 
   async refresh(onProgress?: (p: Progress) => void): Promise<IndexReport> {
     this.assertOpen();
@@ -78,25 +77,14 @@ export class RyeIndex {
 
   async search(opts: SearchOptions): Promise<SearchResponse> {
     this.assertOpen();
-    const { req, space, warnings, shadows } = this.request(opts);
-    const payload = JSON.stringify(req);
-    // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
-    const raw = mayBeSlow(req, () => this.native.numDocs()) ? await nativeAsync(() => this.native.search(payload)) : native(() => this.native.searchSync(payload));
-    const res = JSON.parse(raw) as NativeResponse;
-    return envelope(opts, req, res, space, shadows, warnings);
+    return this.runner.search(opts, this.prepare(opts));
   }
 
   /** Many searches in one call, run off the JS thread; each entry is an envelope or an error. */
   async searchMany(list: SearchOptions[]): Promise<Array<SearchResponse | SearchFailure>> {
     this.assertOpen();
     if (!Array.isArray(list)) throw new InvalidArgumentError('searchMany takes an array of search options', { hint: 'pass [{ query, scope }, …]' });
-    return searchMany(
-      list.length,
-      (i) => this.request(list[i]!),
-      (reqs) => nativeAsync(() => this.native.searchMany(JSON.stringify(reqs))),
-      (i, p, res) => envelope(list[i]!, p.req, res, p.space, p.shadows, p.warnings),
-      failureOf,
-    );
+    return this.runner.searchMany(list, (opts) => this.prepare(opts));
   }
 
   /** ID mode: the verified content of one item (cascade project → user → bundles). */
@@ -162,7 +150,7 @@ export class RyeIndex {
     this.indexer.close();
   }
 
-  private request(opts: SearchOptions) {
+  private prepare(opts: SearchOptions): Prepared {
     const warnings: string[] = [];
     const space = (opts && typeof opts === 'object' ? spaceOf(opts) : undefined) ?? 'all';
     if (typeof space !== 'string') throw new InvalidArgumentError('space must be a string', { hint: 'use all, project, user or system' });

@@ -1,5 +1,5 @@
 /** Human output: aligned columns that read at a glance. */
-import type { SearchResponse, SearchResult } from '../search.js';
+import type { SearchResponse, SearchResult } from '../search-results.js';
 
 const MARK: Record<string, string> = { verified: 'ok', unsigned: '-', modified: 'MODIFIED', untrusted: 'untrusted', invalid: 'INVALID' };
 

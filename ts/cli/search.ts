@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 
 import { InvalidArgumentError } from '../errors.js';
 import { openIndex } from '../rye-index.js';
-import type { SearchOptions, SortBy } from '../search.js';
+import type { SearchOptions, SortBy } from '../search-request.js';
 import { spaceOf } from '../validate.js';
 import { COMMON_HELP, COMMON_OPTIONS, integerArg, openOptions, pairs } from './args.js';
 import { formatSearch } from './format.js';

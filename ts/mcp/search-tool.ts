@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 
-import type { SearchOptions } from '../search.js';
+import type { SearchOptions } from '../search-request.js';
 import { spaceOf } from '../validate.js';
 import type { McpContext } from './context.js';
 import { errorPayload, errorResult, okResult } from './errors.js';

@@ -1,15 +1,15 @@
 /**
- * Search options → native request, and native response → the `rye_search` envelope.
- * Every option is validated here with a clear error; nothing is silently ignored.
+ * Search options → the native request. Every option is validated here with a clear error;
+ * nothing is silently ignored.
  */
 import { InvalidArgumentError } from './errors.js';
-import { parseScope, type Kind } from './scope.js';
+import { parseScope } from './scope.js';
 import type { Space } from './spaces.js';
-import { sourceOf } from './spaces.js';
-import type { Integrity } from './trust.js';
 import { wellFormed } from './validate.js';
+import type { NativeFilter, NativeRequest, SortBy } from './wire.js';
 
-export type SortBy = 'score' | 'name' | 'date';
+export type { SortBy };
+
 
 export interface DistanceOption {
   enabled?: boolean;
@@ -38,75 +38,11 @@ export interface SearchOptions {
   previewChars?: number;
 }
 
-/** Where a result comes from: its space's kind (a bundle's id is in `bundle`). */
-export type Source = 'project' | 'user' | 'system';
-
-export interface ShadowEntry {
-  space: string;
-}
-
-export interface SearchResult {
-  id: string;
-  name: string;
-  title: string;
-  description: string;
-  category: string;
-  score: number;
-  type: Kind;
-  source: Source;
-  preview: string;
-  path: string;
-  /** True exactly when `integrity` is `verified`. */
-  signed: boolean;
-  integrity: Integrity;
-  /** The item's date (metadata `updated_at`, else `created_at`) as an ISO string, when it has one. */
-  date?: string;
-  /** The bundle id, for items from a system bundle. */
-  bundle?: string;
-  metadata?: Record<string, unknown>;
-  shadows?: ShadowEntry[];
-  shadowed_by?: string;
-}
-
-export interface SearchResponse {
-  results: SearchResult[];
-  total: number;
-  query: string;
-  scope: string;
-  space: string;
-  limit: number;
-  offset: number;
-  search_type: 'keyword';
-  warnings?: string[];
-}
-
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 1000;
 export const MAX_OFFSET = 100_000;
 export const DEFAULT_PROXIMITY = 5;
 export const MAX_FUZZY = 2;
-
-export interface NativeFilter {
-  type: 'anyOf' | 'noneOf' | 'version' | 'date';
-  [k: string]: unknown;
-}
-
-export interface NativeRequest {
-  query: string;
-  kind?: string;
-  idPattern?: string;
-  namespace?: string;
-  namespaceExact: boolean;
-  spaces: string[];
-  fields: Record<string, string>;
-  filters: NativeFilter[];
-  fuzzy: number;
-  proximity?: number;
-  sortBy: SortBy;
-  limit: number;
-  offset: number;
-  previewChars: number;
-}
 
 function bad(message: string, hint: string): never {
   throw new InvalidArgumentError(message, { hint });
@@ -249,130 +185,4 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     offset: integer(opts.offset, 'offset', 0, MAX_OFFSET, 0),
     previewChars: integer(opts.previewChars, 'previewChars', 0, 10_000, 200),
   };
-}
-
-/**
- * What the facade stores with each document for its hits: `[signed, integrity, metadata]`,
- * metadata null when empty. An array, not an object: `JSON.parse` of a ten-hit answer took
- * twice as long with `{signed, integrity, metadata}` objects in it.
- */
-export type StoredExtra = [signed: boolean, integrity: string, metadata: Record<string, unknown> | null];
-
-export function storedExtra(signed: boolean, integrity: string, metadata: Record<string, unknown>): StoredExtra {
-  return [signed, integrity, Object.keys(metadata).length ? metadata : null];
-}
-
-/**
- * What a hit shows besides id, score and preview, written at index time. Arrays, not objects:
- * `JSON.parse` builds them several times faster, and every search parses ten of them.
- */
-export type NativeItem = [kind: Kind, space: string, name: string, title: string, description: string, category: string, path: string, date: number | null, extra: StoredExtra | null];
-
-export type NativeHit = [id: string, score: number, preview: string, item: NativeItem];
-
-export interface NativeResponse {
-  total: number;
-  hits: NativeHit[];
-  warnings: string[];
-}
-
-/** Shadow lookup: refs of one kind+id across spaces, in precedence order. */
-export type ShadowLookup = (kind: Kind, id: string) => { label: string; path: string }[] | undefined;
-
-/** The lookup seen by a search over some spaces: an item can only shadow what was searched. */
-export function shadowsAmong(lookup: ShadowLookup, searched: readonly { label: string }[]): ShadowLookup {
-  const labels = new Set(searched.map((s) => s.label));
-  return (kind, id) => lookup(kind, id)?.filter((r) => labels.has(r.label));
-}
-
-export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
-  const [id, score, preview, [kind, space, name, title, description, category, path, date, extra]] = hit;
-  const result: SearchResult = {
-    id,
-    name,
-    title,
-    description,
-    category,
-    score,
-    type: kind,
-    source: sourceOf(space) as Source,
-    preview,
-    path,
-    signed: extra?.[0] ?? false,
-    integrity: (extra?.[1] ?? 'unsigned') as Integrity,
-  };
-  if (date !== null && Number.isFinite(date)) result.date = new Date(date).toISOString();
-  if (space.startsWith('system:')) result.bundle = space.slice('system:'.length);
-  if (extra?.[2]) result.metadata = extra[2];
-  const copies = shadows?.(kind, id);
-  if (copies && copies.length > 1) {
-    const [winner, ...rest] = copies;
-    if (winner!.path === path && winner!.label === space) result.shadows = rest.map((r) => ({ space: r.label }));
-    else result.shadowed_by = winner!.label;
-  }
-  return result;
-}
-
-export interface SearchFailure {
-  error: { code: string; message: string; hint: string; position?: number };
-}
-
-/** Searches per native call in `searchMany`: one chunk is parsed while the next is searched. */
-export const SEARCH_MANY_CHUNK = 2048;
-
-/**
- * Runs many prepared searches in native calls of `SEARCH_MANY_CHUNK`, keeping each invalid one's
- * error in place. `prepare` throws for bad options; `run` gets valid requests and resolves to the
- * JSON array of their answers, in order. While the native threads search one chunk, this thread
- * parses and shapes the one before, so parsing hides behind searching.
- */
-export async function searchMany<P extends { req: NativeRequest }>(
-  count: number,
-  prepare: (i: number) => P,
-  run: (reqs: NativeRequest[]) => Promise<string>,
-  shape: (i: number, prepared: P, res: NativeResponse) => SearchResponse,
-  failure: (err: unknown) => SearchFailure,
-): Promise<Array<SearchResponse | SearchFailure>> {
-  const out: Array<SearchResponse | SearchFailure> = new Array(count);
-  const valid: Array<{ i: number; p: P }> = [];
-  for (let i = 0; i < count; i++) {
-    try {
-      valid.push({ i, p: prepare(i) });
-    } catch (err) {
-      out[i] = failure(err);
-    }
-  }
-  const start = (from: number) => {
-    const task = run(valid.slice(from, from + SEARCH_MANY_CHUNK).map((v) => v.p.req));
-    task.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
-    return task;
-  };
-  let pending = valid.length ? start(0) : undefined;
-  for (let from = 0; pending; from += SEARCH_MANY_CHUNK) {
-    const raw = await pending;
-    pending = from + SEARCH_MANY_CHUNK < valid.length ? start(from + SEARCH_MANY_CHUNK) : undefined;
-    const answers = JSON.parse(raw) as Array<{ ok: NativeResponse } | SearchFailure>;
-    for (let k = 0; k < answers.length; k++) {
-      const { i, p } = valid[from + k]!;
-      const r = answers[k]!;
-      out[i] = 'error' in r ? r : shape(i, p, r.ok);
-    }
-  }
-  return out;
-}
-
-export function envelope(opts: SearchOptions, req: NativeRequest, res: NativeResponse, space: string, shadows?: ShadowLookup, warnings: string[] = []): SearchResponse {
-  const out: SearchResponse = {
-    results: res.hits.map((h) => shapeResult(h, shadows)),
-    total: res.total,
-    query: opts.query,
-    scope: opts.scope ?? '*',
-    space,
-    limit: req.limit,
-    offset: req.offset,
-    search_type: 'keyword',
-  };
-  const all = [...warnings, ...res.warnings];
-  if (all.length) out.warnings = all;
-  return out;
 }

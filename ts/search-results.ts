@@ -1,0 +1,103 @@
+/**
+ * The native response → the `rye_search` envelope: results with their space, trust and shadows.
+ */
+import type { Kind } from './scope.js';
+import { sourceOf } from './spaces.js';
+import type { SearchOptions } from './search-request.js';
+import type { Integrity } from './trust.js';
+import type { NativeHit, NativeRequest, NativeResponse } from './wire.js';
+
+/** Where a result comes from: its space's kind (a bundle's id is in `bundle`). */
+export type Source = 'project' | 'user' | 'system';
+
+export interface ShadowEntry {
+  space: string;
+}
+
+export interface SearchResult {
+  id: string;
+  name: string;
+  title: string;
+  description: string;
+  category: string;
+  score: number;
+  type: Kind;
+  source: Source;
+  preview: string;
+  path: string;
+  /** True exactly when `integrity` is `verified`. */
+  signed: boolean;
+  integrity: Integrity;
+  /** The item's date (metadata `updated_at`, else `created_at`) as an ISO string, when it has one. */
+  date?: string;
+  /** The bundle id, for items from a system bundle. */
+  bundle?: string;
+  metadata?: Record<string, unknown>;
+  shadows?: ShadowEntry[];
+  shadowed_by?: string;
+}
+
+export interface SearchResponse {
+  results: SearchResult[];
+  total: number;
+  query: string;
+  scope: string;
+  space: string;
+  limit: number;
+  offset: number;
+  search_type: 'keyword';
+  warnings?: string[];
+}
+
+/** Shadow lookup: refs of one kind+id across spaces, in precedence order. */
+export type ShadowLookup = (kind: Kind, id: string) => { label: string; path: string }[] | undefined;
+
+/** The lookup seen by a search over some spaces: an item can only shadow what was searched. */
+export function shadowsAmong(lookup: ShadowLookup, searched: readonly { label: string }[]): ShadowLookup {
+  const labels = new Set(searched.map((s) => s.label));
+  return (kind, id) => lookup(kind, id)?.filter((r) => labels.has(r.label));
+}
+
+export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
+  const [id, score, preview, [kind, space, name, title, description, category, path, date, extra]] = hit;
+  const result: SearchResult = {
+    id,
+    name,
+    title,
+    description,
+    category,
+    score,
+    type: kind,
+    source: sourceOf(space) as Source,
+    preview,
+    path,
+    signed: extra?.[0] ?? false,
+    integrity: (extra?.[1] ?? 'unsigned') as Integrity,
+  };
+  if (date !== null && Number.isFinite(date)) result.date = new Date(date).toISOString();
+  if (space.startsWith('system:')) result.bundle = space.slice('system:'.length);
+  if (extra?.[2]) result.metadata = extra[2];
+  const copies = shadows?.(kind, id);
+  if (copies && copies.length > 1) {
+    const [winner, ...rest] = copies;
+    if (winner!.path === path && winner!.label === space) result.shadows = rest.map((r) => ({ space: r.label }));
+    else result.shadowed_by = winner!.label;
+  }
+  return result;
+}
+
+export function envelope(opts: SearchOptions, req: NativeRequest, res: NativeResponse, space: string, shadows?: ShadowLookup, warnings: string[] = []): SearchResponse {
+  const out: SearchResponse = {
+    results: res.hits.map((h) => shapeResult(h, shadows)),
+    total: res.total,
+    query: opts.query,
+    scope: opts.scope ?? '*',
+    space,
+    limit: req.limit,
+    offset: req.offset,
+    search_type: 'keyword',
+  };
+  const all = [...warnings, ...res.warnings];
+  if (all.length) out.warnings = all;
+  return out;
+}

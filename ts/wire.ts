@@ -1,0 +1,73 @@
+/**
+ * The shapes that cross N-API, one type each (the Rust side rejects unknown keys): the request
+ * (`SearchRequest` in crates/rye-search-core/src/request.rs), the document (`ItemDoc` in
+ * document.rs) and the response. Requests and documents go as JSON text, one buffer per call.
+ */
+import type { Kind } from './scope.js';
+
+export type SortBy = 'score' | 'name' | 'date';
+
+export interface NativeFilter {
+  type: 'anyOf' | 'noneOf' | 'version' | 'date';
+  [k: string]: unknown;
+}
+
+export interface NativeRequest {
+  query: string;
+  kind?: string;
+  idPattern?: string;
+  namespace?: string;
+  namespaceExact: boolean;
+  spaces: string[];
+  fields: Record<string, string>;
+  filters: NativeFilter[];
+  fuzzy: number;
+  proximity?: number;
+  sortBy: SortBy;
+  limit: number;
+  offset: number;
+  previewChars: number;
+}
+
+/** What a hit shows of the facade's own data: `[signed, integrity, metadata]` (see document.ts). */
+export type StoredExtra = [signed: boolean, integrity: string, metadata: Record<string, unknown> | null];
+
+/** One searchable item, as the core indexes it. */
+export interface NativeDocument {
+  /** Unique key (space label + path for files; kind + id in memory): an upsert replaces by key. */
+  key: string;
+  id: string;
+  kind: Kind;
+  /** Space label: `project`, `user`, `system:<bundle id>`. */
+  space: string;
+  /** 0 project, 1 user, 2 system: the coarse tie-break. */
+  spaceRank: number;
+  title: string;
+  name: string;
+  description: string;
+  category: string;
+  content: string;
+  path: string;
+  version: string | null;
+  /** Epoch milliseconds. */
+  date: number | null;
+  /** Exact-match facets for filters: key → values. */
+  meta: Record<string, string[]>;
+  mtime?: number;
+  size?: number;
+  extra: StoredExtra;
+}
+
+/**
+ * What a hit shows besides id, score and preview, written at index time. Arrays, not objects:
+ * `JSON.parse` builds them several times faster, and every search parses ten of them.
+ */
+export type NativeItem = [kind: Kind, space: string, name: string, title: string, description: string, category: string, path: string, date: number | null, extra: StoredExtra | null];
+
+export type NativeHit = [id: string, score: number, preview: string, item: NativeItem];
+
+export interface NativeResponse {
+  total: number;
+  hits: NativeHit[];
+  warnings: string[];
+}
