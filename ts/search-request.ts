@@ -38,11 +38,12 @@ export interface SearchOptions {
   previewChars?: number;
 }
 
+// The engine's limits (largest page and offset, the fuzzy distance) belong to the core, which
+// reports them as E_LIMIT (or clamps, with a warning): here only the types are checked.
 export const DEFAULT_LIMIT = 10;
-export const MAX_LIMIT = 1000;
-export const MAX_OFFSET = 100_000;
 export const DEFAULT_PROXIMITY = 5;
-export const MAX_FUZZY = 2;
+/** The distance `fuzzy: {enabled: true}` means when none is given. */
+const DEFAULT_FUZZY = 2;
 
 function bad(message: string, hint: string): never {
   throw new InvalidArgumentError(message, { hint });
@@ -51,7 +52,7 @@ function bad(message: string, hint: string): never {
 function integer(value: unknown, name: string, min: number, max: number, fallback: number): number {
   if (value === undefined || value === null) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value)) bad(`${name} must be an integer, got ${JSON.stringify(value)}`, `give ${name} as a whole number`);
-  if (value < min || value > max) bad(`${name} ${value} is out of range`, `${name} must be between ${min} and ${max}`);
+  if (value < min || value > max) bad(`${name} ${value} is out of range`, max === Number.MAX_SAFE_INTEGER ? `${name} must be ${min} or more` : `${name} must be between ${min} and ${max}`);
   return value;
 }
 
@@ -167,7 +168,7 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     wellFormed(k, 'a fields name');
     wellFormed(v, `fields.${k}`);
   }
-  const fuzzy = distance(opts.fuzzy, 'fuzzy', MAX_FUZZY, warnings, MAX_FUZZY) ?? 0;
+  const fuzzy = distance(opts.fuzzy, 'fuzzy', DEFAULT_FUZZY, warnings) ?? 0;
   const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY, warnings, 1000);
   return {
     query: opts.query,
@@ -181,8 +182,8 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     fuzzy,
     proximity,
     sortBy,
-    limit: integer(opts.limit, 'limit', 0, MAX_LIMIT, DEFAULT_LIMIT),
-    offset: integer(opts.offset, 'offset', 0, MAX_OFFSET, 0),
+    limit: integer(opts.limit, 'limit', 0, Number.MAX_SAFE_INTEGER, DEFAULT_LIMIT),
+    offset: integer(opts.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0),
     previewChars: integer(opts.previewChars, 'previewChars', 0, 10_000, 200),
   };
 }

@@ -211,7 +211,7 @@ impl SearchIndex {
         let budget = Budget::for_query(std::iter::once(&node).chain(field_nodes.iter().map(|f| &f.2)), req.fuzzy > 0);
         let parts = self.segment_parts(&searcher)?;
         let all_terms = || parts.iter().map(|p| &p.all_terms).collect();
-        let mut builder = Builder::new(&searcher, all_terms(), &req.query, req.fuzzy, &budget);
+        let mut builder = Builder::new(&searcher, all_terms(), &req.query, req.fuzzy.min(2) as u8, &budget);
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         // `*` with `fields`: the field queries select and rank; matching everything adds only a
         // constant to every score (and would hide a lone field term from block-max WAND).
@@ -240,7 +240,7 @@ impl SearchIndex {
                     format!("use one of {}", schema::TEXT_FIELDS.join(", ")),
                 ));
             };
-            let mut fb = Builder::new(&searcher, all_terms(), text, req.fuzzy, &budget);
+            let mut fb = Builder::new(&searcher, all_terms(), text, req.fuzzy.min(2) as u8, &budget);
             clauses.push((Occur::Must, fb.build(sub, &[(field, weights[i].max(0.1))]).map_err(|e| in_field(name, e))?));
             warnings.append(&mut fb.warnings);
         }

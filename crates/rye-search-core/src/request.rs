@@ -64,8 +64,8 @@ pub struct SearchRequest {
     pub spaces: Vec<String>,
     pub fields: BTreeMap<String, String>,
     pub filters: Vec<Filter>,
-    /// Levenshtein distance for plain terms (0 = off, clamped to 2).
-    pub fuzzy: u8,
+    /// Levenshtein distance for plain terms (0 = off, clamped to 2 with a warning).
+    pub fuzzy: u64,
     /// Phrase slop required between all positive terms; None = off.
     pub proximity: Option<u32>,
     pub sort_by: SortBy,
