@@ -1,6 +1,4 @@
-// End to end on a `.ai/knowledge` tree of real files: discovery + parsing + verification + indexing,
-// refresh, edit-to-visible, reopen, and MCP spawn-to-first-answer. Prints one JSON line.
-import { spawn } from 'node:child_process';
+
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

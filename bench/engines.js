@@ -8,7 +8,7 @@ const require = createRequire(import.meta.url);
 const WEIGHTS = { title: 3, name: 3, description: 2, category: 1.5, content: 1 };
 
 export const ENGINES = {
-  async rye(dir) {
+  async rye(_dir) {
     const { createMemoryIndex } = await import('../dist/index.js');
     const index = createMemoryIndex();
     const opts = (q) => {

@@ -112,7 +112,9 @@ function svgBars(tierName, results) {
     });
     svg += `<text transform="translate(${left + i * group + group / 2},${H - bottom + 12}) rotate(35)" font-size="10">${k}</text>`;
   });
-  names.forEach((n, j) => (svg += `<rect x="${left + j * 110}" y="${H - 22}" width="10" height="10" fill="${colors[j % colors.length]}"/><text x="${left + j * 110 + 14}" y="${H - 13}">${n}</text>`));
+  names.forEach((n, j) => {
+    svg += `<rect x="${left + j * 110}" y="${H - 22}" width="10" height="10" fill="${colors[j % colors.length]}"/><text x="${left + j * 110 + 14}" y="${H - 13}">${n}</text>`;
+  });
   return `${svg}</svg>\n`;
 }
 
@@ -128,12 +130,12 @@ function svgScaling(all) {
   svg += `<text x="${W / 2}" y="16" text-anchor="middle" font-size="14">single-term (mid df) p50 by corpus size (µs, log)</text>`;
   const x = (i) => 60 + (i * (W - 120)) / Math.max(1, tierNames.length - 1);
   const y = (v) => H - 50 - (Math.log10(v * 1000 + 1) / max) * (H - 90);
-  tierNames.forEach((t, i) => (svg += `<text x="${x(i)}" y="${H - 30}" text-anchor="middle">${t}</text>`));
+  for (const [i, t] of tierNames.entries()) svg += `<text x="${x(i)}" y="${H - 30}" text-anchor="middle">${t}</text>`;
   names.forEach((n, j) => {
     const p = pts(n);
     if (!p.length) return;
     svg += `<polyline fill="none" stroke="${colors[j % colors.length]}" stroke-width="2" points="${p.map(([i, v]) => `${x(i)},${y(v)}`).join(' ')}"/>`;
-    p.forEach(([i, v]) => (svg += `<circle cx="${x(i)}" cy="${y(v)}" r="3" fill="${colors[j % colors.length]}"><title>${n}: ${(v * 1000).toFixed(0)} µs</title></circle>`));
+    for (const [i, v] of p) svg += `<circle cx="${x(i)}" cy="${y(v)}" r="3" fill="${colors[j % colors.length]}"><title>${n}: ${(v * 1000).toFixed(0)} µs</title></circle>`;
     svg += `<text x="${W - 55}" y="${40 + j * 14}" fill="${colors[j % colors.length]}">${n}</text>`;
   });
   return `${svg}</svg>\n`;
@@ -163,7 +165,7 @@ function writeReport() {
 
 for (const t of values.render ? [] : tiers) {
   all[t] = {};
-  const ran = { at: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', cores: os.cpus().length, load: [+os.loadavg()[0].toFixed(2)] };
+  const ran = { at: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`, cores: os.cpus().length, load: [+os.loadavg()[0].toFixed(2)] };
   for (const e of engines) {
     process.stderr.write(`bench ${t} ${e}… `);
     all[t][e] = await run('child.js', [e, t, reps], LIMIT_MS[t] ?? LIMIT_MS.c1m);

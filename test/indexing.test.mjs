@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 
 import { openIndex } from '../dist/index.js';
-import { directive, knowledge, pyTool, workspace } from './helpers.mjs';
+import { directive, pyTool, workspace } from './helpers.mjs';
 
 const open = (ws, extra = {}) => openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, ...extra });
 
@@ -57,7 +57,7 @@ describe('discovery and metadata', () => {
     const reasons = Object.fromEntries(index.lastReport.skipped.map((s) => [path.basename(s.path), s.reason]));
     assert.equal(reasons['_helper.py'], 'underscore');
     assert.equal(reasons['.hidden'], 'hidden');
-    assert.equal(reasons['node_modules'], 'ignored-dir');
+    assert.equal(reasons.node_modules, 'ignored-dir');
     assert.equal(reasons['notes.txt'], 'extension');
     assert.equal(reasons['big.py'], 'too-large');
     assert.equal(reasons['latin1.py'], 'not-utf8');

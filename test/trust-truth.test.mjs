@@ -3,7 +3,6 @@
 // `pem` slot is a key; ignored trust files are listed; fetch failures have one shape.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 

@@ -12,7 +12,7 @@ import { buildDocument } from './document.js';
 import { scanSpaces, type Candidate, type Skip, DEFAULT_MAX_FILE_BYTES } from './discovery.js';
 import { IndexLockedError, RyeSearchError } from './errors.js';
 import { loadParsers, parseItem } from './metadata.js';
-import { native, nativeAsync, type NativeIndex } from './native.js';
+import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { WatchedScanCache } from './scan-cache.js';
 import type { Space } from './spaces.js';
 import { TrustStore, verifyText, type Verification } from './trust.js';
@@ -203,7 +203,7 @@ export class Indexer {
     const skippedBefore = failed.size;
 
     if (changed.length || removed.length) {
-      let batch;
+      let batch: NativeBatch | undefined;
       try {
         batch = native(() => this.nativeIndex.batch(changed.length + removed.length));
       } catch (err) {

@@ -34,7 +34,7 @@ export function fenced(text: string, lang: string): { block: string; before: str
     const end = nl === -1 ? text.length : nl;
     const line = text.slice(at, end).replace(/\r$/, '');
     if (open === -1) {
-      if (nl !== -1 && line.startsWith('```' + lang) && /^[ \t]*$/.test(line.slice(3 + lang.length))) {
+      if (nl !== -1 && line.startsWith(`\`\`\`${lang}`) && /^[ \t]*$/.test(line.slice(3 + lang.length))) {
         open = at;
         bodyStart = nl + 1;
       }
@@ -52,7 +52,7 @@ export function fenced(text: string, lang: string): { block: string; before: str
 export function openTag(xml: string, tag: string): { start: number; end: number } | undefined {
   let from = 0;
   for (;;) {
-    const at = xml.indexOf('<' + tag, from);
+    const at = xml.indexOf(`<${tag}`, from);
     if (at === -1) return undefined;
     const next = xml[at + 1 + tag.length];
     if (next === '>' || isSpace(next)) {
@@ -109,7 +109,7 @@ export function stripTags(s: string): string {
     if (lt === -1) break;
     const gt = s.indexOf('>', lt + 1);
     if (gt === -1) break;
-    out += s.slice(i, lt) + ' ';
+    out += `${s.slice(i, lt)} `;
     i = gt + 1;
   }
   return out + s.slice(i);

@@ -47,7 +47,10 @@ export class WatchedScanCache implements ScanCache {
 
   watch(key: string, dir: string): void {
     let entry = this.entries.get(key);
-    if (!entry) this.entries.set(key, (entry = {}));
+    if (!entry) {
+      entry = {};
+      this.entries.set(key, entry);
+    }
     if (entry.watcher) return;
     try {
       // Not persistent: an open index must not keep the process alive.

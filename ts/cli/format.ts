@@ -11,7 +11,7 @@ function cut(s: string, n: number): string {
   return s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`;
 }
 
-function spaceOf(r: SearchResult): string {
+function spaceLabel(r: SearchResult): string {
   return r.bundle ? `system:${r.bundle}` : r.source;
 }
 
@@ -33,7 +33,7 @@ export function formatSearch(res: SearchResponse): string {
     let id = r.id;
     if (r.shadows?.length) id += `  (shadows ${r.shadows.map((s) => s.space).join(', ')})`;
     if (r.shadowed_by) id += `  (shadowed by ${r.shadowed_by})`;
-    rows.push([r.score.toFixed(3), r.type, spaceOf(r), MARK[r.integrity] ?? r.integrity, ...(dated ? [r.date?.slice(0, 10) ?? '-'] : []), id]);
+    rows.push([r.score.toFixed(3), r.type, spaceLabel(r), MARK[r.integrity] ?? r.integrity, ...(dated ? [r.date?.slice(0, 10) ?? '-'] : []), id]);
     const line = [r.title && r.title !== r.name ? r.title : '', r.description].filter(Boolean).join(' — ');
     notes.push(line ? `      ${cut(line, width)}` : '');
   }

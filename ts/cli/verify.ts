@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 
 import { NotFoundError } from '../errors.js';
-import { openIndex } from '../rye-index.js';
+import { openIndex, type VerifyReport } from '../rye-index.js';
 import { COMMON_HELP, COMMON_OPTIONS, openOptions } from './args.js';
 import { formatTable } from './format.js';
 
@@ -23,7 +23,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   }
   const index = await openIndex(openOptions(values));
   try {
-    let report;
+    let report: VerifyReport;
     try {
       report = await index.verify(positionals.length ? positionals : undefined);
     } catch (err) {

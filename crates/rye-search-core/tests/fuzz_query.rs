@@ -92,7 +92,7 @@ fn index() -> SearchIndex {
 
 fn check(idx: &SearchIndex, query: String, fuzzy: u8) {
     let started = Instant::now();
-    let req = SearchRequest { query: query.clone(), fuzzy, proximity: Some(3), ..Default::default() };
+    let req = SearchRequest { query: query.clone(), fuzzy: fuzzy.into(), proximity: Some(3), ..Default::default() };
     match idx.search(&req) {
         Ok(res) => assert!(res.hits.len() <= 10),
         Err(e) => assert!(["E_QUERY_SYNTAX", "E_LIMIT", "E_INVALID_ARGUMENT"].contains(&e.code()), "{query:?}: {e}"),

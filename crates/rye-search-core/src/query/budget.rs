@@ -67,9 +67,9 @@ mod tests {
     fn one_wildcard_keeps_its_full_expansion_and_many_share() {
         let one = Budget::for_query([&parse("*e*").unwrap()], false);
         assert_eq!(one.share(5, 256), 256);
-        let eight = Budget::for_query([&parse(&vec!["*e*"; 8].join(" OR ")).unwrap()], false);
+        let eight = Budget::for_query([&parse(&["*e*"; 8].join(" OR ")).unwrap()], false);
         assert_eq!(eight.share(5, 256), 32);
-        let many = Budget::for_query([&parse(&vec!["a*"; 40].join(" ")).unwrap()], false);
+        let many = Budget::for_query([&parse(&["a*"; 40].join(" ")).unwrap()], false);
         assert_eq!(many.share(5, 256), MIN_SHARE);
         assert_eq!(Budget::for_query([&parse("word").unwrap()], true).share(5, 32), 32);
         let b = Budget::for_query([&Node::All], false);

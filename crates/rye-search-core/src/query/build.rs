@@ -14,7 +14,7 @@ use tantivy::Searcher;
 use tantivy_fst::{Automaton, Regex};
 
 use super::budget::Budget;
-use super::few::{FewPostingsQuery, FieldTerm, FEW_POSTINGS};
+use super::few_postings::{FewPostingsQuery, FieldTerm, FEW_POSTINGS};
 use super::parse::Node;
 use crate::all_terms::LazyAllTerms;
 use crate::error::{Error, Result};

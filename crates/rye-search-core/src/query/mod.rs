@@ -1,7 +1,8 @@
-//! The query language: parsing (`parse`) and translation to Tantivy (`build`).
+//! The query language: parsing (`parse`), translation to Tantivy (`build`), what one query may
+//! spend on expansions (`budget`), and scoring terms with few postings directly (`few_postings`).
 pub mod budget;
 pub mod build;
-pub mod few;
+pub mod few_postings;
 pub mod parse;
 
 pub use parse::{parse, Node};
