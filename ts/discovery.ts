@@ -7,21 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { native } from './native.js';
+import { DEFAULT_MAX_FILE_BYTES, IGNORED_DIRS, KIND_EXTENSIONS, KIND_FOLDERS } from './items.js';
 import type { Kind } from './scope.js';
 import type { Space } from './spaces.js';
-
-export const KIND_FOLDERS: Record<Kind, string> = { directive: 'directives', tool: 'tools', knowledge: 'knowledge' };
-
-export const KIND_EXTENSIONS: Record<Kind, readonly string[]> = {
-  directive: ['.md'],
-  tool: ['.py', '.yaml', '.yml', '.json', '.js', '.ts', '.mjs', '.cjs', '.sh', '.toml'],
-  knowledge: ['.md', '.yaml', '.yml'],
-};
-
-export const IGNORED_DIRS = new Set(['node_modules', '__pycache__', '.git', '.venv']);
-
-/** Default size cap for an item file. */
-export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 
 export interface Candidate {
   /** Unique key in the index: space label + path. */

@@ -5,7 +5,7 @@
  */
 import type { Kind } from './scope.js';
 import { sourceOf } from './spaces.js';
-import type { Integrity } from './trust.js';
+import type { Integrity } from './trust/trust.js';
 import type { NativeDocument, StoredExtra } from './wire.js';
 
 /** Metadata values longer than this are shown with hits but are not filters. */

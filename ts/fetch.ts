@@ -7,13 +7,13 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { KIND_EXTENSIONS, KIND_FOLDERS, DEFAULT_MAX_FILE_BYTES } from './discovery.js';
+import { DEFAULT_MAX_FILE_BYTES, KIND_EXTENSIONS, KIND_FOLDERS } from './items.js';
 import { IntegrityError, InvalidArgumentError, NotFoundError, RyeSearchError } from './errors.js';
 import { parseItem } from './metadata.js';
 import { readRegularFile, UnreadableFile } from './read-file.js';
 import { isKind, KINDS, type Kind } from './scope.js';
 import { selectSpaces, sourceOf, type Space } from './spaces.js';
-import { verifyText, type Integrity, type TrustStore } from './trust.js';
+import { verifyText, type Integrity, type TrustStore } from './trust/trust.js';
 
 export interface FetchOptions {
   item_id: string;

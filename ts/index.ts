@@ -2,7 +2,7 @@
 export { openIndex, RyeIndex, type OpenIndexOptions, type VerifyReport } from './rye-index.js';
 export type { SearchFailure } from './search-runner.js';
 export { parseItemRef, InvalidIdError, type FetchOptions, type FetchResponse } from './fetch.js';
-export { verifyItem } from './verify-item.js';
+export { verifyItem } from './trust/verify-item.js';
 export { createMemoryIndex, MemoryIndex, type PlainDocument, type MemorySearchOptions } from './memory-index.js';
 export type { SearchOptions, SortBy, DistanceOption } from './search-request.js';
 export type { SearchResponse, SearchResult, ShadowEntry, Source } from './search-results.js';
@@ -10,6 +10,6 @@ export type { IndexReport, IndexWarning, Progress } from './indexer.js';
 export type { Skip, SkipReason } from './discovery.js';
 export { parseScope, KINDS, type Kind, type Scope } from './scope.js';
 export { DEFAULT_BUNDLE, bundlesFromEnv, type SystemBundle, type Space } from './spaces.js';
-export { TrustStore, verifyText, type Integrity, type Verification } from './trust.js';
+export { TrustStore, verifyText, type Integrity, type Verification } from './trust/trust.js';
 export * from './errors.js';
-export { signText, trustFile, publicPem, rawPublicKey } from './sign.js';
+export { signText, trustFile, publicPem, rawPublicKey } from './trust/sign.js';

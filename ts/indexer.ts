@@ -9,13 +9,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { buildDocument } from './document.js';
-import { scanSpaces, type Candidate, type Skip, DEFAULT_MAX_FILE_BYTES } from './discovery.js';
+import { scanSpaces, type Candidate, type Skip } from './discovery.js';
+import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { IndexLockedError, RyeSearchError } from './errors.js';
 import { loadParsers, parseItem } from './metadata.js';
 import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { WatchedScanCache } from './scan-cache.js';
 import type { Space } from './spaces.js';
-import { TrustStore, verifyText, type Verification } from './trust.js';
+import { TrustStore, verifyText, type Verification } from './trust/trust.js';
 import type { NativeDocument } from './wire.js';
 
 /** Read errors that are the system's, not the file's: a refresh that meets one is not committed. */

@@ -9,7 +9,7 @@ import type YAMLType from 'yaml';
 
 import { attribute, elementInner, fenced, openTag, pyAssignment, pyDocstring, simpleElements, stripTags } from './markup.js';
 import type { Kind } from './scope.js';
-import { withoutSignature } from './signature.js';
+import { withoutSignature } from './trust/signature.js';
 
 export interface ItemMetadata {
   title: string;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { defaultCacheDir, indexDirFor } from './cache.js';
-import { DEFAULT_MAX_FILE_BYTES } from './discovery.js';
+import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
 import { InvalidArgumentError, NotFoundError } from './errors.js';
 import { Indexer, type IndexReport, type ItemRef, type Progress } from './indexer.js';
@@ -17,7 +17,7 @@ import { shadowsAmong, type SearchResponse, type ShadowLookup } from './search-r
 import { SearchRunner, type Prepared, type SearchFailure } from './search-runner.js';
 
 import { checkProjectDir, resolveSpaces, selectSpaces, sourceOf, type Space, type SystemBundle } from './spaces.js';
-import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust.js';
+import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust/trust.js';
 import { spaceOf } from './validate.js';
 
 export interface OpenIndexOptions {

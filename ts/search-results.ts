@@ -4,7 +4,7 @@
 import type { Kind } from './scope.js';
 import { sourceOf } from './spaces.js';
 import type { SearchOptions } from './search-request.js';
-import type { Integrity } from './trust.js';
+import type { Integrity } from './trust/trust.js';
 import type { NativeHit, NativeRequest, NativeResponse } from './wire.js';
 
 /** Where a result comes from: its space's kind (a bundle's id is in `bundle`). */

@@ -10,10 +10,10 @@ import path from 'node:path';
 
 import { parse as parseToml } from 'smol-toml';
 
-import { MAX_CONFIG_BYTES, readRegularFile } from './read-file.js';
-import type { Kind } from './scope.js';
+import { MAX_CONFIG_BYTES, readRegularFile } from '../read-file.js';
+import type { Kind } from '../scope.js';
 import { readSignature, splitLine, type SignatureLine } from './signature.js';
-import type { Space } from './spaces.js';
+import type { Space } from '../spaces.js';
 
 export type Integrity = 'verified' | 'unsigned' | 'modified' | 'untrusted' | 'invalid';
 

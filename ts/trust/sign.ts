@@ -4,7 +4,7 @@
  */
 import { createHash, createPublicKey, sign as edSign, type KeyObject } from 'node:crypto';
 
-import type { Kind } from './scope.js';
+import type { Kind } from '../scope.js';
 import { signatureLineIndex, splitLine, withoutSignature } from './signature.js';
 import { v1Content, v1KeyId, v2KeyId } from './trust.js';
 

@@ -1,11 +1,11 @@
 /** Verify one file by path: its kind, id and space come from where it sits under `.ai/`. */
 import path from 'node:path';
 
-import { DEFAULT_MAX_FILE_BYTES, KIND_FOLDERS } from './discovery.js';
-import { InvalidArgumentError } from './errors.js';
-import { readRegularFile } from './read-file.js';
-import type { Kind } from './scope.js';
-import { resolveSpaces, type SpaceOptions } from './spaces.js';
+import { DEFAULT_MAX_FILE_BYTES, KIND_FOLDERS } from '../items.js';
+import { InvalidArgumentError } from '../errors.js';
+import { readRegularFile } from '../read-file.js';
+import type { Kind } from '../scope.js';
+import { resolveSpaces, type SpaceOptions } from '../spaces.js';
 import { TrustStore, verifyText, type Verification } from './trust.js';
 
 export interface ItemVerification extends Verification {

@@ -1,0 +1,129 @@
+//! Write batches: one writer, upserts by key, atomic commits.
+
+use super::*;
+
+/// One write session. Nothing is visible to readers until `commit`; dropping it discards.
+pub struct Batch {
+    pub(super) writer: IndexWriter<TantivyDocument>,
+    pub(super) fields: Fields,
+    pub(super) reader: IndexReader,
+    /// For a bulk batch: the segments that existed before it.
+    pub(super) bulk: Option<Vec<SegmentId>>,
+    pub(super) keys: KnownKeys,
+}
+
+/// Which keys an upsert must delete first: those in the index when the batch began and those
+/// added earlier in the batch. A delete of a key that is nowhere is not free (Tantivy looks
+/// every deleted term up when it writes a segment): skipping them made a fresh build of 63,666
+/// items ~30% faster and ~60 MB lighter.
+pub(super) struct KnownKeys {
+    committed: Vec<Arc<InvertedIndexReader>>,
+    added: HashSet<String>,
+}
+
+impl KnownKeys {
+    pub(super) fn of(searcher: &tantivy::Searcher, key: Field) -> Result<Self> {
+        let committed =
+            searcher.segment_readers().iter().map(|r| r.inverted_index(key)).collect::<tantivy::Result<_>>()?;
+        Ok(KnownKeys { committed, added: HashSet::new() })
+    }
+
+    /// Records `key` as added; true when a document with it may already exist.
+    fn add(&mut self, key: &str) -> Result<bool> {
+        if !self.added.insert(key.to_owned()) {
+            return Ok(true);
+        }
+        for segment in &self.committed {
+            if segment.terms().get(key.as_bytes())?.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+impl Batch {
+    /// Adds documents, replacing any with the same key.
+    pub fn upsert(&mut self, docs: &[ItemDoc]) -> Result<()> {
+        for d in docs {
+            if self.keys.add(&d.key)? {
+                self.writer.delete_term(Term::from_field_text(self.fields.key, &d.key));
+            }
+            self.writer.add_document(to_document(&self.fields, d))?;
+        }
+        Ok(())
+    }
+
+    pub fn delete(&mut self, keys: &[String]) {
+        for k in keys {
+            self.writer.delete_term(Term::from_field_text(self.fields.key, k));
+        }
+    }
+
+    /// Commits atomically and makes the result visible to this index's readers. Bulk batches
+    /// also wait for the merges they trigger, so a fresh index is compact.
+    pub fn commit(mut self) -> Result<()> {
+        self.writer.commit()?;
+        self.reader.reload()?;
+        if let Some(before) = &self.bulk {
+            // What a bulk batch wrote becomes one segment: every query pays per segment (term
+            // lookups, scorers). Older segments are left to the merge policy, so adding in
+            // chunks does not re-merge everything each time.
+            let written: Vec<SegmentId> =
+                self.writer.index().searchable_segment_ids()?.into_iter().filter(|id| !before.contains(id)).collect();
+            if written.len() > 1 {
+                self.writer.merge(&written).wait()?;
+            }
+            self.writer.wait_merging_threads()?;
+            self.reader.reload()?;
+        }
+        Ok(())
+    }
+}
+
+/// What a hit shows besides id, score and preview, as a JSON array in the order of
+/// [`crate::request::ITEM_FIELDS`] (and of `NativeItem` in `ts/search.ts`): an array because
+/// `JSON.parse` builds arrays several times faster than objects with keys. `extra` is copied
+/// as the caller wrote it (it arrives as JSON, parsed once).
+fn stored_item(d: &ItemDoc) -> String {
+    let extra = d.extra.as_deref();
+    let item = (&d.kind, &d.space, &d.name, &d.title, &d.description, &d.category, &d.path, d.date, extra);
+    serde_json::to_string(&item).expect("a tuple of strings serialises")
+}
+
+fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
+    let mut doc = TantivyDocument::default();
+    // Stored values are read in the order they are added: id, item, then content (read only for
+    // previews).
+    doc.add_text(f.id, &d.id);
+    for (field, value) in f.text.iter().zip([&d.title, &d.name, &d.description, &d.category]) {
+        doc.add_text(*field, value);
+    }
+    doc.add_text(f.key, &d.key);
+    doc.add_text(f.kind, &d.kind);
+    doc.add_text(f.space, &d.space);
+    doc.add_u64(f.space_rank, d.space_rank);
+    doc.add_text(f.name_sort, d.name.to_lowercase());
+    let mut ancestor = d.id.as_str();
+    while let Some(cut) = ancestor.rfind('/') {
+        ancestor = &ancestor[..cut];
+        doc.add_text(f.namespace, ancestor);
+    }
+    for (key, values) in &d.meta {
+        for v in values {
+            doc.add_text(f.meta, meta_facet(key, v));
+        }
+    }
+    if let Some(v) = d.version.as_deref().and_then(version_number) {
+        doc.add_u64(f.version_num, v);
+    }
+    if let Some(date) = d.date {
+        doc.add_i64(f.date, date);
+    }
+    doc.add_i64(f.mtime, d.mtime);
+    doc.add_u64(f.size, d.size);
+    doc.add_text(f.item, stored_item(d));
+    // Stored last, so hits without a preview stop reading before it.
+    doc.add_text(f.content(), &d.content);
+    doc
+}

@@ -1,0 +1,262 @@
+//! Index lifecycle (persistent or in memory, checked and rebuilt when damaged), the refresh
+//! manifest, and the parts of the index searches share. One concern per file below:
+//! `search` (running a query), `filters` (kind, scope, space and metadata restrictions),
+//! `preview` (snippets), `batch` (writing).
+
+use std::cell::Cell;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+use tantivy::collector::Collector;
+use tantivy::directory::error::LockError;
+use tantivy::directory::MmapDirectory;
+use tantivy::index::{IndexSettings, SegmentId};
+use tantivy::query::{
+    AllQuery, Bm25StatisticsProvider, BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery,
+    RegexQuery, TermQuery,
+};
+use tantivy::schema::{Field, IndexRecordOption, Term};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::store::Compressor;
+use tantivy::InvertedIndexReader;
+use tantivy::{DocId, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError};
+
+use crate::all_terms::LazyAllTerms;
+use crate::collect::{SortColumns, StoredIds, TopRanked};
+use crate::document::{ItemDoc, ManifestEntry};
+use crate::error::{contained, Error, Result};
+use crate::hit_store::HitStore;
+use crate::memory_dir::MemoryDirectory;
+use crate::query::budget::Budget;
+use crate::query::build::{is_term_leaf, positive_tokens, Builder};
+use crate::query::parse;
+use crate::request::{Filter, Hit, SearchRequest, SearchResponse};
+use crate::schema::{self, version_number, Fields, SCHEMA_VERSION};
+use crate::stored::{stored_texts, utf8};
+use crate::tokenizer::{IdentTokenizer, TOKENIZER_NAME};
+
+mod batch;
+mod filters;
+mod preview;
+mod search;
+
+pub use batch::Batch;
+use batch::KnownKeys;
+pub use filters::meta_facet;
+
+/// Largest page a request may ask for, and deepest offset (bounded memory per query).
+pub const MAX_LIMIT: usize = 1000;
+pub const MAX_OFFSET: usize = 100_000;
+
+const VERSION_FILE: &str = "rye-search-schema";
+const MB: usize = 1024 * 1024;
+/// Up to this many documents, a batch gets a small writer and does not wait for merges.
+const SMALL_BATCH_DOCS: usize = 256;
+/// Up to this many documents, one indexing thread with room for all of them (a typical item
+/// takes ~3 KB of indexing memory, which is only taken as it is used): one segment, so no merge.
+const ONE_SEGMENT_DOCS: usize = 150_000;
+const DOC_STORE_BLOCK_BYTES: usize = 2048;
+/// How far apart the words of a plain query may be to earn the nearness bonus.
+const NEARNESS_SLOP: u32 = 3;
+
+/// What searches read of one segment besides its postings, opened once (opening the columns
+/// costs more than a rare-term query).
+struct SegmentParts {
+    columns: Arc<SortColumns>,
+    store: Arc<HitStore>,
+    all_terms: LazyAllTerms,
+}
+
+pub struct SearchIndex {
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+    location: Option<PathBuf>,
+    /// What searches read of the segments searched lately; segments are immutable, so never stale.
+    segments: Mutex<HashMap<SegmentId, Arc<SegmentParts>>>,
+}
+
+impl SearchIndex {
+    /// Opens (or creates) a persistent index in `dir`. An index written by another schema
+    /// version is discarded and recreated: it is a cache of the files, rebuilt by a refresh.
+    pub fn open(dir: &Path) -> Result<Self> {
+        fs::create_dir_all(dir)?;
+        let version_path = dir.join(VERSION_FILE);
+        let stored = fs::read_to_string(&version_path).unwrap_or_default();
+        let has_index = dir.join("meta.json").exists();
+        if has_index && stored.trim() != SCHEMA_VERSION.to_string() {
+            clear_index_files(dir)?;
+        }
+        // A damaged index is rebuilt the same way: it is a cache of the files. A second failure
+        // (e.g. a file that cannot be read at all) is reported, never a loop.
+        // Tantivy's decoders assert on some damage instead of returning an error: a panic while
+        // opening is damage too.
+        let index = match contained(|| open_checked(dir)) {
+            Ok(index) => index,
+            Err(Error::Corrupt { .. } | Error::Internal(_)) => {
+                clear_index_files(dir)?;
+                contained(|| open_checked(dir))?
+            }
+            Err(e) => return Err(e),
+        };
+        if stored.trim() != SCHEMA_VERSION.to_string() || !has_index {
+            fs::write(&version_path, SCHEMA_VERSION.to_string())?;
+        }
+        let (_, fields) = schema::build();
+        Self::wrap(index, fields, Some(dir.to_path_buf()))
+    }
+
+    /// An index that lives only in memory (tests, ephemeral use, plain-document indexes).
+    pub fn in_memory() -> Result<Self> {
+        let (schema, fields) = schema::build();
+        let index =
+            Index::builder().schema(schema).settings(index_settings()).open_or_create(MemoryDirectory::default())?;
+        Self::wrap(index, fields, None)
+    }
+
+    fn wrap(index: Index, fields: Fields, location: Option<PathBuf>) -> Result<Self> {
+        index.tokenizers().register(TOKENIZER_NAME, IdentTokenizer);
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        Ok(SearchIndex { index, reader, fields, location, segments: Mutex::default() })
+    }
+
+    /// Picks up commits made by other handles or processes.
+    pub fn reload(&self) -> Result<()> {
+        Ok(self.reader.reload()?)
+    }
+
+    /// Opstamp of the last commit on disk: changes whenever any process commits.
+    pub fn opstamp(&self) -> Result<u64> {
+        Ok(self.index.load_metas()?.opstamp)
+    }
+
+    pub fn num_docs(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// Segments in the current view (each costs a little per query).
+    pub fn num_segments(&self) -> usize {
+        self.reader.searcher().segment_readers().len()
+    }
+
+    /// Starts a write batch. Fails with `IndexLocked` while another writer holds the index.
+    pub fn batch(&self) -> Result<Batch> {
+        self.batch_for(usize::MAX)
+    }
+
+    /// A write batch sized for about `expected_docs` documents. A small edit gets a small writer
+    /// and does not wait for background merges. A bulk batch that fits one segment is indexed on
+    /// one thread while the caller prepares the next documents on its own: merging the segments
+    /// of two indexing threads cost more than the second thread saved. Larger batches use two.
+    pub fn batch_for(&self, expected_docs: usize) -> Result<Batch> {
+        let small = expected_docs <= SMALL_BATCH_DOCS;
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let (threads, memory) = match expected_docs {
+            n if n <= SMALL_BATCH_DOCS => (1, 15 * MB),
+            n if n <= ONE_SEGMENT_DOCS || cores == 1 => (1, 640 * MB),
+            _ => (2, 512 * MB),
+        };
+        let writer = self.index.writer_with_num_threads(threads, memory).map_err(|e| match e {
+            TantivyError::LockFailure(LockError::LockBusy, _) => Error::IndexLocked {
+                path: self.location.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "memory".into()),
+            },
+            other => other.into(),
+        })?;
+        let bulk = if small { None } else { Some(self.index.searchable_segment_ids()?) };
+        // The writer's lock is held, so the latest commit is what this batch writes over.
+        self.reader.reload()?;
+        let keys = KnownKeys::of(&self.reader.searcher(), self.fields.key)?;
+        Ok(Batch { writer, fields: self.fields, reader: self.reader.clone(), bulk, keys })
+    }
+
+    /// What the index holds: key, mtime and size of every live document.
+    pub fn manifest(&self) -> Result<Vec<ManifestEntry>> {
+        let searcher = self.reader.searcher();
+        let mut out = Vec::with_capacity(searcher.num_docs() as usize);
+        for segment in searcher.segment_readers() {
+            let ff = segment.fast_fields();
+            let keys = column_strings(ff.str("key")?)?;
+            let mtimes = ff.i64("mtime")?;
+            let sizes = ff.u64("size")?;
+            for doc in segment.doc_ids_alive() {
+                out.push(ManifestEntry {
+                    key: keys.of(doc),
+                    mtime: mtimes.first(doc).unwrap_or(0),
+                    size: sizes.first(doc).unwrap_or(0),
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Small, uncompressed doc store blocks: a search loads each hit of the page from its own
+/// block, and decompressing a 16 KiB LZ4 block per hit (Tantivy's default) was the largest cost
+/// of queries whose hits were not cached. The store grows; queries get cheaper.
+fn index_settings() -> IndexSettings {
+    IndexSettings {
+        docstore_blocksize: DOC_STORE_BLOCK_BYTES,
+        docstore_compression: Compressor::None,
+        // Nothing to compress: handing each small block to another thread only cost wake-ups.
+        docstore_compress_dedicated_thread: false,
+    }
+}
+
+/// Opens or creates the index in `dir` and checks every file of its segments against its
+/// checksum (a few tens of milliseconds for a 60k-item index): a truncated or flipped file must
+/// be found here, not by a decoder that trusts a damaged length.
+fn open_checked(dir: &Path) -> Result<Index> {
+    let (schema, _) = schema::build();
+    let corrupt = |detail: String| Error::Corrupt { path: dir.display().to_string(), detail };
+    let directory = MmapDirectory::open(dir).map_err(TantivyError::from)?;
+    let index = match Index::builder().schema(schema).settings(index_settings()).open_or_create(directory) {
+        Ok(index) => index,
+        Err(e @ (TantivyError::IoError(_) | TantivyError::OpenDirectoryError(_))) => return Err(e.into()),
+        Err(e) => return Err(corrupt(e.to_string())),
+    };
+    match index.validate_checksum() {
+        Ok(damaged) if damaged.is_empty() => Ok(index),
+        Ok(damaged) => Err(corrupt(format!("{} file(s) fail their checksum", damaged.len()))),
+        Err(e) => Err(corrupt(e.to_string())),
+    }
+}
+
+fn clear_index_files(dir: &Path) -> Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_file() {
+            fs::remove_file(path)?;
+        }
+    }
+    Ok(())
+}
+
+/// A string column's values by document, its dictionary decoded once in order: looking each
+/// ordinal up decodes a dictionary block up to it, which made the manifest of 60k items take
+/// ~200 ms.
+struct ColumnStrings {
+    ords: Option<tantivy::columnar::Column<u64>>,
+    by_ord: Vec<String>,
+}
+
+impl ColumnStrings {
+    fn of(&self, doc: DocId) -> String {
+        let ord = self.ords.as_ref().and_then(|c| c.first(doc));
+        ord.and_then(|o| self.by_ord.get(o as usize)).cloned().unwrap_or_default()
+    }
+}
+
+fn column_strings(column: Option<tantivy::columnar::StrColumn>) -> Result<ColumnStrings> {
+    let Some(column) = column else { return Ok(ColumnStrings { ords: None, by_ord: Vec::new() }) };
+    let mut by_ord = Vec::with_capacity(column.num_terms());
+    let mut terms = column.dictionary().stream()?;
+    while terms.advance() {
+        by_ord.push(utf8(terms.key())?);
+    }
+    Ok(ColumnStrings { ords: Some(column.ords().clone()), by_ord })
+}
