@@ -207,6 +207,11 @@ function list(w: Walk, dir: string, relDir: string, known?: string): Listing | u
   const prefix = dir + path.sep;
   for (const entry of entries) {
     const full = prefix + entry.name;
+    // Node decodes names as UTF-8, replacing what is not: such a path names no file.
+    if (entry.name.includes('\uFFFD')) {
+      l.skipped.push({ path: full, reason: 'not-utf8', detail: 'the file name is not valid UTF-8' });
+      continue;
+    }
     if (entry.name.startsWith('.')) {
       l.skipped.push({ path: full, reason: IGNORED_DIRS.has(entry.name) ? 'ignored-dir' : 'hidden' });
       continue;

@@ -13,7 +13,8 @@
 //! a run is found by its characters, and a longer query matches as a phrase of pairs.
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 /// Name under which the tokenizer is registered with Tantivy.
 pub const TOKENIZER_NAME: &str = "rye_ident";
@@ -33,8 +34,10 @@ pub struct Word {
     pub end: usize,
 }
 
+/// Letters, digits and combining marks: a mark belongs to the letter before it (NFD accents,
+/// Devanagari and Thai vowel signs), so it never splits a word.
 fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric()
+    c.is_alphanumeric() || is_combining_mark(c)
 }
 
 fn is_joiner(c: char) -> bool {
@@ -114,15 +117,20 @@ fn joined_pieces(raw: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
-/// A part as the index stores it: each character lower-cased, Latin diacritics folded.
+/// A part as the index stores it: each character lower-cased, then folded (see [`fold`]).
 fn fold_part(piece: &str) -> String {
-    fold_latin(piece.chars().flat_map(char::to_lowercase).collect())
+    fold(piece.chars().flat_map(char::to_lowercase).collect())
 }
 
-/// Han, kana and Hangul: scripts written without spaces between words.
+/// Scripts written without spaces between words, indexed as overlapping pairs of characters:
+/// Han, kana, Hangul, and Thai, Lao, Khmer and Myanmar (pairs need no dictionary, and a word
+/// inside a run is found by its characters, as in CJK).
 fn is_cjk(c: char) -> bool {
     matches!(c as u32,
-        0x3040..=0x30FF // Hiragana, Katakana
+        0x0E00..=0x0EFF // Thai, Lao
+        | 0x1000..=0x109F // Myanmar
+        | 0x1780..=0x17FF // Khmer
+        | 0x3040..=0x30FF // Hiragana, Katakana
         | 0x3400..=0x4DBF // CJK Extension A
         | 0x4E00..=0x9FFF // CJK Unified Ideographs
         | 0xAC00..=0xD7AF // Hangul syllables
@@ -147,28 +155,40 @@ fn cjk_pieces(piece: &str) -> Vec<(usize, usize, String)> {
         if !cjk || run == 1 {
             out.push((at(i), at(i + run), fold_part(&piece[at(i)..at(i + run)])));
         } else {
-            out.extend((i..i + run - 1).map(|k| (at(k), at(k + 2), piece[at(k)..at(k + 2)].to_string())));
+            out.extend((i..i + run - 1).map(|k| (at(k), at(k + 2), fold_part(&piece[at(k)..at(k + 2)]))));
         }
         i += run;
     }
     out
 }
 
-/// How text is compared: lower-cased, Latin diacritics removed. Query patterns (wildcards)
-/// go through this too, so they meet the terms as indexed.
+/// How text is compared: lower-cased, compatibility forms and Latin diacritics folded. Query
+/// patterns (wildcards) go through this too, so they meet the terms as indexed.
 pub fn normalize(text: &str) -> String {
-    fold_latin(text.to_lowercase())
+    fold(text.to_lowercase())
 }
 
-/// Folds lower-case Latin letters to their base letters: `é` → `e`, `ß` → `ss`, `ø` → `o`;
-/// Greek final sigma to σ.
-/// Other scripts are left as they are (`й` is not `и` in Russian).
-fn fold_latin(word: String) -> String {
+/// Folds lower-case text to how it is indexed: compatibility forms to their plain letters
+/// (NFKC: `ﬁ` → `fi`, `Ａ` → `a`), Latin letters to their base letters (`é` → `e`, `ß` → `ss`,
+/// `ø` → `o`, the dot `İ` leaves on `i`), Greek final sigma to σ. Other scripts keep their
+/// letters (`й` is not `и` in Russian).
+fn fold(word: String) -> String {
+    if word.is_ascii() {
+        return word;
+    }
+    let word = if is_nfkc_quick(word.chars()) == IsNormalized::Yes {
+        word
+    } else {
+        // NFKC can bring back capitals (`ℌ` → `H`): lower-case again.
+        word.nfkc().flat_map(char::to_lowercase).collect()
+    };
     if word.is_ascii() {
         return word;
     }
     let mut out = String::with_capacity(word.len());
+    let mut after_latin = false;
     for c in word.chars() {
+        let accent = ('\u{300}'..='\u{36f}').contains(&c);
         match c {
             'ß' => out.push_str("ss"),
             'æ' => out.push_str("ae"),
@@ -181,11 +201,16 @@ fn fold_latin(word: String) -> String {
             // Final sigma is a position-dependent form of σ: lower-casing a whole word writes ς
             // where lower-casing its letters one by one writes σ.
             'ς' => out.push('σ'),
+            // An accent NFKC could not compose, on a Latin letter: `i` + dot above from `İ`.
+            _ if accent && after_latin => {}
             '\u{c0}'..='\u{24f}' | '\u{1e00}'..='\u{1eff}' => {
                 out.extend(std::iter::once(c).nfd().filter(|d| !('\u{300}'..='\u{36f}').contains(d)));
             }
             _ => out.push(c),
         }
+        after_latin = c.is_ascii_alphabetic()
+            || matches!(c, '\u{c0}'..='\u{24f}' | '\u{1e00}'..='\u{1eff}')
+            || (accent && after_latin);
     }
     out
 }
@@ -394,6 +419,28 @@ mod tests {
         assert_eq!(normalize("CAFÉ*"), "cafe*");
         let long = "a".repeat(100);
         assert!(texts(&long).is_empty());
+    }
+
+    #[test]
+    fn compatibility_forms_turkish_i_and_marks_fold_like_their_letters() {
+        let folded = |s: &str| tokens(s).into_iter().map(|t| t.text).collect::<Vec<_>>().join(" ");
+        assert_eq!(folded("ﬁle ＡＢＣ ℌello"), "file abc hello");
+        assert_eq!(folded("İstanbul ıstanbul ISTANBUL"), "istanbul istanbul istanbul");
+        // NFD accents are part of their word and fold like the composed letter.
+        assert_eq!(folded("Cafe\u{301}s Café"), "cafes cafe");
+        // Devanagari vowel signs do not split a word.
+        assert_eq!(folded("नमस्ते"), "नमस्ते");
+        // Cyrillic й stays й in either form.
+        assert_eq!(folded("и\u{306}од йод"), "йод йод");
+    }
+
+    #[test]
+    fn thai_runs_become_pairs_so_words_inside_long_runs_are_found() {
+        let run = "ภาษาไทยเป็นภาษาที่ไม่มีการเว้นวรรคระหว่างคำ";
+        assert!(run.len() > MAX_TOKEN_BYTES);
+        let pairs: Vec<String> = tokens(run).into_iter().map(|t| t.text).collect();
+        assert_eq!(pairs.len(), run.chars().count() - 1, "{pairs:?}");
+        assert!(pairs.contains(&"ไท".to_string()) && pairs.contains(&"ทย".to_string()));
     }
 
     #[test]

@@ -9,7 +9,20 @@ pub(super) fn preview(g: &SnippetGenerator, terms: &[String], content: &str, cha
     let snippet = g.snippet(window);
     let text = if snippet.fragment().trim().is_empty() { window } else { snippet.fragment() };
     let collapsed: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    collapsed.chars().take(chars).collect()
+    cut_at_word(&collapsed, chars)
+}
+
+/// At most `chars` characters of `text`, ending on a word boundary when the cut would split a
+/// word (`STRAẞE` is never shown as `STRAẞ`); a single word longer than the budget is cut.
+fn cut_at_word(text: &str, chars: usize) -> String {
+    let Some((end, next)) = text.char_indices().nth(chars) else { return text.to_string() };
+    if next == ' ' {
+        return text[..end].to_string();
+    }
+    match text[..end].rfind(' ') {
+        Some(space) if space > 0 => text[..space].to_string(),
+        _ => text[..end].to_string(),
+    }
 }
 
 /// The part of `content` around the earliest occurrence of any term (ASCII case-insensitive,
@@ -27,7 +40,25 @@ fn preview_window<'a>(content: &'a str, terms: impl Iterator<Item = &'a str>, ch
         }
         i
     };
-    let start = floor(first.saturating_sub(span / 4));
+    let mut start = floor(first.saturating_sub(span / 4));
+    // Begin on a word: a window that starts inside one would show its tail.
+    if start > 0 && !content[..start].ends_with(char::is_whitespace) {
+        start = content[start..].find(char::is_whitespace).map_or(start, |i| start + i);
+    }
     let end = floor((start + span).min(content.len()));
     &content[start..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut_at_word;
+
+    #[test]
+    fn previews_end_on_word_boundaries() {
+        assert_eq!(cut_at_word("the STRAẞE is long", 9), "the");
+        assert_eq!(cut_at_word("data__Schlüssel x", 13), "data__Schlüssel x".chars().take(13).collect::<String>());
+        assert_eq!(cut_at_word("a data__Schlüssel x", 14), "a");
+        assert_eq!(cut_at_word("short", 80), "short");
+        assert_eq!(cut_at_word("two words", 3), "two");
+    }
 }

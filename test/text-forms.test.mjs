@@ -1,0 +1,70 @@
+// Text as people write it (issue 21), through the Node API with previews on: compatibility
+// forms, Turkish dotted and dotless i, Thai runs, NFD accents, previews that keep words whole,
+// file names that are not UTF-8.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+import { createMemoryIndex, openIndex } from '../dist/index.js';
+import { workspace } from './helpers.mjs';
+
+async function indexOf(docs) {
+  const index = createMemoryIndex();
+  await index.add(docs.map((content, i) => ({ id: `d${i}`, content })));
+  return index;
+}
+
+const ids = async (index, query) => (await index.search({ query, previewChars: 80 })).results.map((r) => r.id);
+
+describe('text as people write it', () => {
+  it('compatibility forms fold to their plain letters, in the index and in queries', async () => {
+    const index = await indexOf(['the ﬁle system', 'ＡＢＣ fullwidth', 'plain file abc']);
+    assert.deepEqual((await ids(index, 'file')).sort(), ['d0', 'd2']);
+    assert.deepEqual((await ids(index, 'abc')).sort(), ['d1', 'd2']);
+    assert.deepEqual((await ids(index, 'ﬁle')).sort(), ['d0', 'd2']);
+  });
+
+  it('Turkish İ and ı match i', async () => {
+    const index = await indexOf(['İstanbul boğazı', 'ılık su']);
+    assert.deepEqual(await ids(index, 'istanbul'), ['d0']);
+    assert.deepEqual(await ids(index, 'ISTANBUL'), ['d0']);
+    assert.deepEqual(await ids(index, 'ilik'), ['d1']);
+  });
+
+  it('a word inside a long Thai run is found', async () => {
+    const run = 'ภาษาไทยเป็นภาษาที่ไม่มีการเว้นวรรคระหว่างคำและประโยค';
+    assert.ok(Buffer.byteLength(run) > 64);
+    const index = await indexOf([run, 'ภาษาอังกฤษ']);
+    assert.deepEqual(await ids(index, 'ไม่มีการเว้นวรรค'), ['d0']);
+    assert.deepEqual(await ids(index, 'ภาษาไทย'), ['d0']);
+  });
+
+  it('previews start and end on words and keep the original characters', async () => {
+    const filler = 'lorem ipsum dolor sit amet '.repeat(3);
+    const index = await indexOf([`${filler}STRAẞE data__Schlüssel ${filler}`, `${filler}Cafe\u0301 au lait ${filler}`]);
+    for (const [query, id, whole] of [['strasse', 'd0', 'STRAẞE'], ['schlussel', 'd0', 'Schlüssel'], ['cafe', 'd1', 'Cafe\u0301']]) {
+      for (const previewChars of [20, 30, 45, 60, 200]) {
+        const hit = (await index.search({ query, previewChars })).results.find((r) => r.id === id);
+        assert.ok(hit, query);
+        const words = hit.preview.split(' ');
+        // Every word shown is a whole word of the text.
+        for (const w of words) assert.ok(index && `${filler}STRAẞE data__Schlüssel Cafe\u0301 au lait`.split(/\s+/).includes(w), `${query}@${previewChars}: "${w}" in "${hit.preview}"`);
+        if (previewChars >= 60) assert.ok(hit.preview.includes(whole), `${query}@${previewChars}: ${hit.preview}`);
+      }
+    }
+  });
+
+  it('a file whose name is not valid UTF-8 is reported as such', { skip: process.platform !== 'linux' && 'byte file names are a Linux test' }, async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/ok.md': 'fine\n' });
+    const dir = Buffer.from(path.join(ws.project, '.ai', 'knowledge'));
+    fs.writeFileSync(Buffer.concat([dir, Buffer.from('/caf\xe9.md', 'latin1')]), 'latin-1 name\n');
+    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, watch: false });
+    const skip = index.lastReport.skipped.find((s) => s.path.includes('caf'));
+    assert.equal(skip?.reason, 'not-utf8');
+    assert.match(skip.detail, /file name is not valid UTF-8/);
+    await index.close();
+    ws.cleanup();
+  });
+});
