@@ -46,6 +46,11 @@ export interface SearchResponse {
   limit: number;
   offset: number;
   search_type: 'keyword';
+  /**
+   * True when a plain question found nothing with every word and was answered without the
+   * words that matched least (they are named in `warnings`).
+   */
+  relaxed?: boolean;
   warnings?: string[];
 }
 
@@ -97,6 +102,7 @@ export function envelope(opts: SearchOptions, req: NativeRequest, res: NativeRes
     offset: req.offset,
     search_type: 'keyword',
   };
+  if (res.relaxed) out.relaxed = true;
   const all = [...warnings, ...res.warnings];
   if (all.length) out.warnings = all;
   return out;

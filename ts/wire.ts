@@ -70,4 +70,6 @@ export interface NativeResponse {
   total: number;
   hits: NativeHit[];
   warnings: string[];
+  /** A plain question was answered without some of its words. */
+  relaxed?: true;
 }

@@ -61,5 +61,6 @@ export const envelopeShape = {
   limit: z.number().int(),
   offset: z.number().int(),
   search_type: z.literal('keyword'),
+  relaxed: z.boolean().optional().describe('true when a plain question found nothing with every word and was answered without some (named in warnings)'),
   warnings: z.array(z.string()).optional(),
 };

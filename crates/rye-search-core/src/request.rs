@@ -127,6 +127,8 @@ pub struct SearchResponse {
     pub total: usize,
     pub hits: Vec<Hit>,
     pub warnings: Vec<String>,
+    /// A plain question found nothing with every word, and was answered without some of them.
+    pub relaxed: bool,
 }
 
 impl SearchResponse {
@@ -156,6 +158,9 @@ impl SearchResponse {
         }
         out.extend_from_slice(b"],\"warnings\":");
         json(out, &self.warnings);
+        if self.relaxed {
+            out.extend_from_slice(b",\"relaxed\":true");
+        }
         out.push(b'}');
     }
 

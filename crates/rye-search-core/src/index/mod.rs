@@ -34,11 +34,11 @@ use crate::hit_store::HitStore;
 use crate::memory_dir::MemoryDirectory;
 use crate::query::budget::Budget;
 use crate::query::build::{is_term_leaf, positive_tokens, Builder};
-use crate::query::parse;
+use crate::query::{parse, relax};
 use crate::request::{Filter, Hit, SearchRequest, SearchResponse};
 use crate::schema::{self, version_number, Fields, SCHEMA_VERSION};
 use crate::stored::{stored_texts, utf8};
-use crate::tokenizer::{IdentTokenizer, TOKENIZER_NAME};
+use crate::tokenizer::{self, IdentTokenizer, TOKENIZER_NAME};
 
 mod batch;
 mod filters;

@@ -18,21 +18,71 @@ impl SearchIndex {
             ));
         }
         let searcher = self.reader.searcher();
+        let node = parse(&req.query)?;
+        // Proximity asks for every word, near each other: it never relaxes.
+        let plain = if req.proximity.is_none() { relax::plain_query_words(&req.query, &node) } else { None };
+        let Some(words) = plain else {
+            return self.search_node(req, &searcher, node);
+        };
+        // A plain question: stop words never have to match; when the other words together find
+        // nothing, the one that matches least is dropped, again, until something is found.
+        let (mut words, _stop_words) = relax::without_stop_words(words);
+        let mut dropped = Vec::new();
+        loop {
+            let mut res = self.search_node(req, &searcher, relax::all_of(&words))?;
+            if res.total > 0 || words.len() <= 1 {
+                if !dropped.is_empty() {
+                    res.relaxed = true;
+                    res.warnings.push(format!(
+                        "no item has every word; found without: {} (put words in quotes or join them with AND to require them)",
+                        dropped.join(", ")
+                    ));
+                }
+                return Ok(res);
+            }
+            let rarest =
+                (0..words.len()).min_by_key(|&i| self.doc_freq(&searcher, &words[i])).expect("two words or more");
+            dropped.push(words.remove(rarest));
+        }
+    }
+
+    /// In how many documents a word's tokens all occur at most (its rarest token, best field).
+    fn doc_freq(&self, searcher: &tantivy::Searcher, word: &str) -> u64 {
+        let tokens: Vec<String> = tokenizer::words(word).into_iter().flat_map(|w| w.parts).collect();
+        tokens
+            .iter()
+            .map(|t| {
+                self.fields
+                    .text
+                    .iter()
+                    .map(|&f| searcher.doc_freq(&Term::from_field_text(f, t)).unwrap_or(0))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .min()
+            .unwrap_or(0)
+    }
+
+    fn search_node(
+        &self,
+        req: &SearchRequest,
+        searcher: &tantivy::Searcher,
+        node: parse::Node,
+    ) -> Result<SearchResponse> {
         let f = &self.fields;
         let weights = req.weights.as_array();
         let all_fields: Vec<(Field, f32)> =
             (0..5).filter(|&i| weights[i] > 0.0).map(|i| (f.text[i], weights[i])).collect();
 
-        let node = parse(&req.query)?;
         let field_nodes = req
             .fields
             .iter()
             .map(|(name, text)| parse(text).map(|n| (name, text, n)).map_err(|e| in_field(name, e)))
             .collect::<Result<Vec<_>>>()?;
         let budget = Budget::for_query(std::iter::once(&node).chain(field_nodes.iter().map(|f| &f.2)), req.fuzzy > 0);
-        let parts = self.segment_parts(&searcher)?;
+        let parts = self.segment_parts(searcher)?;
         let all_terms = || parts.iter().map(|p| &p.all_terms).collect();
-        let mut builder = Builder::new(&searcher, all_terms(), &req.query, req.fuzzy.min(2) as u8, &budget);
+        let mut builder = Builder::new(searcher, all_terms(), &req.query, req.fuzzy.min(2) as u8, &budget);
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         // `*` with `fields`: the field queries select and rank; matching everything adds only a
         // constant to every score (and would hide a lone field term from block-max WAND).
@@ -61,11 +111,11 @@ impl SearchIndex {
                     format!("use one of {}", schema::TEXT_FIELDS.join(", ")),
                 ));
             };
-            let mut fb = Builder::new(&searcher, all_terms(), text, req.fuzzy.min(2) as u8, &budget);
+            let mut fb = Builder::new(searcher, all_terms(), text, req.fuzzy.min(2) as u8, &budget);
             clauses.push((Occur::Must, fb.build(sub, &[(field, weights[i].max(0.1))]).map_err(|e| in_field(name, e))?));
             warnings.append(&mut fb.warnings);
         }
-        for (occur, q) in self.restrictions(&searcher, req)? {
+        for (occur, q) in self.restrictions(searcher, req)? {
             let q: Box<dyn Query> = if occur == Occur::Must { Box::new(ConstScoreQuery::new(q, 0.0)) } else { q };
             clauses.push((occur, q));
         }
@@ -82,7 +132,7 @@ impl SearchIndex {
             prune: false, // decided by `collect` once the query's postings are known
             columns: parts.iter().map(|p| p.columns.clone()).collect(),
         };
-        let found = collect(&searcher, &*query, collector)?;
+        let found = collect(searcher, &*query, collector)?;
         let total = found.seen as usize;
         let best = found.best;
         let page: Vec<(f32, Hit)> = found
@@ -98,7 +148,7 @@ impl SearchIndex {
             .collect::<Result<_>>()?;
 
         let snippets = if req.preview_chars > 0 && !page.is_empty() {
-            let mut g = SnippetGenerator::create(&searcher, &*query, f.content())?;
+            let mut g = SnippetGenerator::create(searcher, &*query, f.content())?;
             g.set_max_num_chars(req.preview_chars);
             let mut terms = Vec::new();
             query.query_terms(&mut |term, _| {
@@ -121,7 +171,7 @@ impl SearchIndex {
             };
             hits.push(hit);
         }
-        Ok(SearchResponse { total, hits, warnings })
+        Ok(SearchResponse { total, hits, warnings, relaxed: false })
     }
 
     /// Runs many searches on all cores; each result stands on its own.

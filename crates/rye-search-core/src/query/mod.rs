@@ -4,5 +4,6 @@ pub mod budget;
 pub mod build;
 pub mod few_postings;
 pub mod parse;
+pub mod relax;
 
 pub use parse::{parse, Node};

@@ -1,0 +1,60 @@
+// Plain questions (issue 22, lexical part): stop words never have to match, and a plain-word
+// query that finds nothing with every word is answered without the words that match least,
+// saying so (`relaxed`, the dropped words in `warnings`). Quotes, AND and fields stay strict.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+import { createMemoryIndex } from '../dist/index.js';
+import { CLI, knowledge, runCli, workspace } from './helpers.mjs';
+
+const DOCS = [
+  { id: 'tools/create', title: 'Create a tool', description: 'make a new tool from a template' },
+  { id: 'limits/budget', title: 'Spending limits', description: 'limit how much an agent can spend per thread' },
+  { id: 'trust/verify', title: 'Verify bundles', description: 'check signatures so a bundle was not tampered with' },
+];
+
+describe('plain questions', () => {
+  it('Node API: stop words never have to match; relaxed answers say which words were left out', async () => {
+    const index = createMemoryIndex();
+    await index.add(DOCS);
+    const stop = await index.search({ query: 'how do I make a new tool' });
+    assert.equal(stop.results[0].id, 'tools/create');
+    assert.equal(stop.relaxed, undefined, 'dropping stop words is not relaxing');
+    const relaxed = await index.search({ query: 'limit how much money an agent can spend' });
+    assert.equal(relaxed.results[0].id, 'limits/budget');
+    assert.equal(relaxed.relaxed, true);
+    assert.match(relaxed.warnings.join(' '), /without: money/);
+    // Strict forms keep their meaning.
+    for (const query of ['"limit money"', 'limit AND money', 'limit money*']) {
+      const res = await index.search({ query });
+      assert.equal(res.total, 0, query);
+      assert.equal(res.relaxed, undefined, query);
+    }
+    const [many] = await index.searchMany([{ query: 'verify downloaded bundle signatures' }]);
+    assert.equal(many.results[0].id, 'trust/verify');
+    assert.equal(many.relaxed, true);
+  });
+
+  it('CLI and MCP: a question with a word no item has still finds the item', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/limits.md': knowledge({ name: 'limits', title: 'Spending limits', description: 'limit how much an agent can spend' }) });
+    const common = ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
+    const cli = runCli(['search', 'limit how much money an agent can spend', '--json', ...common]);
+    assert.equal(cli.status, 0, cli.stderr);
+    const env = JSON.parse(cli.stdout);
+    assert.equal(env.total, 1);
+    assert.equal(env.relaxed, true);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...common], stderr: 'pipe', env: { ...process.env, CI: '1' } });
+    const client = new Client({ name: 'questions-test', version: '1.0.0' });
+    await client.connect(transport);
+    const res = await client.callTool({ name: 'rye_search', arguments: { query: 'limit how much money an agent can spend' } });
+    assert.ok(!res.isError, res.content[0].text);
+    assert.equal(res.structuredContent.relaxed, true);
+    assert.equal(res.structuredContent.total, 1);
+    await client.close();
+    ws.cleanup();
+  });
+});
