@@ -38,6 +38,16 @@ describe('plain questions', () => {
     assert.equal(many.relaxed, true);
   });
 
+  it('with fuzzy on, an exact match outranks a typo match, even in a heavier field', async () => {
+    const index = createMemoryIndex();
+    await index.add([
+      { id: 'typo', title: 'sandbax runner', description: 'sandbax sandbax' },
+      { id: 'exact', title: 'runner', content: 'isolated sandbox for commands' },
+    ]);
+    const res = await index.search({ query: 'sandbox', fuzzy: { enabled: true, max_distance: 1 } });
+    assert.deepEqual(res.results.map((r) => r.id), ['exact', 'typo']);
+  });
+
   it('CLI and MCP: a question with a word no item has still finds the item', async () => {
     const ws = workspace();
     ws.write('project', { 'knowledge/limits.md': knowledge({ name: 'limits', title: 'Spending limits', description: 'limit how much an agent can spend' }) });

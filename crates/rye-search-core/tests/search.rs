@@ -654,3 +654,19 @@ fn wire_shapes_reject_unknown_keys() {
     let bad_filter = serde_json::from_str::<Filter>(r#"{"type": "anyOf", "key": "k", "values": [], "extra": 1}"#);
     assert!(bad_filter.is_err());
 }
+
+#[test]
+fn an_exact_match_outranks_a_typo_even_in_a_heavier_field() {
+    let idx = index(&[
+        doc("d/typo", "project", "sandbax runner sandbax", "sandbax", "sandbax"),
+        doc("d/exact", "project", "runner", "", "a long content where sandbox appears once among many other words"),
+        doc("d/only-typo", "project", "sandbax", "", ""),
+    ]);
+    let fuzzy = SearchRequest { fuzzy: 1, ..q("sandbox") };
+    assert_eq!(ids(&idx, fuzzy)[0], "d/exact");
+    // With no exact match anywhere, typos still rescue the query, ranked as before.
+    let rescue = SearchRequest { fuzzy: 1, ..q("zandbux") };
+    assert_eq!(ids(&idx, rescue).len(), 0);
+    let rescue = SearchRequest { fuzzy: 2, ..q("zandbux") };
+    assert_eq!(ids(&idx, rescue).len(), 3);
+}

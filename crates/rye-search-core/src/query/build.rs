@@ -27,12 +27,16 @@ pub const MAX_FUZZY_EXPANSIONS: usize = 32;
 /// Fuzzy terms shorter than this are matched exactly: one edit on two letters matches noise.
 pub const MIN_FUZZY_TERM_CHARS: usize = 3;
 
-/// Score multiplier for an expansion at a given edit distance.
-fn distance_weight(distance: u8) -> f32 {
-    match distance {
-        0 => 1.0,
-        1 => 0.5,
-        _ => 0.25,
+/// Score multiplier for an expansion at a given edit distance. When the word itself is in the
+/// index, typos only rescue items that lack it: they weigh so little that an item with the exact
+/// word ranks above one with only a typo, even in a heavier field.
+fn distance_weight(distance: u8, exact_exists: bool) -> f32 {
+    match (distance, exact_exists) {
+        (0, _) => 1.0,
+        (1, false) => 0.5,
+        (_, false) => 0.25,
+        (1, true) => 0.01,
+        (_, true) => 0.005,
     }
 }
 
@@ -213,7 +217,7 @@ impl<'a> Builder<'a> {
         let dfa = self.lev.expect("fuzzy builder").build_dfa(token);
         let keep = self.budget.share(fields.len(), MAX_FUZZY_EXPANSIONS);
         let mut most = 0;
-        let mut per_field = Vec::new();
+        let mut kept = Vec::new();
         for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &DfaAutomaton(&dfa), None)?) {
             let mut ranked: Vec<(u8, u64, Vec<u8>)> = found
                 .into_iter()
@@ -225,9 +229,14 @@ impl<'a> Builder<'a> {
             ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
             most = most.max(ranked.len());
             ranked.truncate(keep);
+            kept.push((field, boost, ranked));
+        }
+        let exact_exists = kept.iter().any(|(_, _, ranked)| ranked.first().is_some_and(|r| r.0 == 0));
+        let mut per_field = Vec::new();
+        for (field, boost, ranked) in kept {
             for (d, _, term) in ranked {
                 let q = TermQuery::new(text_term(field, &term), IndexRecordOption::WithFreqs);
-                per_field.push(boosted(Box::new(q), boost * distance_weight(d)));
+                per_field.push(boosted(Box::new(q), boost * distance_weight(d, exact_exists)));
             }
         }
         // One warning per term, however many fields cut it.
