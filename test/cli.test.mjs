@@ -31,7 +31,7 @@ describe('rye-search CLI', () => {
     const res = runCli(['search', 'create', '--scope', 'directive', '--json', ...common]);
     assert.equal(res.status, 0, res.stderr);
     const env = JSON.parse(res.stdout);
-    assert.deepEqual(Object.keys(env).sort(), ['limit', 'offset', 'query', 'results', 'scope', 'search_type', 'space', 'total']);
+    assert.deepEqual(Object.keys(env).sort(), ['has_more', 'limit', 'offset', 'query', 'results', 'scope', 'search_type', 'space', 'total']);
     assert.equal(env.results[0].id, 'create_tool');
     assert.equal(env.results[0].type, 'directive');
   });

@@ -73,7 +73,7 @@ describe('MCP over stdio', () => {
     });
     assert.ok(!res.isError, res.content?.[0]?.text);
     const env = res.structuredContent;
-    assert.deepEqual(Object.keys(env).sort(), ['limit', 'offset', 'query', 'results', 'scope', 'search_type', 'space', 'total']);
+    assert.deepEqual(Object.keys(env).sort(), ['has_more', 'limit', 'offset', 'query', 'results', 'scope', 'search_type', 'space', 'total', 'usage_hint']);
     const read = env.results.filter((r) => r.id === 'rye/file/read');
     assert.equal(read.length, 2);
     assert.deepEqual(read.find((r) => r.source === 'project').shadows, [{ space: 'system:core' }]);

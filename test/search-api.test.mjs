@@ -23,7 +23,7 @@ describe('query mode (anchor §10 cases the contract keeps)', () => {
 
   it('finds a directive by a word of its name (case 1) with the envelope of the seeds', async () => {
     const res = await index.search({ query: 'create', scope: 'rye.search.directive.*', space: 'project' });
-    assert.deepEqual(Object.keys(res).sort(), ['limit', 'offset', 'query', 'results', 'scope', 'search_type', 'space', 'total']);
+    assert.deepEqual(Object.keys(res).sort(), ['has_more', 'limit', 'offset', 'query', 'results', 'scope', 'search_type', 'space', 'total']);
     assert.equal(res.search_type, 'keyword');
     assert.equal(res.space, 'project');
     assert.equal(res.total, 1);

@@ -36,6 +36,12 @@ export interface SearchOptions {
   proximity?: DistanceOption;
   /** Preview length in characters (default 200, 0 for none). */
   previewChars?: number;
+  /** Alias of `previewChars`, as the MCP tool names it. */
+  preview_chars?: number;
+  /** Only these result fields (`id` and `type` always); default all. */
+  includeFields?: ResultField[];
+  /** Alias of `includeFields`. */
+  include_fields?: ResultField[];
 }
 
 // The engine's limits (largest page and offset, the fuzzy distance) belong to the core, which
@@ -149,7 +155,21 @@ export function mayBeSlow(req: NativeRequest, numDocs: () => number): boolean {
   return (req.fuzzy > 0 || anySlow((q) => /[*?]\S/.test(q) || /\S[*?]/.test(q))) && numDocs() > LARGE_INDEX_DOCS;
 }
 
-const OPTION_NAMES = new Set(['query', 'scope', 'space', 'source', 'limit', 'offset', 'sortBy', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'previewChars']);
+const OPTION_NAMES = new Set(['query', 'scope', 'space', 'source', 'limit', 'offset', 'sortBy', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'previewChars', 'preview_chars', 'includeFields', 'include_fields']);
+
+/** Result fields an answer can be narrowed to. */
+export const RESULT_FIELDS = ['id', 'type', 'name', 'title', 'description', 'category', 'score', 'source', 'preview', 'path', 'signed', 'integrity', 'date', 'bundle', 'metadata', 'shadows', 'shadowed_by'] as const;
+export type ResultField = (typeof RESULT_FIELDS)[number];
+
+/** The result fields a search keeps, or undefined for all; checked like every option. */
+export function includedFields(opts: SearchOptions): Set<string> | undefined {
+  const list = opts.includeFields ?? opts.include_fields;
+  if (list === undefined || list === null) return undefined;
+  if (!Array.isArray(list) || list.some((f) => !(RESULT_FIELDS as readonly string[]).includes(f))) {
+    bad(`include_fields must be a list of result fields, got ${JSON.stringify(list)}`, `use any of ${RESULT_FIELDS.join(', ')}`);
+  }
+  return new Set(['id', 'type', ...list]);
+}
 
 /** Validates options and builds the native request. */
 export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, warnings: string[]): NativeRequest {
@@ -168,6 +188,7 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     wellFormed(k, 'a fields name');
     wellFormed(v, `fields.${k}`);
   }
+  includedFields(opts);
   const fuzzy = distance(opts.fuzzy, 'fuzzy', DEFAULT_FUZZY, warnings) ?? 0;
   const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY, warnings, 1000);
   return {
@@ -184,6 +205,6 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     sortBy,
     limit: integer(opts.limit, 'limit', 0, Number.MAX_SAFE_INTEGER, DEFAULT_LIMIT),
     offset: integer(opts.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0),
-    previewChars: integer(opts.previewChars, 'previewChars', 0, 10_000, 200),
+    previewChars: integer(opts.previewChars ?? opts.preview_chars, 'preview_chars', 0, 10_000, 200),
   };
 }

@@ -3,7 +3,7 @@
  */
 import type { Kind } from './scope.js';
 import { sourceOf } from './spaces.js';
-import type { SearchOptions } from './search-request.js';
+import { includedFields, type SearchOptions } from './search-request.js';
 import type { Integrity } from './trust/trust.js';
 import type { NativeHit, NativeRequest, NativeResponse } from './wire.js';
 
@@ -46,6 +46,9 @@ export interface SearchResponse {
   limit: number;
   offset: number;
   search_type: 'keyword';
+  /** More results follow this page: ask again with `offset: next_offset`. */
+  has_more: boolean;
+  next_offset?: number;
   /**
    * True when a plain question found nothing with every word and was answered without the
    * words that matched least (they are named in `warnings`).
@@ -92,8 +95,11 @@ export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResul
 }
 
 export function envelope(opts: SearchOptions, req: NativeRequest, res: NativeResponse, space: string, shadows?: ShadowLookup, warnings: string[] = []): SearchResponse {
+  const keep = includedFields(opts);
+  const results = res.hits.map((h) => shapeResult(h, shadows));
+  const after = req.offset + results.length;
   const out: SearchResponse = {
-    results: res.hits.map((h) => shapeResult(h, shadows)),
+    results: keep ? results.map((r) => only(r, keep)) : results,
     total: res.total,
     query: opts.query,
     scope: opts.scope ?? '*',
@@ -101,9 +107,16 @@ export function envelope(opts: SearchOptions, req: NativeRequest, res: NativeRes
     limit: req.limit,
     offset: req.offset,
     search_type: 'keyword',
+    has_more: after < res.total,
   };
+  if (after < res.total) out.next_offset = after;
   if (res.relaxed) out.relaxed = true;
   const all = [...warnings, ...res.warnings];
   if (all.length) out.warnings = all;
   return out;
+}
+
+/** A result narrowed to the fields asked for (`id` and `type` always). */
+function only(r: SearchResult, keep: Set<string>): SearchResult {
+  return Object.fromEntries(Object.entries(r).filter(([k]) => keep.has(k))) as unknown as SearchResult;
 }

@@ -21,6 +21,8 @@ terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards, * for eve
   --filter K=V         exact metadata filter (repeatable; V1,V2 = any of; !V = not): category, tags, version (>=1.2), signed, integrity, source, date_from, date_to, …
   --fuzzy N            allow N typos per term (1 or 2)
   --proximity N        all terms within N words of each other
+  --preview-chars N    preview length per result (default 200, 0 for none)
+  --include-fields L   only these result fields in --json (id and type always), e.g. id,score,description
 ${COMMON_HELP}
 
 Exit status: 0 results found, 1 no results, 2 error.`;
@@ -45,6 +47,8 @@ export async function searchCommand(argv: string[]): Promise<number> {
       filter: { type: 'string', multiple: true },
       fuzzy: { type: 'string' },
       proximity: { type: 'string' },
+      'preview-chars': { type: 'string' },
+      'include-fields': { type: 'string' },
     },
   });
   if (values.help) {
@@ -70,6 +74,8 @@ export async function searchCommand(argv: string[]): Promise<number> {
     filters,
     fuzzy: fuzzy === undefined ? undefined : { enabled: fuzzy > 0, max_distance: fuzzy },
     proximity: proximity === undefined ? undefined : { enabled: true, max_distance: proximity },
+    previewChars: integerArg(values['preview-chars'], 'preview-chars'),
+    includeFields: values['include-fields']?.split(',').map((f) => f.trim()) as SearchOptions['includeFields'],
   };
   const index = await openIndex(openOptions(values));
   try {

@@ -7,7 +7,7 @@ import type { McpContext } from './context.js';
 import { errorResult, okResult } from './errors.js';
 import { envelopeShape, queryArgs, resultSchema } from './schemas.js';
 import { spaceOf } from '../validate.js';
-import { toSearchOptions } from './search-tool.js';
+import { toSearchOptions, usageHint } from './search-tool.js';
 
 const { query, scope, ...shared } = queryArgs;
 
@@ -31,7 +31,7 @@ export const fetchArgs = {
 const fetchInput = z.object(fetchArgs).strict();
 
 const ID_ONLY = ['item_type', 'destination', 'overwrite', 'version'] as const;
-const QUERY_ONLY = ['offset', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'limit'] as const;
+const QUERY_ONLY = ['offset', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'limit', 'preview_chars', 'include_fields'] as const;
 
 export const fetchOutput = {
   status: z.literal('success').optional(),
@@ -55,6 +55,10 @@ export const fetchOutput = {
   limit: z.number().int().optional(),
   offset: z.number().int().optional(),
   search_type: z.literal('keyword').optional(),
+  has_more: envelopeShape.has_more.optional(),
+  next_offset: envelopeShape.next_offset,
+  usage_hint: envelopeShape.usage_hint,
+  relaxed: envelopeShape.relaxed,
   warnings: z.array(z.string()).optional(),
 };
 
@@ -95,7 +99,7 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
           return okResult(res as unknown as Record<string, unknown>);
         }
         const res = await index.search(toSearchOptions({ ...args, query: args.query!, scope: args.scope ?? '*', space: source === 'local' ? 'all' : source }));
-        return okResult(res as unknown as Record<string, unknown>);
+        return okResult({ ...res, usage_hint: usageHint(res) } as unknown as Record<string, unknown>);
       } catch (err) {
         return errorResult({ ...fetchFailure(err, idMode ? args.item_id : undefined, idMode ? args.item_type : undefined) });
       }

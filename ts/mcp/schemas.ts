@@ -1,6 +1,8 @@
 /** Zod schemas shared by the tools: arguments in, structured results out. */
 import { z } from 'zod';
 
+import { RESULT_FIELDS } from '../search-request.js';
+
 export const MAX_MCP_LIMIT = 100;
 
 export const distanceSchema = z
@@ -28,22 +30,27 @@ export const queryArgs = {
     .describe('Exact metadata filters: category, tags, version (">=1.2"), signed, integrity, source, date_from, date_to, any key; list = any of, "!x" = not'),
   fuzzy: distanceSchema.optional().describe('Typo tolerance: {"enabled": true, "max_distance": 2}'),
   proximity: distanceSchema.optional().describe('Terms near each other: {"enabled": true, "max_distance": 5}'),
+  preview_chars: z.number().int().min(0).max(2000).optional().describe('Preview length per result in characters (default 200; 0 = no preview, the smallest answer)'),
+  include_fields: z
+    .array(z.enum(RESULT_FIELDS))
+    .optional()
+    .describe('Only these result fields (id and type always), e.g. ["id", "score", "description"]: smaller answers'),
 };
 
 export const resultSchema = z
   .object({
     id: z.string(),
-    name: z.string(),
-    title: z.string(),
-    description: z.string(),
-    category: z.string(),
-    score: z.number(),
+    name: z.string().optional(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    category: z.string().optional(),
+    score: z.number().optional(),
     type: z.enum(['directive', 'tool', 'knowledge']),
-    source: z.enum(['project', 'user', 'system']),
-    preview: z.string(),
-    path: z.string(),
-    signed: z.boolean(),
-    integrity: z.enum(['verified', 'unsigned', 'modified', 'untrusted', 'invalid']),
+    source: z.enum(['project', 'user', 'system']).optional(),
+    preview: z.string().optional(),
+    path: z.string().optional(),
+    signed: z.boolean().optional(),
+    integrity: z.enum(['verified', 'unsigned', 'modified', 'untrusted', 'invalid']).optional(),
     date: z.string().optional().describe('ISO date of the item (metadata updated_at, else created_at)'),
     bundle: z.string().optional(),
     metadata: z.record(z.unknown()).optional(),
@@ -61,6 +68,9 @@ export const envelopeShape = {
   limit: z.number().int(),
   offset: z.number().int(),
   search_type: z.literal('keyword'),
+  has_more: z.boolean().describe('more results follow this page'),
+  next_offset: z.number().int().optional().describe('the offset of the next page, when has_more'),
+  usage_hint: z.string().optional().describe('how to load an item, or get the next page'),
   relaxed: z.boolean().optional().describe('true when a plain question found nothing with every word and was answered without some (named in warnings)'),
   warnings: z.array(z.string()).optional(),
 };

@@ -3,6 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 
 import type { SearchOptions } from '../search-request.js';
+import type { SearchResponse } from '../search-results.js';
 import { spaceOf } from '../validate.js';
 import type { McpContext } from './context.js';
 import { errorPayload, errorResult, okResult } from './errors.js';
@@ -31,7 +32,16 @@ export function toSearchOptions(args: Omit<SearchArgs, 'source'>): SearchOptions
     filters: args.filters,
     fuzzy: args.fuzzy,
     proximity: args.proximity,
+    preview_chars: args.preview_chars,
+    include_fields: args.include_fields,
   };
+}
+
+/** One line telling an agent its next step: load an item, or ask for the next page. */
+export function usageHint(res: SearchResponse): string {
+  const first = res.results[0];
+  const load = first ? `Load an item's verified content with rye_fetch {"item_id": "${first.type}:${first.id}"}.` : 'No results: try other words, fuzzy, or a wider scope ("*").';
+  return res.has_more ? `${load} More results: repeat with "offset": ${res.next_offset}.` : load;
 }
 
 export function registerSearchTool(server: McpServer, ctx: McpContext): void {
@@ -50,7 +60,7 @@ export function registerSearchTool(server: McpServer, ctx: McpContext): void {
       try {
         const index = await ctx.index(args.project_path);
         const res = await index.search(toSearchOptions({ ...args, space: spaceOf(args) }));
-        return okResult(res as unknown as Record<string, unknown>);
+        return okResult({ ...res, usage_hint: usageHint(res) } as unknown as Record<string, unknown>);
       } catch (err) {
         return errorResult({ error: errorPayload(err), query: args.query });
       }

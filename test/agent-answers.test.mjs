@@ -1,0 +1,60 @@
+// Answers built for agents (issue 23, first part): paging says whether more follows and where,
+// previews and result fields can be cut to what an agent needs, and MCP answers say what to do next.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+import { createMemoryIndex } from '../dist/index.js';
+import { CLI, knowledge, runCli, workspace } from './helpers.mjs';
+
+describe('answers built for agents', () => {
+  it('Node API: has_more and next_offset page to the end; preview_chars and include_fields cut the answer', async () => {
+    const index = createMemoryIndex();
+    await index.add(Array.from({ length: 25 }, (_, i) => ({ id: `n${i}`, title: `note ${i}`, content: 'alpha '.repeat(50) })));
+    const seen = [];
+    let offset = 0;
+    for (;;) {
+      const page = await index.search({ query: 'alpha', limit: 10, offset });
+      seen.push(...page.results.map((r) => r.id));
+      if (!page.has_more) {
+        assert.equal(page.next_offset, undefined);
+        break;
+      }
+      assert.equal(page.next_offset, offset + page.results.length);
+      offset = page.next_offset;
+    }
+    assert.equal(new Set(seen).size, 25);
+    const lean = await index.search({ query: 'alpha', preview_chars: 0, include_fields: ['score'] });
+    assert.deepEqual(Object.keys(lean.results[0]).sort(), ['id', 'score', 'type']);
+    const camel = await index.search({ query: 'alpha', previewChars: 0, includeFields: ['title'] });
+    assert.deepEqual(Object.keys(camel.results[0]).sort(), ['id', 'title', 'type']);
+    await assert.rejects(index.search({ query: 'alpha', include_fields: ['nope'] }), (err) => err.code === 'E_INVALID_ARGUMENT' && /score/.test(err.hint));
+  });
+
+  it('MCP and CLI: the same options; MCP answers carry a usage hint, and shrink', async () => {
+    const ws = workspace();
+    ws.write('project', Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`knowledge/k${i}.md`, knowledge({ name: `k${i}`, title: `Alpha note ${i}` }, 'alpha body text '.repeat(40))])));
+    const common = ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
+    const cli = JSON.parse(runCli(['search', 'alpha', '--limit', '5', '--preview-chars', '0', '--include-fields', 'id,score', '--json', ...common]).stdout);
+    assert.equal(cli.has_more, true);
+    assert.equal(cli.next_offset, 5);
+    assert.deepEqual(Object.keys(cli.results[0]).sort(), ['id', 'score', 'type']);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...common], stderr: 'pipe', env: { ...process.env, CI: '1' } });
+    const client = new Client({ name: 'agent-test', version: '1.0.0' });
+    await client.connect(transport);
+    const full = await client.callTool({ name: 'rye_search', arguments: { query: 'alpha', limit: 10 } });
+    const lean = await client.callTool({ name: 'rye_search', arguments: { query: 'alpha', limit: 10, preview_chars: 0, include_fields: ['score', 'title'] } });
+    for (const res of [full, lean]) {
+      assert.ok(!res.isError, res.content[0].text);
+      assert.match(res.structuredContent.usage_hint, /rye_fetch \{"item_id": "knowledge:k\d+"\}/);
+      assert.match(res.structuredContent.usage_hint, /"offset": 10/);
+    }
+    const bytes = (r) => Buffer.byteLength(r.content[0].text);
+    assert.ok(bytes(lean) * 3 < bytes(full), `lean ${bytes(lean)} vs full ${bytes(full)} bytes`);
+    console.log(`MCP answer, 10 results: ${bytes(full)} bytes by default, ${bytes(lean)} with preview_chars 0 and include_fields [score, title]`);
+    await client.close();
+    ws.cleanup();
+  });
+});
