@@ -3,7 +3,6 @@
  * (plain documents) describe an item; this turns it into what the core indexes — facets for
  * filters, the stored `extra` each hit shows, the tie-break rank.
  */
-import type { Kind } from './scope.js';
 import { sourceOf } from './spaces.js';
 import type { Integrity } from './trust/trust.js';
 import type { NativeDocument, StoredExtra } from './wire.js';
@@ -13,19 +12,9 @@ const MAX_FACET_CHARS = 200;
 /** Metadata kept with the hit but never a filter (long free text). */
 const NOT_FACETS = new Set(['docstring']);
 
-export interface ItemDescription {
-  key: string;
-  id: string;
-  kind: Kind;
-  /** Space label (`project`, `user`, `system:<bundle id>`). */
-  space: string;
-  spaceRank: number;
-  title: string;
-  name: string;
-  description: string;
-  category: string;
-  content: string;
-  path: string;
+/** An item as a facade describes it: the document's text fields as they are, plus what becomes facets and `extra`. */
+export interface ItemDescription
+  extends Pick<NativeDocument, 'key' | 'id' | 'kind' | 'space' | 'spaceRank' | 'title' | 'name' | 'description' | 'category' | 'content' | 'path' | 'mtime' | 'size'> {
   version?: string;
   tags: string[];
   /** Epoch milliseconds, or NaN/undefined when the item has no date. */
@@ -36,8 +25,6 @@ export interface ItemDescription {
   integrity: Integrity;
   /** Facets only this kind of item has (a file's extension). */
   facets?: Record<string, string[]>;
-  mtime?: number;
-  size?: number;
 }
 
 export function buildDocument(d: ItemDescription): NativeDocument {
