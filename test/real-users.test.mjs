@@ -95,6 +95,7 @@ describe('errors that say what is wrong', () => {
       [['search', 'x', '--filter', 'integrity=good', ...common], /cannot be "good"[\s\S]*verified, unsigned, modified, untrusted, invalid/],
       [['search', 'x', '--filter', 'signed=yes', ...common], /cannot be "yes"[\s\S]*true, false/],
       [['search', 'title:thread', ...common], /field search[\s\S]*--field title=/],
+      [['search', 'x', '--scope', 'tool.rye.core.*.x', ...common], /E_INVALID_SCOPE[\s\S]*last segment[\s\S]*KIND\.NAMESPACE\.\*/],
     ];
     for (const [args, expected] of cases) {
       const res = runCli(args);

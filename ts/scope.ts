@@ -66,6 +66,9 @@ export function parseScope(scope: unknown): Scope | undefined {
   const segments = body.split(/[./]/);
   if (segments.some((s) => s === '')) fail(scope, 'empty namespace segment');
   if (segments.some((s) => s === '..' || s.includes('\0'))) fail(scope, 'invalid namespace segment');
+  // A `*` ends a scope (`tool.rye.core.*`, `tool.rye.co*`); one before other segments is a form
+  // users expect to mean something it never did, so it is refused rather than matching nothing.
+  if (segments.slice(0, -1).some((s) => s.includes('*'))) fail(scope, 'a * may only stand in the last segment');
   const namespace = segments.join('/');
   if (!namespace.includes('*')) return { kind, namespace, under };
   const pattern = segments.map((s) => s.split('*').map(escapeRegex).join('[^/]*')).join('/');
