@@ -19,7 +19,10 @@ const docs = rows.map((r, i) => ({ id: `${r.lang}/${r.section}/${r.name}/${i}`, 
 for (let i = 0; i < docs.length; i += 5000) await index.add(docs.slice(i, i + 5000));
 
 const byLang = new Map();
-rows.forEach((r, i) => (byLang.get(r.lang) ?? byLang.set(r.lang, []).get(r.lang)).push(i));
+for (const [i, r] of rows.entries()) {
+  if (!byLang.has(r.lang)) byLang.set(r.lang, []);
+  byLang.get(r.lang).push(i);
+}
 const out = {};
 for (const [lang, list] of [...byLang].sort()) {
   let rr = 0;
