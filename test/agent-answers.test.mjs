@@ -33,18 +33,43 @@ describe('answers built for agents', () => {
     await assert.rejects(index.search({ query: 'alpha', include_fields: ['nope'] }), (err) => err.code === 'E_INVALID_ARGUMENT' && /score/.test(err.hint));
   });
 
+  it('since and until take ISO dates and durations; every result says about how many tokens it costs', async () => {
+    const index = createMemoryIndex();
+    const day = 86_400_000;
+    await index.add([
+      { id: 'fresh', title: 'alpha fresh', date: Date.now() - 2 * day, content: 'x'.repeat(400) },
+      { id: 'month', title: 'alpha month', date: Date.now() - 20 * day },
+      { id: 'old', title: 'alpha old', date: '2020-01-15' },
+    ]);
+    const idsOf = async (o) => (await index.search({ query: 'alpha', ...o })).results.map((r) => r.id).sort();
+    assert.deepEqual(await idsOf({ since: '7d' }), ['fresh']);
+    assert.deepEqual(await idsOf({ since: '3w' }), ['fresh', 'month']);
+    assert.deepEqual(await idsOf({ since: '1m', until: '1w' }), ['month']);
+    assert.deepEqual(await idsOf({ until: '2020-01-15' }), ['old']);
+    assert.deepEqual(await idsOf({ since: '2019-12-31', until: '2020-02-01' }), ['old']);
+    await assert.rejects(index.search({ query: 'alpha', since: 'last week' }), (err) => err.code === 'E_INVALID_ARGUMENT' && /7d/.test(err.hint));
+    const fresh = (await index.search({ query: 'fresh' })).results[0];
+    assert.ok(fresh.tokens >= 100 && fresh.tokens < 110, String(fresh.tokens));
+  });
+
   it('MCP and CLI: the same options; MCP answers carry a usage hint, and shrink', async () => {
     const ws = workspace();
     ws.write('project', Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`knowledge/k${i}.md`, knowledge({ name: `k${i}`, title: `Alpha note ${i}` }, 'alpha body text '.repeat(40))])));
     const common = ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
     const cli = JSON.parse(runCli(['search', 'alpha', '--limit', '5', '--preview-chars', '0', '--include-fields', 'id,score', '--json', ...common]).stdout);
     assert.equal(cli.has_more, true);
+    const recent = JSON.parse(runCli(['search', 'alpha', '--since', '1d', '--json', ...common]).stdout);
+    assert.equal(recent.total, 12, 'files just written are dated by their modification time');
+    assert.equal(runCli(['search', 'alpha', '--until', '2000-01-01', '--json', ...common]).status, 1);
     assert.equal(cli.next_offset, 5);
     assert.deepEqual(Object.keys(cli.results[0]).sort(), ['id', 'score', 'type']);
     const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...common], stderr: 'pipe', env: { ...process.env, CI: '1' } });
     const client = new Client({ name: 'agent-test', version: '1.0.0' });
     await client.connect(transport);
     const full = await client.callTool({ name: 'rye_search', arguments: { query: 'alpha', limit: 10 } });
+    assert.ok(full.structuredContent.results.every((r) => r.tokens > 100 && r.date), 'tokens and date on every result');
+    const since = await client.callTool({ name: 'rye_search', arguments: { query: 'alpha', since: '2h' } });
+    assert.equal(since.structuredContent.total, 12);
     const lean = await client.callTool({ name: 'rye_search', arguments: { query: 'alpha', limit: 10, preview_chars: 0, include_fields: ['score', 'title'] } });
     for (const res of [full, lean]) {
       assert.ok(!res.isError, res.content[0].text);

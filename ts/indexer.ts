@@ -359,7 +359,8 @@ export class Indexer {
       path: c.path,
       version: meta.version,
       tags: meta.tags,
-      date: dateText ? Date.parse(dateText) : undefined,
+      // The metadata's date, else the file's: `since`, `until` and `sort_by: date` cover every item.
+      date: dateText ? Date.parse(dateText) : Math.floor(c.mtime / 1000),
       metadata,
       signed: v.signed,
       integrity: v.integrity,

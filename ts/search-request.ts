@@ -42,6 +42,10 @@ export interface SearchOptions {
   includeFields?: ResultField[];
   /** Alias of `includeFields`. */
   include_fields?: ResultField[];
+  /** Only items dated at or after: an ISO date or a duration back from now (`12h`, `7d`, `2w`, `3m`, `1y`). */
+  since?: string;
+  /** Only items dated at or before: an ISO date or a duration back from now. */
+  until?: string;
 }
 
 // The engine's limits (largest page and offset, the fuzzy distance) belong to the core, which
@@ -90,20 +94,39 @@ const CLOSED_FILTERS: Record<string, readonly string[]> = {
   signed: ['true', 'false'],
 };
 
-function filterList(filters: unknown): NativeFilter[] {
-  if (filters === undefined || filters === null) return [];
+const DURATION = /^(\d+)\s*(h|d|w|m|y)$/i;
+const DURATION_MS: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, m: 30 * 86_400_000, y: 365 * 86_400_000 };
+
+/** `since`/`until` as epoch milliseconds: an ISO date, or a duration back from now. */
+function timeBound(value: unknown, name: 'since' | 'until'): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const hint = 'an ISO date ("2026-01-31") or a duration back from now: 12h, 7d, 2w, 3m (months), 1y';
+  if (typeof value !== 'string') bad(`${name} must be a string, got ${JSON.stringify(value)}`, hint);
+  const d = DURATION.exec(value.trim());
+  if (d) return Date.now() - Number(d[1]) * DURATION_MS[d[2]!.toLowerCase()]!;
+  const t = Date.parse(value);
+  if (!Number.isFinite(t)) bad(`${name} must be a date or a duration, got ${JSON.stringify(value)}`, hint);
+  // A bare day `until` includes that whole day.
+  return name === 'until' && /^\d{4}-\d\d-\d\d$/.test(value.trim()) ? t + 86_399_999 : t;
+}
+
+function filterList(filters: unknown, since?: number, until?: number): NativeFilter[] {
+  if (filters === undefined || filters === null) return since === undefined && until === undefined ? [] : [{ type: 'date', from: since ?? null, to: until ?? null }];
   if (typeof filters !== 'object' || Array.isArray(filters)) bad('filters must be an object of key → value', 'e.g. {"category": "rye/core", "tags": ["api"]}');
   const out: NativeFilter[] = [];
-  let from: number | undefined;
-  let to: number | undefined;
+  let from = since;
+  let to = until;
   for (const [key, value] of Object.entries(filters as Record<string, unknown>)) {
     wellFormed(key, 'a filter name');
     if (typeof value === 'string') wellFormed(value, `filter "${key}"`);
     if (key === 'date_from' || key === 'date_to') {
       const t = typeof value === 'string' ? Date.parse(value) : NaN;
       if (!Number.isFinite(t)) bad(`${key} must be an ISO date, got ${JSON.stringify(value)}`, 'e.g. "2026-01-31" or "2026-01-31T12:00:00Z"');
-      if (key === 'date_from') from = t;
-      else to = /^\d{4}-\d\d-\d\d$/.test(value as string) ? t + 86_399_999 : t;
+      if (key === 'date_from') from = Math.max(from ?? t, t);
+      else {
+        const end = /^\d{4}-\d\d-\d\d$/.test(value as string) ? t + 86_399_999 : t;
+        to = Math.min(to ?? end, end);
+      }
       continue;
     }
     if (key === 'version' && typeof value === 'string') {
@@ -155,10 +178,10 @@ export function mayBeSlow(req: NativeRequest, numDocs: () => number): boolean {
   return (req.fuzzy > 0 || anySlow((q) => /[*?]\S/.test(q) || /\S[*?]/.test(q))) && numDocs() > LARGE_INDEX_DOCS;
 }
 
-const OPTION_NAMES = new Set(['query', 'scope', 'space', 'source', 'limit', 'offset', 'sortBy', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'previewChars', 'preview_chars', 'includeFields', 'include_fields']);
+const OPTION_NAMES = new Set(['query', 'scope', 'space', 'source', 'limit', 'offset', 'sortBy', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'previewChars', 'preview_chars', 'includeFields', 'include_fields', 'since', 'until']);
 
 /** Result fields an answer can be narrowed to. */
-export const RESULT_FIELDS = ['id', 'type', 'name', 'title', 'description', 'category', 'score', 'source', 'preview', 'path', 'signed', 'integrity', 'date', 'bundle', 'metadata', 'shadows', 'shadowed_by'] as const;
+export const RESULT_FIELDS = ['id', 'type', 'name', 'title', 'description', 'category', 'score', 'source', 'preview', 'path', 'signed', 'integrity', 'date', 'tokens', 'bundle', 'metadata', 'shadows', 'shadowed_by'] as const;
 export type ResultField = (typeof RESULT_FIELDS)[number];
 
 /** The result fields a search keeps, or undefined for all; checked like every option. */
@@ -199,7 +222,7 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     namespaceExact: !!scope && !scope.under,
     spaces: spaces ? spaces.map((s) => s.label) : [],
     fields,
-    filters: filterList(opts.filters),
+    filters: filterList(opts.filters, timeBound(opts.since, 'since'), timeBound(opts.until, 'until')),
     fuzzy,
     proximity,
     sortBy,

@@ -28,8 +28,10 @@ export interface SearchResult {
   /** True exactly when `integrity` is `verified`. */
   signed: boolean;
   integrity: Integrity;
-  /** The item's date (metadata `updated_at`, else `created_at`) as an ISO string, when it has one. */
+  /** The item's date as an ISO string: its metadata date, else its file's modification time. */
   date?: string;
+  /** About how many tokens loading the whole item costs (its size / 4). */
+  tokens?: number;
   /** The bundle id, for items from a system bundle. */
   bundle?: string;
   metadata?: Record<string, unknown>;
@@ -83,6 +85,7 @@ export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResul
     integrity: (extra?.[1] ?? 'unsigned') as Integrity,
   };
   if (date !== null && Number.isFinite(date)) result.date = new Date(date).toISOString();
+  if (typeof extra?.[3] === 'number') result.tokens = extra[3];
   if (space.startsWith('system:')) result.bundle = space.slice('system:'.length);
   if (extra?.[2]) result.metadata = extra[2];
   const copies = shadows?.(kind, id);

@@ -20,13 +20,14 @@ export function formatTable(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : pad(c, widths[i]!))).join('  ').trimEnd()).join('\n');
 }
 
-export function formatSearch(res: SearchResponse): string {
+/** `dates`: show each result's date (when the search is about time: sorted by date, since, until). */
+export function formatSearch(res: SearchResponse, dates = false): string {
   if (res.results.length === 0) {
     return res.total > 0 ? `no results on this page (${res.total} in total, offset ${res.offset})` : `no results for ${JSON.stringify(res.query)}`;
   }
   // The note line under each result is indented by 6: the rest of the terminal is its room.
   const width = Math.max(20, (process.stdout.columns || 120) - 6);
-  const dated = res.results.some((r) => r.date);
+  const dated = dates && res.results.some((r) => r.date);
   const rows = [['SCORE', 'TYPE', 'SPACE', 'SIGNATURE', ...(dated ? ['DATE'] : []), 'ID']];
   const notes: string[] = [];
   for (const r of res.results) {

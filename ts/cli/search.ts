@@ -21,6 +21,8 @@ terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards, * for eve
   --filter K=V         exact metadata filter (repeatable; V1,V2 = any of; !V = not): category, tags, version (>=1.2), signed, integrity, source, date_from, date_to, …
   --fuzzy N            allow N typos per term (1 or 2)
   --proximity N        all terms within N words of each other
+  --since T            only items dated at or after T: an ISO date or 12h, 7d, 2w, 3m, 1y back from now
+  --until T            only items dated at or before T
   --preview-chars N    preview length per result (default 200, 0 for none)
   --include-fields L   only these result fields in --json (id and type always), e.g. id,score,description
 ${COMMON_HELP}
@@ -48,6 +50,8 @@ export async function searchCommand(argv: string[]): Promise<number> {
       fuzzy: { type: 'string' },
       proximity: { type: 'string' },
       'preview-chars': { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
       'include-fields': { type: 'string' },
     },
   });
@@ -75,12 +79,15 @@ export async function searchCommand(argv: string[]): Promise<number> {
     fuzzy: fuzzy === undefined ? undefined : { enabled: fuzzy > 0, max_distance: fuzzy },
     proximity: proximity === undefined ? undefined : { enabled: true, max_distance: proximity },
     previewChars: integerArg(values['preview-chars'], 'preview-chars'),
+    since: values.since,
+    until: values.until,
     includeFields: values['include-fields']?.split(',').map((f) => f.trim()) as SearchOptions['includeFields'],
   };
   const index = await openIndex(openOptions(values));
   try {
     const res = await index.search(opts);
-    process.stdout.write(values.json ? `${JSON.stringify(res, null, 2)}\n` : `${formatSearch(res)}\n`);
+    const dates = opts.sortBy === 'date' || opts.since !== undefined || opts.until !== undefined;
+    process.stdout.write(values.json ? `${JSON.stringify(res, null, 2)}\n` : `${formatSearch(res, dates)}\n`);
     return res.total > 0 ? 0 : 1;
   } finally {
     await index.close();

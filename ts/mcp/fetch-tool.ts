@@ -31,7 +31,7 @@ export const fetchArgs = {
 const fetchInput = z.object(fetchArgs).strict();
 
 const ID_ONLY = ['item_type', 'destination', 'overwrite', 'version'] as const;
-const QUERY_ONLY = ['offset', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'limit', 'preview_chars', 'include_fields'] as const;
+const QUERY_ONLY = ['offset', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'limit', 'preview_chars', 'include_fields', 'since', 'until'] as const;
 
 export const fetchOutput = {
   status: z.literal('success').optional(),

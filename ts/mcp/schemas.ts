@@ -30,6 +30,8 @@ export const queryArgs = {
     .describe('Exact metadata filters: category, tags, version (">=1.2"), signed, integrity, source, date_from, date_to, any key; list = any of, "!x" = not'),
   fuzzy: distanceSchema.optional().describe('Typo tolerance: {"enabled": true, "max_distance": 2}'),
   proximity: distanceSchema.optional().describe('Terms near each other: {"enabled": true, "max_distance": 5}'),
+  since: z.string().optional().describe('Only items dated at or after: ISO date or a duration back from now (12h, 7d, 2w, 3m, 1y)'),
+  until: z.string().optional().describe('Only items dated at or before: ISO date or a duration back from now'),
   preview_chars: z.number().int().min(0).max(2000).optional().describe('Preview length per result in characters (default 200; 0 = no preview, the smallest answer)'),
   include_fields: z
     .array(z.enum(RESULT_FIELDS))
@@ -51,7 +53,8 @@ export const resultSchema = z
     path: z.string().optional(),
     signed: z.boolean().optional(),
     integrity: z.enum(['verified', 'unsigned', 'modified', 'untrusted', 'invalid']).optional(),
-    date: z.string().optional().describe('ISO date of the item (metadata updated_at, else created_at)'),
+    date: z.string().optional().describe("ISO date of the item: its metadata date, else its file's modification time"),
+    tokens: z.number().int().optional().describe('about how many tokens loading the whole item costs (rye_fetch)'),
     bundle: z.string().optional(),
     metadata: z.record(z.unknown()).optional(),
     shadows: z.array(z.object({ space: z.string() })).optional(),

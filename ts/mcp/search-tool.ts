@@ -32,6 +32,8 @@ export function toSearchOptions(args: Omit<SearchArgs, 'source'>): SearchOptions
     filters: args.filters,
     fuzzy: args.fuzzy,
     proximity: args.proximity,
+    since: args.since,
+    until: args.until,
     preview_chars: args.preview_chars,
     include_fields: args.include_fields,
   };
