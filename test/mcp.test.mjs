@@ -191,6 +191,21 @@ describe('MCP over stdio', () => {
     assert.equal(parse(traversal).code, 'E_INVALID_ID');
   });
 
+  it('rye_fetch with item_ids answers one result or error per id, in order', async () => {
+    const res = await client.callTool({ name: 'rye_fetch', arguments: { item_ids: ['tool:rye/file/read', 'tool:nope', 'tool:rye/file/unsigned', 'directive:create_tool'] } });
+    assert.ok(!res.isError, res.content[0].text);
+    const items = res.structuredContent.items;
+    assert.deepEqual(items.map((i) => i.status), ['success', 'error', 'error', 'success']);
+    assert.equal(items[0].source, 'project');
+    assert.equal(items[1].code, 'E_NOT_FOUND');
+    assert.equal(items[1].item_id, 'tool:nope');
+    assert.equal(items[2].error_type, 'integrity');
+    assert.equal(items[3].item_type, 'directive');
+    const both = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'tool:rye/file/read', item_ids: ['tool:rye/file/read'] } });
+    assert.equal(both.isError, true);
+    assert.equal(parse(both).code, 'E_INVALID_ARGUMENT');
+  });
+
   it('rye_fetch in query mode accepts every search parameter', async () => {
     const res = await client.callTool({
       name: 'rye_fetch',

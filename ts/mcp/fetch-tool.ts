@@ -11,8 +11,17 @@ import { toSearchOptions, usageHint } from './search-tool.js';
 
 const { query, scope, ...shared } = queryArgs;
 
+/** Items one rye_fetch call may load. */
+const MAX_ITEM_IDS = 50;
+
 export const fetchArgs = {
   item_id: z.string().min(1).optional().describe('ID mode: kind:id or an id relative to .ai/<kind>/ without extension, e.g. "rye/core/create_tool"'),
+  item_ids: z
+    .array(z.string().min(1))
+    .min(1)
+    .max(MAX_ITEM_IDS)
+    .optional()
+    .describe(`ID mode, several items in one call (at most ${MAX_ITEM_IDS}): one result or error per id, in order, under "items"`),
   item_type: z.enum(['directive', 'tool', 'knowledge']).optional().describe('ID mode: the kind, when a bare id exists under several'),
   query: query.optional(),
   scope: scope.optional(),
@@ -60,6 +69,7 @@ export const fetchOutput = {
   usage_hint: envelopeShape.usage_hint,
   relaxed: envelopeShape.relaxed,
   warnings: z.array(z.string()).optional(),
+  items: z.array(z.record(z.unknown())).optional().describe('item_ids: per id, the fetch response or its failure document, in order'),
 };
 
 export function registerFetchTool(server: McpServer, ctx: McpContext): void {
@@ -68,15 +78,19 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
     {
       title: 'Fetch RYE items',
       description:
-        'Two modes. ID mode (item_id): return the verified content of one item, cascading project → user → system, ' +
+        'Two modes. ID mode (item_id, or item_ids for several): return the verified content of an item, cascading project → user → system, ' +
         'optionally copying it to the project or user space. Query mode (query + scope): discover items like rye_search.',
       inputSchema: fetchInput,
       outputSchema: fetchOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async (args) => {
-      const idMode = args.item_id !== undefined;
+      const many = args.item_ids !== undefined;
+      const idMode = args.item_id !== undefined || many;
       try {
+        if (args.item_id !== undefined && many) {
+          throw new InvalidArgumentError('Provide item_id or item_ids, not both', { hint: 'item_ids loads several items; item_id one' });
+        }
         if (idMode && args.query !== undefined) {
           throw new InvalidArgumentError('Provide item_id or query, not both', { hint: 'item_id loads one item; query + scope searches' });
         }
@@ -94,8 +108,21 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
           throw new InvalidArgumentError('no registry is configured', { hint: 'use a local source: project, user or system' });
         }
         const index = await ctx.index(args.project_path);
+        const one = { item_type: args.item_type, source, destination: args.destination, overwrite: args.overwrite };
+        if (many) {
+          // Each id on its own: verification and copy rules as for one; a failure stays in its place.
+          const items: Record<string, unknown>[] = [];
+          for (const item_id of args.item_ids!) {
+            try {
+              items.push((await index.fetch({ item_id, ...one })) as unknown as Record<string, unknown>);
+            } catch (err) {
+              items.push({ ...fetchFailure(err, item_id, args.item_type) });
+            }
+          }
+          return okResult({ items });
+        }
         if (idMode) {
-          const res = await index.fetch({ item_id: args.item_id!, item_type: args.item_type, source, destination: args.destination, overwrite: args.overwrite });
+          const res = await index.fetch({ item_id: args.item_id!, ...one });
           return okResult(res as unknown as Record<string, unknown>);
         }
         const res = await index.search(toSearchOptions({ ...args, query: args.query!, scope: args.scope ?? '*', space: source === 'local' ? 'all' : source }));
