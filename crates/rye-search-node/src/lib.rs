@@ -29,14 +29,7 @@ fn to_js(e: CoreError) -> napi::Error {
 
 /// Runs one entry point with panics contained (see the module comment).
 fn guarded<T>(f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
-    let mut outcome = None;
-    match contained(|| {
-        outcome = Some(f());
-        Ok(())
-    }) {
-        Ok(()) => outcome.expect("set when the closure returns"),
-        Err(e) => Err(to_js(e)),
-    }
+    contained(|| Ok(f())).unwrap_or_else(|panic| Err(to_js(panic)))
 }
 
 /// V8's longest string (2^29 - 24 UTF-16 units on 64-bit); a `searchMany` answer longer than
