@@ -24,7 +24,15 @@ const t0 = performance.now();
 await engine.build(docs);
 const buildMs = performance.now() - t0;
 const peakRss = rssMb();
-const out = { engine: engineName, tier: tierName, docs: docs.length, buildMs: Math.round(buildMs), baseRssMb: baseRss, peakRssMb: peakRss, kinds: {} };
+const out = {
+  engine: engineName,
+  tier: tierName,
+  docs: docs.length,
+  buildMs: Math.round(buildMs),
+  baseRssMb: baseRss,
+  peakRssMb: peakRss,
+  kinds: {},
+};
 
 // Warm-up, the same for every engine: the JIT compiles each engine's query path before timing,
 // so the first kind timed does not pay for it (cold start is measured apart: open + first query).
@@ -51,7 +59,12 @@ for (const kind of KINDS) {
       if (r === 0 && ids.length) hits++;
     }
   }
-  out.kinds[kind] = { p50: +pct(times, 50).toFixed(4), p99: +pct(times, 99).toFixed(4), withHits: hits, n: list.length };
+  out.kinds[kind] = {
+    p50: +pct(times, 50).toFixed(4),
+    p99: +pct(times, 99).toFixed(4),
+    withHits: hits,
+    n: list.length,
+  };
 }
 
 let rr = 0;

@@ -5,7 +5,8 @@ import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-export const CORPUS_FILE = process.env.RYE_BENCH_CORPUS ?? path.resolve(HERE, '..', '..', 'shared', 'corpus', 'debian', 'packages.jsonl.gz');
+export const CORPUS_FILE =
+  process.env.RYE_BENCH_CORPUS ?? path.resolve(HERE, '..', '..', 'shared', 'corpus', 'debian', 'packages.jsonl.gz');
 
 export const TIERS = { c10k: 10_000, c60k: 63_666, c1m: 1_000_000 };
 
@@ -51,7 +52,14 @@ export function writeTree(items, root) {
   for (const d of items) {
     const file = path.join(root, '.ai', 'knowledge', `${d.id}.md`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const meta = [`name: ${JSON.stringify(d.name)}`, `title: ${JSON.stringify(d.title)}`, `description: ${JSON.stringify(d.description)}`, `category: ${JSON.stringify(d.category)}`, `version: ${JSON.stringify(d.version ?? '')}`, `tags: ${JSON.stringify(d.tags)}`];
+    const meta = [
+      `name: ${JSON.stringify(d.name)}`,
+      `title: ${JSON.stringify(d.title)}`,
+      `description: ${JSON.stringify(d.description)}`,
+      `category: ${JSON.stringify(d.category)}`,
+      `version: ${JSON.stringify(d.version ?? '')}`,
+      `tags: ${JSON.stringify(d.tags)}`,
+    ];
     fs.writeFileSync(file, `\`\`\`yaml\n${meta.join('\n')}\n\`\`\`\n\n${d.content}\n`);
   }
 }

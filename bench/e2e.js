@@ -1,4 +1,3 @@
-
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,7 +47,13 @@ const seen = await index.search({ query: 'zyzzyvaquux', scope: 'knowledge' });
 out.editVisibleMs = Math.round(performance.now() - t);
 out.editFound = seen.total === 1;
 
-const size = (dir) => fs.readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? size(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).size), 0);
+const size = (dir) =>
+  fs
+    .readdirSync(dir, { withFileTypes: true })
+    .reduce(
+      (n, e) => n + (e.isDirectory() ? size(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).size),
+      0,
+    );
 out.indexDiskMb = +(size(index.location) / 1048576).toFixed(1);
 out.treeDiskMb = +(size(project) / 1048576).toFixed(1);
 await index.close();
@@ -60,7 +65,11 @@ out.openFirstQueryMs = Math.round(performance.now() - t);
 
 // MCP: spawn the server on the existing index and time the first tool answer.
 t = performance.now();
-const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--project', project, '--user-space', user, '--cache-dir', cache, '--no-default-bundle'], stderr: 'ignore' });
+const transport = new StdioClientTransport({
+  command: process.execPath,
+  args: [CLI, 'mcp', '--project', project, '--user-space', user, '--cache-dir', cache, '--no-default-bundle'],
+  stderr: 'ignore',
+});
 const client = new Client({ name: 'bench', version: '1' });
 await client.connect(transport);
 const res = await client.callTool({ name: 'rye_search', arguments: { query: 'library', scope: 'knowledge' } });

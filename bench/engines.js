@@ -15,17 +15,28 @@ export const ENGINES = {
       const base = { scope: 'knowledge', limit: 10, previewChars: 0 };
       const t = q.terms ?? [];
       switch (q.kind) {
-        case 'and2': return { ...base, query: `${t[0]} ${t[1]}` };
-        case 'or2': return { ...base, query: `${t[0]} OR ${t[1]}` };
-        case 'phrase': return { ...base, query: `"${t[0]} ${t[1]}"` };
-        case 'prefix': return { ...base, query: `${q.prefix}*` };
-        case 'fuzzy': return { ...base, query: t[0], fuzzy: { enabled: true, max_distance: q.distance } };
-        case 'slop': return { ...base, query: `${t[0]} ${t[1]}`, proximity: { enabled: true, max_distance: q.slop } };
-        case 'field': return { ...base, query: '*', fields: { [q.field]: t[0] } };
-        case 'namespace': return { ...base, query: t[0], scope: `knowledge.${q.namespace.replace(/\//g, '.')}.*` };
-        case 'not': return { ...base, query: `${t[0]} NOT ${q.not}` };
-        case 'wildcard': return { ...base, query: `*${q.suffix}` };
-        default: return { ...base, query: t[0] };
+        case 'and2':
+          return { ...base, query: `${t[0]} ${t[1]}` };
+        case 'or2':
+          return { ...base, query: `${t[0]} OR ${t[1]}` };
+        case 'phrase':
+          return { ...base, query: `"${t[0]} ${t[1]}"` };
+        case 'prefix':
+          return { ...base, query: `${q.prefix}*` };
+        case 'fuzzy':
+          return { ...base, query: t[0], fuzzy: { enabled: true, max_distance: q.distance } };
+        case 'slop':
+          return { ...base, query: `${t[0]} ${t[1]}`, proximity: { enabled: true, max_distance: q.slop } };
+        case 'field':
+          return { ...base, query: '*', fields: { [q.field]: t[0] } };
+        case 'namespace':
+          return { ...base, query: t[0], scope: `knowledge.${q.namespace.replace(/\//g, '.')}.*` };
+        case 'not':
+          return { ...base, query: `${t[0]} NOT ${q.not}` };
+        case 'wildcard':
+          return { ...base, query: `*${q.suffix}` };
+        default:
+          return { ...base, query: t[0] };
       }
     };
     const ids = (res) => res.results.map((r) => r.id);
@@ -50,24 +61,36 @@ export const ENGINES = {
     const match = (q) => {
       const t = (q.terms ?? []).map(quote);
       switch (q.kind) {
-        case 'and2': return `${t[0]} AND ${t[1]}`;
-        case 'or2': return `${t[0]} OR ${t[1]}`;
-        case 'phrase': return quote(q.terms.join(' '));
-        case 'prefix': return `${quote(q.prefix)}*`;
-        case 'slop': return `NEAR(${t[0]} ${t[1]}, ${q.slop})`;
-        case 'field': return `${q.field}:${t[0]}`;
-        case 'namespace': return `category:${quote(q.namespace)} AND ${t[0]}`;
-        case 'not': return `${t[0]} NOT ${quote(q.not)}`;
+        case 'and2':
+          return `${t[0]} AND ${t[1]}`;
+        case 'or2':
+          return `${t[0]} OR ${t[1]}`;
+        case 'phrase':
+          return quote(q.terms.join(' '));
+        case 'prefix':
+          return `${quote(q.prefix)}*`;
+        case 'slop':
+          return `NEAR(${t[0]} ${t[1]}, ${q.slop})`;
+        case 'field':
+          return `${q.field}:${t[0]}`;
+        case 'namespace':
+          return `category:${quote(q.namespace)} AND ${t[0]}`;
+        case 'not':
+          return `${t[0]} NOT ${quote(q.not)}`;
         case 'fuzzy':
-        case 'wildcard': return null;
-        default: return t[0];
+        case 'wildcard':
+          return null;
+        default:
+          return t[0];
       }
     };
     return {
       async build(docs) {
         db.pragma('journal_mode = OFF');
         db.pragma('synchronous = OFF');
-        db.exec("CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, title, name, description, category, content, tokenize='unicode61')");
+        db.exec(
+          "CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, title, name, description, category, content, tokenize='unicode61')",
+        );
         const insert = db.prepare('INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?)');
         db.transaction(() => {
           for (const d of docs) insert.run(d.id, d.title, d.name, d.description, d.category, d.content);
@@ -94,7 +117,11 @@ export const ENGINES = {
 
   async minisearch() {
     const MiniSearch = require('minisearch');
-    const options = { fields: ['title', 'name', 'description', 'category', 'content'], storeFields: ['category'], searchOptions: { boost: WEIGHTS } };
+    const options = {
+      fields: ['title', 'name', 'description', 'category', 'content'],
+      storeFields: ['category'],
+      searchOptions: { boost: WEIGHTS },
+    };
     let ms = new MiniSearch(options);
     const top = (r) => r.slice(0, 10).map((x) => x.id);
     return {
@@ -104,17 +131,26 @@ export const ENGINES = {
       run: async (q) => {
         const t = q.terms ?? [];
         switch (q.kind) {
-          case 'and2': return top(ms.search(`${t[0]} ${t[1]}`, { combineWith: 'AND' }));
-          case 'or2': return top(ms.search(`${t[0]} ${t[1]}`, { combineWith: 'OR' }));
-          case 'prefix': return top(ms.search(q.prefix, { prefix: true }));
-          case 'fuzzy': return top(ms.search(t[0], { fuzzy: q.distance }));
-          case 'field': return top(ms.search(t[0], { fields: [q.field] }));
-          case 'namespace': return top(ms.search(t[0], { filter: (r) => r.category === q.namespace }));
-          case 'not': return top(ms.search({ combineWith: 'AND_NOT', queries: [t[0], q.not] }));
+          case 'and2':
+            return top(ms.search(`${t[0]} ${t[1]}`, { combineWith: 'AND' }));
+          case 'or2':
+            return top(ms.search(`${t[0]} ${t[1]}`, { combineWith: 'OR' }));
+          case 'prefix':
+            return top(ms.search(q.prefix, { prefix: true }));
+          case 'fuzzy':
+            return top(ms.search(t[0], { fuzzy: q.distance }));
+          case 'field':
+            return top(ms.search(t[0], { fields: [q.field] }));
+          case 'namespace':
+            return top(ms.search(t[0], { filter: (r) => r.category === q.namespace }));
+          case 'not':
+            return top(ms.search({ combineWith: 'AND_NOT', queries: [t[0], q.not] }));
           case 'phrase':
           case 'slop':
-          case 'wildcard': return null;
-          default: return top(ms.search(t[0]));
+          case 'wildcard':
+            return null;
+          default:
+            return top(ms.search(t[0]));
         }
       },
       known: async (text) => top(ms.search(text, { combineWith: 'AND' })),
@@ -131,10 +167,14 @@ export const ENGINES = {
 
   async flexsearch() {
     const FlexSearch = require('flexsearch');
-    const index = new FlexSearch.Document({ document: { id: 'id', index: ['title', 'description', 'content'] }, tokenize: 'forward' });
+    const index = new FlexSearch.Document({
+      document: { id: 'id', index: ['title', 'description', 'content'] },
+      tokenize: 'forward',
+    });
     const ids = (res, fields) => {
       const seen = [];
-      for (const f of res) if (!fields || fields.includes(f.field)) for (const id of f.result) if (!seen.includes(id)) seen.push(id);
+      for (const f of res)
+        if (!fields || fields.includes(f.field)) for (const id of f.result) if (!seen.includes(id)) seen.push(id);
       return seen.slice(0, 10);
     };
     return {
@@ -144,13 +184,18 @@ export const ENGINES = {
       run: async (q) => {
         const t = q.terms ?? [];
         switch (q.kind) {
-          case 'and2': return ids(index.search(`${t[0]} ${t[1]}`, { limit: 10 }));
-          case 'prefix': return ids(index.search(q.prefix, { limit: 10 }));
-          case 'field': return ids(index.search(t[0], { limit: 10, index: [q.field] }));
+          case 'and2':
+            return ids(index.search(`${t[0]} ${t[1]}`, { limit: 10 }));
+          case 'prefix':
+            return ids(index.search(q.prefix, { limit: 10 }));
+          case 'field':
+            return ids(index.search(t[0], { limit: 10, index: [q.field] }));
           case 'single-rare':
           case 'single-mid':
-          case 'single-common': return ids(index.search(t[0], { limit: 10 }));
-          default: return null;
+          case 'single-common':
+            return ids(index.search(t[0], { limit: 10 }));
+          default:
+            return null;
         }
       },
       known: async (text) => ids(index.search(text, { limit: 10 })),
@@ -159,29 +204,50 @@ export const ENGINES = {
 
   async orama() {
     const { create, insertMultiple, search } = await import('@orama/orama');
-    const db = create({ schema: { title: 'string', name: 'string', description: 'string', category: 'enum', content: 'string' } });
+    const db = create({
+      schema: { title: 'string', name: 'string', description: 'string', category: 'enum', content: 'string' },
+    });
     const props = ['title', 'name', 'description', 'content'];
     const boost = { title: 3, name: 3, description: 2, content: 1 };
     const ids = (r) => r.hits.map((h) => h.id);
     const go = async (params) => ids(await search(db, { properties: props, boost, limit: 10, ...params }));
     return {
       async build(docs) {
-        await insertMultiple(db, docs.map((d) => ({ id: d.id, title: d.title, name: d.name, description: d.description, category: d.category, content: d.content })), 2000);
+        await insertMultiple(
+          db,
+          docs.map((d) => ({
+            id: d.id,
+            title: d.title,
+            name: d.name,
+            description: d.description,
+            category: d.category,
+            content: d.content,
+          })),
+          2000,
+        );
       },
       run: async (q) => {
         const t = q.terms ?? [];
         switch (q.kind) {
-          case 'and2': return go({ term: `${t[0]} ${t[1]}`, threshold: 0, exact: true });
-          case 'or2': return go({ term: `${t[0]} ${t[1]}`, threshold: 1, exact: true });
-          case 'prefix': return go({ term: q.prefix });
-          case 'fuzzy': return go({ term: t[0], tolerance: q.distance });
-          case 'field': return go({ term: t[0], properties: [q.field], exact: true });
-          case 'namespace': return go({ term: t[0], exact: true, where: { category: { eq: q.namespace } } });
+          case 'and2':
+            return go({ term: `${t[0]} ${t[1]}`, threshold: 0, exact: true });
+          case 'or2':
+            return go({ term: `${t[0]} ${t[1]}`, threshold: 1, exact: true });
+          case 'prefix':
+            return go({ term: q.prefix });
+          case 'fuzzy':
+            return go({ term: t[0], tolerance: q.distance });
+          case 'field':
+            return go({ term: t[0], properties: [q.field], exact: true });
+          case 'namespace':
+            return go({ term: t[0], exact: true, where: { category: { eq: q.namespace } } });
           case 'phrase':
           case 'slop':
           case 'not':
-          case 'wildcard': return null;
-          default: return go({ term: t[0], exact: true });
+          case 'wildcard':
+            return null;
+          default:
+            return go({ term: t[0], exact: true });
         }
       },
       known: async (text) => go({ term: text, threshold: 0, exact: true }),

@@ -10,12 +10,24 @@ import zlib from 'node:zlib';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const api = process.argv[2] ? path.resolve(process.argv[2]) : path.join(root, 'dist', 'index.js');
 const samples = Number(process.argv[3] ?? 300);
-const corpus = process.env.RYE_I18N_CORPUS ?? path.resolve(root, '..', 'shared', 'corpus', 'debian-i18n', 'packages-i18n.jsonl.gz');
+const corpus =
+  process.env.RYE_I18N_CORPUS ?? path.resolve(root, '..', 'shared', 'corpus', 'debian-i18n', 'packages-i18n.jsonl.gz');
 const { createMemoryIndex } = await import(pathToFileURL(api).href);
 
-const rows = zlib.gunzipSync(fs.readFileSync(corpus)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+const rows = zlib
+  .gunzipSync(fs.readFileSync(corpus))
+  .toString('utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l));
 const index = createMemoryIndex();
-const docs = rows.map((r, i) => ({ id: `${r.lang}/${r.section}/${r.name}/${i}`, title: r.name, description: r.description, content: r.content, category: r.section }));
+const docs = rows.map((r, i) => ({
+  id: `${r.lang}/${r.section}/${r.name}/${i}`,
+  title: r.name,
+  description: r.description,
+  content: r.content,
+  category: r.section,
+}));
 for (let i = 0; i < docs.length; i += 5000) await index.add(docs.slice(i, i + 5000));
 
 const byLang = new Map();

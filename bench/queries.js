@@ -13,15 +13,34 @@ function mulberry32(seed) {
 
 const words = (s) => s.toLowerCase().match(/[a-z][a-z0-9]{2,}/g) ?? [];
 
-export const KINDS = ['single-rare', 'single-mid', 'single-common', 'and2', 'or2', 'phrase', 'prefix', 'fuzzy', 'slop', 'field', 'namespace', 'not', 'wildcard'];
+export const KINDS = [
+  'single-rare',
+  'single-mid',
+  'single-common',
+  'and2',
+  'or2',
+  'phrase',
+  'prefix',
+  'fuzzy',
+  'slop',
+  'field',
+  'namespace',
+  'not',
+  'wildcard',
+];
 
 export function queryMix({ seed = 42, perKind = 50, knownItems = 200 } = {}) {
   const docs = packages();
   const rand = mulberry32(seed);
   const pick = (arr) => arr[Math.floor(rand() * arr.length)];
   const df = new Map();
-  for (const d of docs) for (const w of new Set(words(`${d.description} ${d.content}`))) df.set(w, (df.get(w) ?? 0) + 1);
-  const band = (lo, hi) => [...df].filter(([w, n]) => n >= lo && n <= hi && w.length >= 4).map(([w]) => w).sort();
+  for (const d of docs)
+    for (const w of new Set(words(`${d.description} ${d.content}`))) df.set(w, (df.get(w) ?? 0) + 1);
+  const band = (lo, hi) =>
+    [...df]
+      .filter(([w, n]) => n >= lo && n <= hi && w.length >= 4)
+      .map(([w]) => w)
+      .sort();
   const rare = band(2, 10);
   const mid = band(50, 500);
   const common = band(2000, 20000);

@@ -15,7 +15,14 @@ import { KINDS } from './queries.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
-  options: { tiers: { type: 'string' }, engines: { type: 'string' }, reps: { type: 'string' }, smoke: { type: 'boolean' }, out: { type: 'string' }, render: { type: 'boolean' } },
+  options: {
+    tiers: { type: 'string' },
+    engines: { type: 'string' },
+    reps: { type: 'string' },
+    smoke: { type: 'boolean' },
+    out: { type: 'string' },
+    render: { type: 'boolean' },
+  },
 });
 const smoke = !!values.smoke;
 const tiers = (values.tiers ?? (smoke ? 'c10k' : 'c10k,c60k,c1m')).split(',');
@@ -31,7 +38,9 @@ if (!fs.existsSync(CORPUS_FILE)) {
 
 function run(script, args, limitMs) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--max-old-space-size=16384', path.join(HERE, script), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--max-old-space-size=16384', path.join(HERE, script), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -43,14 +52,20 @@ function run(script, args, limitMs) {
       if (code === 0 && line) return resolve(JSON.parse(line));
       // An uncaught exception ends stderr with the Node version: show the error's own line.
       const thrown = stderr.match(/^\w*Error\b.*$/m)?.[0] ?? stderr.trim().split('\n').slice(-2).join(' ');
-      const why = signal === 'SIGKILL' ? `timed out after ${limitMs / 60000} min` : /heap out of memory|ENOMEM|Allocation failed/i.test(stderr) ? 'out of memory' : `failed (exit ${code}): ${thrown}`;
+      const why =
+        signal === 'SIGKILL'
+          ? `timed out after ${limitMs / 60000} min`
+          : /heap out of memory|ENOMEM|Allocation failed/i.test(stderr)
+            ? 'out of memory'
+            : `failed (exit ${code}): ${thrown}`;
       resolve({ error: why });
     });
   });
 }
 
 const fmt = (x, d = 2) => (x === undefined || x === null ? 'n/a' : typeof x === 'number' ? x.toFixed(d) : String(x));
-const ratio = (peer, ours) => (typeof peer === 'number' && typeof ours === 'number' && ours > 0 ? `${(peer / ours).toFixed(2)}×` : '');
+const ratio = (peer, ours) =>
+  typeof peer === 'number' && typeof ours === 'number' && ours > 0 ? `${(peer / ours).toFixed(2)}×` : '';
 
 function table(tierName, results, e2e, ran) {
   const names = Object.keys(results);
@@ -75,17 +90,31 @@ function table(tierName, results, e2e, ran) {
   ];
   const lines = [`### ${tierName} (${results.rye?.docs ?? '?'} items)`, ''];
   // Other work on the machine moves absolute times: the load shows how much there was.
-  if (ran) lines.push(`Run ${ran.at}; 1-minute load average ${ran.load[0]} at the start, ${ran.load[1]} at the end (${ran.cores} cores).`, '');
+  if (ran)
+    lines.push(
+      `Run ${ran.at}; 1-minute load average ${ran.load[0]} at the start, ${ran.load[1]} at the end (${ran.cores} cores).`,
+      '',
+    );
   lines.push(`| metric | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`);
-  for (const [label, get, d, higher] of rows) lines.push(`| ${label} | ${names.map((n) => cell(n, get, d, higher)).join(' | ')} |`);
-  lines.push('', 'Ratios in parentheses: above 1× means rye-search is better on that row (times and sizes: peer ÷ rye-search; throughput: rye-search ÷ peer). For MRR the ratio is peer ÷ rye-search, so above 1× means the peer ranks better.');
+  for (const [label, get, d, higher] of rows)
+    lines.push(`| ${label} | ${names.map((n) => cell(n, get, d, higher)).join(' | ')} |`);
+  lines.push(
+    '',
+    'Ratios in parentheses: above 1× means rye-search is better on that row (times and sizes: peer ÷ rye-search; throughput: rye-search ÷ peer). For MRR the ratio is peer ÷ rye-search, so above 1× means the peer ranks better.',
+  );
   if (e2e) {
     lines.push('', `End to end on a tree of ${e2e.files} files (discovery + parsing + verification + indexing):`, '');
     if (e2e.error) lines.push(`- failed: ${e2e.error}`);
     else {
-      lines.push(`- first index: ${e2e.firstIndexMs} ms (peak RSS ${e2e.firstIndexPeakRssMb} MB); index on disk ${e2e.indexDiskMb} MB for a ${e2e.treeDiskMb} MB tree`);
-      lines.push(`- no-change refresh: ${e2e.noChangeRefreshMs} ms; one edited file visible to the next search: ${e2e.editVisibleMs} ms (watched directories; a full walk + stat of the tree: ${e2e.fullScanMs} ms)`);
-      lines.push(`- open + first query: ${e2e.openFirstQueryMs} ms; MCP server spawn → first rye_search answer: ${e2e.mcpSpawnToFirstAnswerMs} ms`);
+      lines.push(
+        `- first index: ${e2e.firstIndexMs} ms (peak RSS ${e2e.firstIndexPeakRssMb} MB); index on disk ${e2e.indexDiskMb} MB for a ${e2e.treeDiskMb} MB tree`,
+      );
+      lines.push(
+        `- no-change refresh: ${e2e.noChangeRefreshMs} ms; one edited file visible to the next search: ${e2e.editVisibleMs} ms (watched directories; a full walk + stat of the tree: ${e2e.fullScanMs} ms)`,
+      );
+      lines.push(
+        `- open + first query: ${e2e.openFirstQueryMs} ms; MCP server spawn → first rye_search answer: ${e2e.mcpSpawnToFirstAnswerMs} ms`,
+      );
     }
   }
   return lines.join('\n');
@@ -98,7 +127,9 @@ function svgBars(tierName, results) {
   const H = 360;
   const left = 60;
   const bottom = 90;
-  const max = Math.max(...names.flatMap((n) => KINDS.map((k) => Math.log10((results[n].kinds?.[k]?.p50 ?? 0.001) * 1000 + 1))));
+  const max = Math.max(
+    ...names.flatMap((n) => KINDS.map((k) => Math.log10((results[n].kinds?.[k]?.p50 ?? 0.001) * 1000 + 1))),
+  );
   const group = (W - left - 20) / KINDS.length;
   const bar = group / (names.length + 1);
   let svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="11">`;
@@ -124,7 +155,8 @@ function svgScaling(all) {
   const colors = ['#1b7837', '#2166ac', '#b2182b', '#e08214', '#762a83'];
   const W = 560;
   const H = 320;
-  const pts = (n) => tierNames.map((t, i) => [i, all[t][n]?.kinds?.['single-mid']?.p50]).filter(([, v]) => typeof v === 'number');
+  const pts = (n) =>
+    tierNames.map((t, i) => [i, all[t][n]?.kinds?.['single-mid']?.p50]).filter(([, v]) => typeof v === 'number');
   const max = Math.max(...names.flatMap((n) => pts(n).map(([, v]) => Math.log10(v * 1000 + 1))), 1);
   let svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="11">`;
   svg += `<text x="${W / 2}" y="16" text-anchor="middle" font-size="14">single-term (mid df) p50 by corpus size (µs, log)</text>`;
@@ -135,7 +167,8 @@ function svgScaling(all) {
     const p = pts(n);
     if (!p.length) return;
     svg += `<polyline fill="none" stroke="${colors[j % colors.length]}" stroke-width="2" points="${p.map(([i, v]) => `${x(i)},${y(v)}`).join(' ')}"/>`;
-    for (const [i, v] of p) svg += `<circle cx="${x(i)}" cy="${y(v)}" r="3" fill="${colors[j % colors.length]}"><title>${n}: ${(v * 1000).toFixed(0)} µs</title></circle>`;
+    for (const [i, v] of p)
+      svg += `<circle cx="${x(i)}" cy="${y(v)}" r="3" fill="${colors[j % colors.length]}"><title>${n}: ${(v * 1000).toFixed(0)} µs</title></circle>`;
     svg += `<text x="${W - 55}" y="${40 + j * 14}" fill="${colors[j % colors.length]}">${n}</text>`;
   });
   return `${svg}</svg>\n`;
@@ -165,7 +198,11 @@ function writeReport() {
 
 for (const t of values.render ? [] : tiers) {
   all[t] = {};
-  const ran = { at: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`, cores: os.cpus().length, load: [+os.loadavg()[0].toFixed(2)] };
+  const ran = {
+    at: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    cores: os.cpus().length,
+    load: [+os.loadavg()[0].toFixed(2)],
+  };
   for (const e of engines) {
     process.stderr.write(`bench ${t} ${e}… `);
     all[t][e] = await run('child.js', [e, t, reps], LIMIT_MS[t] ?? LIMIT_MS.c1m);

@@ -6,7 +6,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 
 const [command, ...rest] = process.argv.slice(2);
-if (command !== 'test' && command !== 'clippy') throw new Error('usage: node scripts/cargo.js test|clippy [cargo arguments]');
+if (command !== 'test' && command !== 'clippy')
+  throw new Error('usage: node scripts/cargo.js test|clippy [cargo arguments]');
 const host = /host: (\S+)/.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))?.[1];
 if (!host) throw new Error('cannot read the host triple from `rustc -vV`');
 const crates = command === 'test' ? ['-p', 'rye-search-core'] : ['--workspace'];

@@ -13,7 +13,9 @@ import { parseArgs } from 'node:util';
 import { signText, trustFile } from '../dist/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bundle', '.ai');
-const { values } = parseArgs({ options: { key: { type: 'string' }, 'new-key': { type: 'boolean' }, owner: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { key: { type: 'string' }, 'new-key': { type: 'boolean' }, owner: { type: 'string' } },
+});
 if (!values.key) {
   console.error('usage: node scripts/sign-bundle.js --key PRIVATE_KEY.pem [--new-key] [--owner NAME]');
   process.exit(2);

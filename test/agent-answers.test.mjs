@@ -12,7 +12,9 @@ import { CLI, knowledge, runCli, workspace } from './helpers.mjs';
 describe('answers built for agents', () => {
   it('Node API: has_more and next_offset page to the end; preview_chars and include_fields cut the answer', async () => {
     const index = createMemoryIndex();
-    await index.add(Array.from({ length: 25 }, (_, i) => ({ id: `n${i}`, title: `note ${i}`, content: 'alpha '.repeat(50) })));
+    await index.add(
+      Array.from({ length: 25 }, (_, i) => ({ id: `n${i}`, title: `note ${i}`, content: 'alpha '.repeat(50) })),
+    );
     const seen = [];
     let offset = 0;
     for (;;) {
@@ -30,7 +32,10 @@ describe('answers built for agents', () => {
     assert.deepEqual(Object.keys(lean.results[0]).sort(), ['id', 'score', 'type']);
     const camel = await index.search({ query: 'alpha', previewChars: 0, includeFields: ['title'] });
     assert.deepEqual(Object.keys(camel.results[0]).sort(), ['id', 'title', 'type']);
-    await assert.rejects(index.search({ query: 'alpha', include_fields: ['nope'] }), (err) => err.code === 'E_INVALID_ARGUMENT' && /score/.test(err.hint));
+    await assert.rejects(
+      index.search({ query: 'alpha', include_fields: ['nope'] }),
+      (err) => err.code === 'E_INVALID_ARGUMENT' && /score/.test(err.hint),
+    );
   });
 
   it('since and until take ISO dates and durations; every result says about how many tokens it costs', async () => {
@@ -47,30 +52,65 @@ describe('answers built for agents', () => {
     assert.deepEqual(await idsOf({ since: '1m', until: '1w' }), ['month']);
     assert.deepEqual(await idsOf({ until: '2020-01-15' }), ['old']);
     assert.deepEqual(await idsOf({ since: '2019-12-31', until: '2020-02-01' }), ['old']);
-    await assert.rejects(index.search({ query: 'alpha', since: 'last week' }), (err) => err.code === 'E_INVALID_ARGUMENT' && /7d/.test(err.hint));
+    await assert.rejects(
+      index.search({ query: 'alpha', since: 'last week' }),
+      (err) => err.code === 'E_INVALID_ARGUMENT' && /7d/.test(err.hint),
+    );
     const fresh = (await index.search({ query: 'fresh' })).results[0];
     assert.ok(fresh.tokens >= 100 && fresh.tokens < 110, String(fresh.tokens));
   });
 
   it('MCP and CLI: the same options; MCP answers carry a usage hint, and shrink', async () => {
     const ws = workspace();
-    ws.write('project', Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`knowledge/k${i}.md`, knowledge({ name: `k${i}`, title: `Alpha note ${i}` }, 'alpha body text '.repeat(40))])));
+    ws.write(
+      'project',
+      Object.fromEntries(
+        Array.from({ length: 12 }, (_, i) => [
+          `knowledge/k${i}.md`,
+          knowledge({ name: `k${i}`, title: `Alpha note ${i}` }, 'alpha body text '.repeat(40)),
+        ]),
+      ),
+    );
     const common = ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
-    const cli = JSON.parse(runCli(['search', 'alpha', '--limit', '5', '--preview-chars', '0', '--include-fields', 'id,score', '--json', ...common]).stdout);
+    const cli = JSON.parse(
+      runCli([
+        'search',
+        'alpha',
+        '--limit',
+        '5',
+        '--preview-chars',
+        '0',
+        '--include-fields',
+        'id,score',
+        '--json',
+        ...common,
+      ]).stdout,
+    );
     assert.equal(cli.has_more, true);
     const recent = JSON.parse(runCli(['search', 'alpha', '--since', '1d', '--json', ...common]).stdout);
     assert.equal(recent.total, 12, 'files just written are dated by their modification time');
     assert.equal(runCli(['search', 'alpha', '--until', '2000-01-01', '--json', ...common]).status, 1);
     assert.equal(cli.next_offset, 5);
     assert.deepEqual(Object.keys(cli.results[0]).sort(), ['id', 'score', 'type']);
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...common], stderr: 'pipe', env: { ...process.env, CI: '1' } });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', ...common],
+      stderr: 'pipe',
+      env: { ...process.env, CI: '1' },
+    });
     const client = new Client({ name: 'agent-test', version: '1.0.0' });
     await client.connect(transport);
     const full = await client.callTool({ name: 'rye_search', arguments: { query: 'alpha', limit: 10 } });
-    assert.ok(full.structuredContent.results.every((r) => r.tokens > 100 && r.date), 'tokens and date on every result');
+    assert.ok(
+      full.structuredContent.results.every((r) => r.tokens > 100 && r.date),
+      'tokens and date on every result',
+    );
     const since = await client.callTool({ name: 'rye_search', arguments: { query: 'alpha', since: '2h' } });
     assert.equal(since.structuredContent.total, 12);
-    const lean = await client.callTool({ name: 'rye_search', arguments: { query: 'alpha', limit: 10, preview_chars: 0, include_fields: ['score', 'title'] } });
+    const lean = await client.callTool({
+      name: 'rye_search',
+      arguments: { query: 'alpha', limit: 10, preview_chars: 0, include_fields: ['score', 'title'] },
+    });
     for (const res of [full, lean]) {
       assert.ok(!res.isError, res.content[0].text);
       assert.match(res.structuredContent.usage_hint, /rye_fetch \{"item_id": "knowledge:k\d+"\}/);
@@ -78,7 +118,9 @@ describe('answers built for agents', () => {
     }
     const bytes = (r) => Buffer.byteLength(r.content[0].text);
     assert.ok(bytes(lean) * 3 < bytes(full), `lean ${bytes(lean)} vs full ${bytes(full)} bytes`);
-    console.log(`MCP answer, 10 results: ${bytes(full)} bytes by default, ${bytes(lean)} with preview_chars 0 and include_fields [score, title]`);
+    console.log(
+      `MCP answer, 10 results: ${bytes(full)} bytes by default, ${bytes(lean)} with preview_chars 0 and include_fields [score, title]`,
+    );
     await client.close();
     ws.cleanup();
   });

@@ -14,7 +14,17 @@ describe('rye-search CLI', () => {
       'tools/rye/file/read.py': pyTool({ description: 'Read file contents', category: 'rye/file' }),
     });
     ws.write('core', { 'tools/rye/file/read.py': pyTool({ description: 'Read file contents, system copy' }) });
-    common = ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle', '--bundle', `core=${ws.bundle('core')}`];
+    common = [
+      '--project',
+      ws.project,
+      '--user-space',
+      ws.user,
+      '--cache-dir',
+      ws.cache,
+      '--no-default-bundle',
+      '--bundle',
+      `core=${ws.bundle('core')}`,
+    ];
   });
   after(() => ws.cleanup());
 
@@ -31,15 +41,45 @@ describe('rye-search CLI', () => {
     const res = runCli(['search', 'create', '--scope', 'directive', '--json', ...common]);
     assert.equal(res.status, 0, res.stderr);
     const env = JSON.parse(res.stdout);
-    assert.deepEqual(Object.keys(env).sort(), ['has_more', 'limit', 'offset', 'query', 'results', 'scope', 'search_type', 'space', 'total']);
+    assert.deepEqual(Object.keys(env).sort(), [
+      'has_more',
+      'limit',
+      'offset',
+      'query',
+      'results',
+      'scope',
+      'search_type',
+      'space',
+      'total',
+    ]);
     assert.equal(env.results[0].id, 'create_tool');
     assert.equal(env.results[0].type, 'directive');
   });
 
   it('passes every option through', () => {
     const res = runCli([
-      'search', 'red', '--scope', 'rye.search.tool.rye.*', '--space', 'all', '--limit', '1', '--offset', '0', '--sort-by', 'name',
-      '--field', 'description=contents', '--filter', 'source=project,system', '--fuzzy', '1', '--proximity', '3', '--json', ...common,
+      'search',
+      'red',
+      '--scope',
+      'rye.search.tool.rye.*',
+      '--space',
+      'all',
+      '--limit',
+      '1',
+      '--offset',
+      '0',
+      '--sort-by',
+      'name',
+      '--field',
+      'description=contents',
+      '--filter',
+      'source=project,system',
+      '--fuzzy',
+      '1',
+      '--proximity',
+      '3',
+      '--json',
+      ...common,
     ]);
     assert.equal(res.status, 0, res.stderr);
     const env = JSON.parse(res.stdout);
@@ -66,9 +106,25 @@ describe('rye-search CLI', () => {
   it('reads system bundles from RYE_SYSTEM_BUNDLES and the user space from USER_SPACE', () => {
     ws.write('user', { 'tools/mine.py': pyTool({ description: 'personal gizmo' }) });
     const env = { RYE_SYSTEM_BUNDLES: [`extra=${ws.bundle('core')}`].join(path.delimiter), USER_SPACE: ws.user };
-    const res = runCli(['search', 'gizmo OR system', '--scope', 'tool', '--json', '--project', ws.project, '--cache-dir', ws.cache, '--no-default-bundle'], { env });
+    const res = runCli(
+      [
+        'search',
+        'gizmo OR system',
+        '--scope',
+        'tool',
+        '--json',
+        '--project',
+        ws.project,
+        '--cache-dir',
+        ws.cache,
+        '--no-default-bundle',
+      ],
+      { env },
+    );
     assert.equal(res.status, 0, res.stderr);
-    const spaces = JSON.parse(res.stdout).results.map((r) => r.bundle ?? r.source).sort();
+    const spaces = JSON.parse(res.stdout)
+      .results.map((r) => r.bundle ?? r.source)
+      .sort();
     assert.deepEqual(spaces, ['extra', 'user']);
   });
 
@@ -93,12 +149,18 @@ describe('rye-search CLI', () => {
 
   it('searches the embedded documentation bundle with no project at all', () => {
     const emptyUser = path.join(ws.root, 'empty-user');
-    const res = runCli(['search', 'proximity', '--scope', 'knowledge', '--json', '--cache-dir', ws.cache, '--user-space', emptyUser], { cwd: ws.root });
+    const res = runCli(
+      ['search', 'proximity', '--scope', 'knowledge', '--json', '--cache-dir', ws.cache, '--user-space', emptyUser],
+      { cwd: ws.root },
+    );
     assert.equal(res.status, 0, res.stderr);
     const env = JSON.parse(res.stdout);
     const docs = env.results.filter((r) => r.id.startsWith('rye-search/') && r.bundle === 'rye-search');
     assert.ok(docs.length > 0);
-    assert.ok(docs.every((r) => r.integrity === 'verified'), 'the embedded bundle is signed with the release key');
+    assert.ok(
+      docs.every((r) => r.integrity === 'verified'),
+      'the embedded bundle is signed with the release key',
+    );
     // Every item of the bundle verifies: editing a doc without re-signing it fails here.
     const verify = runCli(['verify', '--json', '--cache-dir', ws.cache, '--user-space', emptyUser], { cwd: ws.root });
     assert.equal(verify.status, 0, verify.stdout);

@@ -12,7 +12,9 @@ const present = fs.existsSync(RYEOS);
 const BUNDLES = ['ryeos', 'ryeos-core', 'ryeos-code', 'ryeos-email', 'ryeos-web'];
 const AUTHOR_V1 = '4b987fd4e40303ac';
 
-describe('ryeos corpus', { skip: present ? false : `corpus not found at ${RYEOS} (clone outside the workspace)` }, () => {
+describe('ryeos corpus', {
+  skip: present ? false : `corpus not found at ${RYEOS} (clone outside the workspace)`,
+}, () => {
   let root;
   let index;
   before(async () => {
@@ -20,7 +22,10 @@ describe('ryeos corpus', { skip: present ? false : `corpus not found at ${RYEOS}
     fs.cpSync(RYEOS, path.join(root, 'ryeos'), { recursive: true });
     const trusted = path.join(root, 'ryeos', 'project', '.ai', 'config', 'keys', 'trusted');
     fs.mkdirSync(trusted, { recursive: true });
-    fs.copyFileSync(path.join(root, 'ryeos', 'trusted-keys', `${AUTHOR_V1}.toml`), path.join(trusted, `${AUTHOR_V1}.toml`));
+    fs.copyFileSync(
+      path.join(root, 'ryeos', 'trusted-keys', `${AUTHOR_V1}.toml`),
+      path.join(trusted, `${AUTHOR_V1}.toml`),
+    );
     index = await openIndex({
       projectPath: path.join(root, 'ryeos', 'project'),
       userSpace: path.join(root, 'nouser'),
@@ -33,7 +38,8 @@ describe('ryeos corpus', { skip: present ? false : `corpus not found at ${RYEOS}
 
   async function everything() {
     const out = [];
-    for (const kind of ['directive', 'tool', 'knowledge']) out.push(...(await index.search({ query: '*', scope: kind, limit: 1000 })).results);
+    for (const kind of ['directive', 'tool', 'knowledge'])
+      out.push(...(await index.search({ query: '*', scope: kind, limit: 1000 })).results);
     return out;
   }
 
@@ -62,12 +68,29 @@ describe('ryeos corpus', { skip: present ? false : `corpus not found at ${RYEOS}
 
   it('verifies items signed in both generations, and reports edited and foreign-key items', async () => {
     const all = await everything();
-    const gen = (r) => (/rye:signed:\S+:([0-9a-f]+)(?: -->)?$/m.exec(fs.readFileSync(r.path, 'utf8').split('\n').slice(0, 2).join('\n'))?.[1].length === 16 ? 1 : 2);
+    const gen = (r) =>
+      /rye:signed:\S+:([0-9a-f]+)(?: -->)?$/m.exec(
+        fs.readFileSync(r.path, 'utf8').split('\n').slice(0, 2).join('\n'),
+      )?.[1].length === 16
+        ? 1
+        : 2;
     const verified = all.filter((r) => r.integrity === 'verified');
-    assert.ok(verified.some((r) => gen(r) === 1), 'a v1 item verifies');
-    assert.ok(verified.some((r) => gen(r) === 2), 'a v2 item verifies');
-    assert.ok(all.some((r) => r.integrity === 'modified'), 'edited items are reported');
-    assert.ok(all.some((r) => r.integrity === 'untrusted'), 'foreign-key items are reported');
+    assert.ok(
+      verified.some((r) => gen(r) === 1),
+      'a v1 item verifies',
+    );
+    assert.ok(
+      verified.some((r) => gen(r) === 2),
+      'a v2 item verifies',
+    );
+    assert.ok(
+      all.some((r) => r.integrity === 'modified'),
+      'edited items are reported',
+    );
+    assert.ok(
+      all.some((r) => r.integrity === 'untrusted'),
+      'foreign-key items are reported',
+    );
   });
 
   it('v1 and v2 trust files of the same author key give the same classification', () => {

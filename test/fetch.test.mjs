@@ -31,7 +31,10 @@ describe('fetch by id', () => {
       'tools/edited.py': sign(pyTool({ description: 'signed' }), 'tool', '.py').replace('signed"', 'changed"'),
     });
     index = await openIndex({
-      projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false,
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
       systemBundles: [{ id: 'core', root: ws.bundle('core') }],
     });
   });
@@ -54,7 +57,18 @@ describe('fetch by id', () => {
     assert.equal(res.bundle, 'core');
     assert.match(res.content, /system copy/);
     await assert.rejects(index.fetch({ item_id: 'tool:rye/x/t', source: 'project' }), { code: 'E_NOT_FOUND' });
-    await assert.rejects(index.fetch({ item_id: 'tool:rye/x/t', source: 'registry' }), { code: 'E_INVALID_ARGUMENT' });
+    await assert.rejects(index.fetch({ item_id: 'tool:rye/x/t', source: 'registry' }), {
+      code: 'E_INVALID_ARGUMENT',
+      message: /no registry/,
+    });
+  });
+
+  it('takes space as the alias of source, resolved in one place for fetch and search', async () => {
+    const res = await index.fetch({ item_id: 'tool:rye/x/t', space: 'system' });
+    assert.equal(res.source, 'system');
+    await assert.rejects(index.fetch({ item_id: 'tool:rye/x/t', space: 'user', source: 'system' }), /disagree/);
+    await assert.rejects(index.fetch({ item_id: 'tool:rye/x/t', space: 3 }), { code: 'E_INVALID_ARGUMENT' });
+    await assert.rejects(index.search({ query: 't', source: 'registry' }), { message: /no registry/ });
   });
 
   it('a bare id under several kinds is ambiguous; item_type resolves it', async () => {
@@ -68,7 +82,10 @@ describe('fetch by id', () => {
   });
 
   it('refuses items that are not verified, unless RYE_DEV_MODE=1', async () => {
-    for (const [id, cls] of [['unsigned', 'unsigned'], ['edited', 'modified']]) {
+    for (const [id, cls] of [
+      ['unsigned', 'unsigned'],
+      ['edited', 'modified'],
+    ]) {
       await assert.rejects(index.fetch({ item_id: `tool:${id}` }), (err) => {
         assert.equal(err.code, 'E_INTEGRITY');
         assert.match(err.message, new RegExp(cls));
@@ -101,20 +118,50 @@ describe('fetch by id', () => {
     // The same bytes again: fine. Different bytes: refused unless overwrite.
     await index.fetch({ item_id: 'directive:rye/core/init', source: 'system', destination: 'project' });
     fs.writeFileSync(target, 'local edits');
-    await assert.rejects(index.fetch({ item_id: 'directive:rye/core/init', source: 'system', destination: 'project' }), { code: 'E_EXISTS' });
+    await assert.rejects(
+      index.fetch({ item_id: 'directive:rye/core/init', source: 'system', destination: 'project' }),
+      { code: 'E_EXISTS' },
+    );
     assert.equal(fs.readFileSync(target, 'utf8'), 'local edits');
-    await index.fetch({ item_id: 'directive:rye/core/init', source: 'system', destination: 'project', overwrite: true });
+    await index.fetch({
+      item_id: 'directive:rye/core/init',
+      source: 'system',
+      destination: 'project',
+      overwrite: true,
+    });
     assert.equal(fs.readFileSync(target, 'utf8'), res.content);
     // Found in the project already: no copy.
     const local = await index.fetch({ item_id: 'directive:rye/core/init', destination: 'project' });
     assert.equal(local.copied_to, undefined);
-    await assert.rejects(index.fetch({ item_id: 'directive:rye/core/init', destination: 'system' }), { code: 'E_INVALID_ARGUMENT' });
+    await assert.rejects(index.fetch({ item_id: 'directive:rye/core/init', destination: 'system' }), {
+      code: 'E_INVALID_ARGUMENT',
+    });
   });
 
   it('rejects ids that could leave a space', async () => {
-    const hostile = ['../../etc/passwd', 'tool:../x', '/etc/passwd', 'C:\\x', 'a/../../b', 'a\0b', 'a%2f..%2fb', '..%2F..', 'a\\..\\b', 'tool:', '', 'a//b', './a', '.hidden/x', '_private/x'];
+    const hostile = [
+      '../../etc/passwd',
+      'tool:../x',
+      '/etc/passwd',
+      'C:\\x',
+      'a/../../b',
+      'a\0b',
+      'a%2f..%2fb',
+      '..%2F..',
+      'a\\..\\b',
+      'tool:',
+      '',
+      'a//b',
+      './a',
+      '.hidden/x',
+      '_private/x',
+    ];
     for (const item_id of hostile) {
-      await assert.rejects(index.fetch({ item_id }), (err) => ['E_INVALID_ID', 'E_INVALID_ARGUMENT'].includes(err.code), JSON.stringify(item_id));
+      await assert.rejects(
+        index.fetch({ item_id }),
+        (err) => ['E_INVALID_ID', 'E_INVALID_ARGUMENT'].includes(err.code),
+        JSON.stringify(item_id),
+      );
     }
   });
 
@@ -141,7 +188,10 @@ describe('fetch by id', () => {
     // Named items only: kind:id or a bare id; an id of no item is an error, a bad id too.
     const some = await index.verify(['tool:unsigned', 'edited']);
     assert.equal(some.total, 2);
-    assert.deepEqual(some.problems.map((p) => [p.id, p.integrity]).sort(), [['edited', 'modified'], ['unsigned', 'unsigned']]);
+    assert.deepEqual(some.problems.map((p) => [p.id, p.integrity]).sort(), [
+      ['edited', 'modified'],
+      ['unsigned', 'unsigned'],
+    ]);
     await assert.rejects(index.verify(['tool:nothing-here']), { code: 'E_NOT_FOUND' });
     await assert.rejects(index.verify(['../etc']), { code: 'E_INVALID_ID' });
   });

@@ -9,7 +9,9 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const CLI = path.join(ROOT, 'bin', 'rye-search.js');
 export const SHARED = path.resolve(ROOT, '..', 'shared');
 /** The corpora (../shared/corpus beside the clone, or RYE_CORPUS_DIR); suites that need one skip without it. */
-export const CORPUS = process.env.RYE_CORPUS_DIR ? path.resolve(process.env.RYE_CORPUS_DIR) : path.join(SHARED, 'corpus');
+export const CORPUS = process.env.RYE_CORPUS_DIR
+  ? path.resolve(process.env.RYE_CORPUS_DIR)
+  : path.join(SHARED, 'corpus');
 
 export function tmpdir(prefix = 'rye-test-') {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));

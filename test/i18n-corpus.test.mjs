@@ -18,8 +18,19 @@ const SEARCHES = Number(process.env.RYE_I18N_SEARCHES || 3000);
 
 describe('translated Debian descriptions', { skip: present ? false : `corpus not found at ${FILE}` }, () => {
   it(`${SEARCHES} searches drawn from the text, previews on, in every language`, async () => {
-    const rows = zlib.gunzipSync(fs.readFileSync(FILE)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
-    const docs = rows.map((r, i) => ({ id: `${r.lang}/${r.section}/${r.name}-${i}`, title: r.name, description: r.description, content: r.content, category: r.section }));
+    const rows = zlib
+      .gunzipSync(fs.readFileSync(FILE))
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const docs = rows.map((r, i) => ({
+      id: `${r.lang}/${r.section}/${r.name}-${i}`,
+      title: r.name,
+      description: r.description,
+      content: r.content,
+      category: r.section,
+    }));
     const index = createMemoryIndex();
     for (let i = 0; i < docs.length; i += 5000) await index.add(docs.slice(i, i + 5000));
     const r = rng(48738);
@@ -32,7 +43,13 @@ describe('translated Debian descriptions', { skip: present ? false : `corpus not
       const word = words[Math.floor(r() * words.length)];
       const kind = s % 4;
       const query = kind === 1 ? `${[...word].slice(0, 3).join('')}*` : kind === 2 ? `"${word}"` : word;
-      const res = await index.search({ query, fields: kind === 3 ? { content: word } : undefined, limit: 20, previewChars: 120, ...(kind === 3 ? { query: '*' } : {}) });
+      const res = await index.search({
+        query,
+        fields: kind === 3 ? { content: word } : undefined,
+        limit: 20,
+        previewChars: 120,
+        ...(kind === 3 ? { query: '*' } : {}),
+      });
       for (const hit of res.results) assert.ok(!loneSurrogate.test(hit.preview), `preview of ${hit.id} for ${query}`);
       const lang = rows[i].lang;
       found[lang] ??= { searched: 0, found: 0 };

@@ -7,10 +7,11 @@ import { describe, it } from 'node:test';
 import { openIndex } from '../dist/index.js';
 import { directive, pyTool, workspace } from './helpers.mjs';
 
-const open = (ws, extra = {}) => openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, ...extra });
+const open = (ws, extra = {}) =>
+  openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, ...extra });
 
 describe('discovery and metadata', () => {
-  it('derives ids and names from paths and reads each kind\'s metadata', async () => {
+  it("derives ids and names from paths and reads each kind's metadata", async () => {
     const ws = workspace();
     ws.write('project', {
       'tools/rye/core/bash/bash.py': pyTool({ description: 'Run bash', category: 'rye/core', version: '2.1.0' }),
@@ -18,8 +19,12 @@ describe('discovery and metadata', () => {
       'tools/cfg/other.json': '{"description": "A json tool", "version": "3.0.0"}',
       'tools/cfg/third.toml': 'description = "A toml tool"\ncategory = "cfg"\n',
       'tools/scripts/run.sh': '#!/bin/sh\n# Runs the build script\necho hi\n',
-      'directives/rye/make.md': directive('make', 'Make a thing', { category: 'rye', body: 'Prose after the block mentions zebras.' }),
-      'knowledge/notes/a.md': '---\ntitle: Front matter title\ndescription: From front matter\ncreated_at: 2026-01-02\n---\nBody text.\n',
+      'directives/rye/make.md': directive('make', 'Make a thing', {
+        category: 'rye',
+        body: 'Prose after the block mentions zebras.',
+      }),
+      'knowledge/notes/a.md':
+        '---\ntitle: Front matter title\ndescription: From front matter\ncreated_at: 2026-01-02\n---\nBody text.\n',
     });
     const index = await open(ws);
     const get = async (scope, query = '*') => (await index.search({ query, scope, limit: 50 })).results;
@@ -63,7 +68,10 @@ describe('discovery and metadata', () => {
     assert.equal(reasons['latin1.py'], 'not-utf8');
     assert.equal(reasons['binary.py'], 'binary');
     const res = await index.search({ query: '*', scope: 'tool' });
-    assert.deepEqual(res.results.map((r) => r.id), ['ok']);
+    assert.deepEqual(
+      res.results.map((r) => r.id),
+      ['ok'],
+    );
     ws.cleanup();
   });
 
@@ -114,7 +122,10 @@ describe('discovery and metadata', () => {
 describe('incremental refresh', () => {
   it('re-reads only changed files, sees edits, additions and removals, and persists across opens', async () => {
     const ws = workspace();
-    ws.write('project', { 'tools/a.py': pyTool({ description: 'apple' }), 'tools/b.py': pyTool({ description: 'banana' }) });
+    ws.write('project', {
+      'tools/a.py': pyTool({ description: 'apple' }),
+      'tools/b.py': pyTool({ description: 'banana' }),
+    });
     const first = await open(ws);
     assert.equal(first.lastReport.added, 2);
     const again = await first.refresh();
@@ -129,7 +140,10 @@ describe('incremental refresh', () => {
     assert.equal((await first.search({ query: 'apple OR banana', scope: 'tool' })).total, 0);
 
     const reopened = await open(ws);
-    assert.deepEqual([reopened.lastReport.added, reopened.lastReport.updated, reopened.lastReport.unchanged], [0, 0, 2]);
+    assert.deepEqual(
+      [reopened.lastReport.added, reopened.lastReport.updated, reopened.lastReport.unchanged],
+      [0, 0, 2],
+    );
     assert.equal((await reopened.search({ query: 'cherry', scope: 'tool' })).total, 1);
     ws.cleanup();
   });
@@ -142,8 +156,12 @@ describe('incremental refresh', () => {
     fs.utimesSync(blob, T, T);
     const first = await open(ws);
     assert.deepEqual([first.lastReport.added, first.lastReport.items], [1, 1]);
-    const metaFiles = () => fs.readdirSync(ws.cache, { recursive: true }).filter((f) => path.basename(String(f)) === 'meta.json');
-    const metaStamp = () => metaFiles().map((f) => fs.statSync(path.join(ws.cache, String(f))).mtimeMs).join();
+    const metaFiles = () =>
+      fs.readdirSync(ws.cache, { recursive: true }).filter((f) => path.basename(String(f)) === 'meta.json');
+    const metaStamp = () =>
+      metaFiles()
+        .map((f) => fs.statSync(path.join(ws.cache, String(f))).mtimeMs)
+        .join();
     assert.equal(metaFiles().length, 1);
     const before = metaStamp();
     // Same size and mtime, new content: a skip is trusted like an indexed file's stat, in this
@@ -152,7 +170,10 @@ describe('incremental refresh', () => {
     fs.utimesSync(blob, T, T);
     for (const report of [await first.refresh(), (await open(ws)).lastReport]) {
       assert.deepEqual([report.added, report.updated, report.removed, report.unchanged], [0, 0, 0, 1]);
-      assert.deepEqual(report.skipped.map((s) => [path.basename(s.path), s.reason]), [['blob.py', 'binary']]);
+      assert.deepEqual(
+        report.skipped.map((s) => [path.basename(s.path), s.reason]),
+        [['blob.py', 'binary']],
+      );
     }
     assert.equal(metaStamp(), before, 'a refresh with nothing to write committed');
 
@@ -168,7 +189,7 @@ describe('incremental refresh', () => {
     ws.cleanup();
   });
 
-  it('two handles on one project: the second sees the first one\'s commits after refresh', async () => {
+  it("two handles on one project: the second sees the first one's commits after refresh", async () => {
     const ws = workspace();
     ws.write('project', { 'tools/a.py': pyTool({ description: 'apple' }) });
     const a = await open(ws);
@@ -182,9 +203,15 @@ describe('incremental refresh', () => {
 
   it('searchMany answers each query in order, with errors in place', async () => {
     const ws = workspace();
-    ws.write('project', { 'tools/a.py': pyTool({ description: 'apple pie' }), 'tools/b.py': pyTool({ description: 'banana' }) });
+    ws.write('project', {
+      'tools/a.py': pyTool({ description: 'apple pie' }),
+      'tools/b.py': pyTool({ description: 'banana' }),
+    });
     const index = await open(ws);
-    const queries = Array.from({ length: 200 }, (_, i) => ({ query: ['apple', 'banana', 'pie AND', '*'][i % 4], scope: i === 7 ? 'nope' : 'tool' }));
+    const queries = Array.from({ length: 200 }, (_, i) => ({
+      query: ['apple', 'banana', 'pie AND', '*'][i % 4],
+      scope: i === 7 ? 'nope' : 'tool',
+    }));
     const many = await index.searchMany(queries);
     assert.equal(many.length, 200);
     for (const [i, r] of many.entries()) {

@@ -21,7 +21,9 @@ const PATH = (process.env.PATH ?? '')
 const env = { ...process.env, PATH, CI: '1', npm_config_audit: 'false', npm_config_fund: 'false' };
 delete env.NAPI_RS_NATIVE_LIBRARY_PATH;
 
-describe('install from packed tarballs', { skip: applicable ? false : `needs ${binary} on linux-x64 (run npm run build first)` }, () => {
+describe('install from packed tarballs', {
+  skip: applicable ? false : `needs ${binary} on linux-x64 (run npm run build first)`,
+}, () => {
   let work;
   let project;
   let sizes;
@@ -31,17 +33,33 @@ describe('install from packed tarballs', { skip: applicable ? false : `needs ${b
     const platDir = path.join(work, 'platform');
     fs.cpSync(path.join(ROOT, 'npm', PLATFORM), platDir, { recursive: true });
     fs.copyFileSync(binary, path.join(platDir, path.basename(binary)));
-    const npm = (args, cwd) => execFileSync('npm', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const npm = (args, cwd) =>
+      execFileSync('npm', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const packed = (cwd) => JSON.parse(npm(['pack', '--json', '--pack-destination', work], cwd))[0];
     const main = packed(ROOT);
     const plat = packed(platDir);
-    sizes = { main: main.size, mainUnpacked: main.unpackedSize, mainFiles: main.entryCount, platform: plat.size, platformUnpacked: plat.unpackedSize };
-    assert.ok(!main.files.some((f) => /\.node$|^test\/|^bench\/|^crates\/|target\//.test(f.path)), `unexpected files in the main tarball: ${main.files.map((f) => f.path).join(', ')}`);
+    sizes = {
+      main: main.size,
+      mainUnpacked: main.unpackedSize,
+      mainFiles: main.entryCount,
+      platform: plat.size,
+      platformUnpacked: plat.unpackedSize,
+    };
+    assert.ok(
+      !main.files.some((f) => /\.node$|^test\/|^bench\/|^crates\/|target\//.test(f.path)),
+      `unexpected files in the main tarball: ${main.files.map((f) => f.path).join(', ')}`,
+    );
     project = path.join(work, 'app');
     fs.mkdirSync(project);
-    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', type: 'module', private: true }));
+    fs.writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'app', version: '1.0.0', type: 'module', private: true }),
+    );
     const started = performance.now();
-    npm(['install', '--no-audit', '--no-fund', path.join(work, main.filename), path.join(work, plat.filename)], project);
+    npm(
+      ['install', '--no-audit', '--no-fund', path.join(work, main.filename), path.join(work, plat.filename)],
+      project,
+    );
     installMs = performance.now() - started;
   });
   after(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -55,7 +73,9 @@ describe('install from packed tarballs', { skip: applicable ? false : `needs ${b
 
   it('has no cargo on PATH, and the tarball holds only what users need', () => {
     assert.equal(spawnSync('cargo', ['--version'], { env }).error?.code, 'ENOENT');
-    console.log(`tarballs: main ${sizes.main} bytes (${sizes.mainFiles} files, ${sizes.mainUnpacked} unpacked); ${PLATFORM} ${sizes.platform} bytes (${sizes.platformUnpacked} unpacked); npm install ${Math.round(installMs)} ms`);
+    console.log(
+      `tarballs: main ${sizes.main} bytes (${sizes.mainFiles} files, ${sizes.mainUnpacked} unpacked); ${PLATFORM} ${sizes.platform} bytes (${sizes.platformUnpacked} unpacked); npm install ${Math.round(installMs)} ms`,
+    );
   });
 
   it('runs a search on the embedded bundle from the install', () => {
@@ -79,7 +99,11 @@ describe('install from packed tarballs', { skip: applicable ? false : `needs ${b
       console.log(JSON.stringify({ tools: tools.map((t) => t.name).sort(), total: res.structuredContent.total }));
       await client.close();`;
     fs.writeFileSync(path.join(project, 'handshake.mjs'), script);
-    const res = spawnSync(process.execPath, ['handshake.mjs'], { cwd: project, env: { ...env, USER_SPACE: path.join(work, 'user'), RYE_SEARCH_CACHE_DIR: path.join(work, 'cache') }, encoding: 'utf8' });
+    const res = spawnSync(process.execPath, ['handshake.mjs'], {
+      cwd: project,
+      env: { ...env, USER_SPACE: path.join(work, 'user'), RYE_SEARCH_CACHE_DIR: path.join(work, 'cache') },
+      encoding: 'utf8',
+    });
     assert.equal(res.status, 0, res.stderr);
     const out = JSON.parse(res.stdout.trim().split('\n').pop());
     assert.deepEqual(out.tools, ['rye_fetch', 'rye_search']);
@@ -93,13 +117,29 @@ describe('install from packed tarballs', { skip: applicable ? false : `needs ${b
       const r = await mem.search({ query: 'hello' });
       let code; try { await mem.search({ query: 'a AND' }); } catch (e) { code = e instanceof QuerySyntaxError && e.code; }
       console.log(JSON.stringify({ total: r.total, code }));`;
-    const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, env, encoding: 'utf8' });
+    const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: project,
+      env,
+      encoding: 'utf8',
+    });
     assert.equal(res.status, 0, res.stderr);
     assert.deepEqual(JSON.parse(res.stdout), { total: 1, code: 'E_QUERY_SYNTAX' });
   });
 
   it('a strict TypeScript project compiles against the installed types, which are precise', () => {
-    fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', skipLibCheck: false } }));
+    fs.writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          skipLibCheck: false,
+        },
+      }),
+    );
     fs.writeFileSync(
       path.join(project, 'use.ts'),
       `import { openIndex, type Integrity, type Source, type SearchResult } from 'rye-search';

@@ -21,10 +21,17 @@ function fixture() {
   ws.write('project', {
     [`config/keys/trusted/${trust.name}`]: trust.text,
     'directives/create_tool.md': signText(directive('create_tool', 'Create a new tool'), 'directive', '.md', author),
-    'tools/rye/file/read.py': signText(pyTool({ description: 'Read file contents', category: 'rye/file', version: '1.4.0' }), 'tool', '.py', author),
+    'tools/rye/file/read.py': signText(
+      pyTool({ description: 'Read file contents', category: 'rye/file', version: '1.4.0' }),
+      'tool',
+      '.py',
+      author,
+    ),
     'tools/rye/file/unsigned.py': pyTool({ description: 'Unsigned file helper' }),
   });
-  ws.write('core', { 'tools/rye/file/read.py': signText(pyTool({ description: 'Read file, system copy' }), 'tool', '.py', author) });
+  ws.write('core', {
+    'tools/rye/file/read.py': signText(pyTool({ description: 'Read file, system copy' }), 'tool', '.py', author),
+  });
   return ws;
 }
 
@@ -37,7 +44,19 @@ describe('MCP over stdio', () => {
   before(async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [CLI, 'mcp', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle', '--bundle', `core=${ws.bundle('core')}`],
+      args: [
+        CLI,
+        'mcp',
+        '--project',
+        ws.project,
+        '--user-space',
+        ws.user,
+        '--cache-dir',
+        ws.cache,
+        '--no-default-bundle',
+        '--bundle',
+        `core=${ws.bundle('core')}`,
+      ],
       stderr: 'pipe',
       env: { ...process.env, CI: '1' },
     });
@@ -54,10 +73,23 @@ describe('MCP over stdio', () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     assert.deepEqual(Object.keys(byName).sort(), ['rye_fetch', 'rye_search']);
-    for (const key of ['query', 'scope', 'project_path', 'space', 'limit', 'offset', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity']) {
+    for (const key of [
+      'query',
+      'scope',
+      'project_path',
+      'space',
+      'limit',
+      'offset',
+      'sort_by',
+      'fields',
+      'filters',
+      'fuzzy',
+      'proximity',
+    ]) {
       assert.ok(key in byName.rye_search.inputSchema.properties, `rye_search.${key}`);
     }
-    for (const key of ['item_id', 'item_type', 'source', 'destination', 'query', 'scope', 'limit']) assert.ok(key in byName.rye_fetch.inputSchema.properties, `rye_fetch.${key}`);
+    for (const key of ['item_id', 'item_type', 'source', 'destination', 'query', 'scope', 'limit'])
+      assert.ok(key in byName.rye_fetch.inputSchema.properties, `rye_fetch.${key}`);
     assert.equal(byName.rye_search.annotations.readOnlyHint, true);
     assert.ok(byName.rye_search.outputSchema.properties.results);
   });
@@ -66,14 +98,33 @@ describe('MCP over stdio', () => {
     const res = await client.callTool({
       name: 'rye_search',
       arguments: {
-        query: 'read OR file', scope: 'rye.search.tool.rye.*', project_path: ws.project, space: 'all', limit: 5, offset: 0,
-        sort_by: 'score', fields: { description: 'file' }, filters: { source: ['project', 'system'] },
-        fuzzy: { enabled: true, max_distance: 1 }, proximity: { enabled: false },
+        query: 'read OR file',
+        scope: 'rye.search.tool.rye.*',
+        project_path: ws.project,
+        space: 'all',
+        limit: 5,
+        offset: 0,
+        sort_by: 'score',
+        fields: { description: 'file' },
+        filters: { source: ['project', 'system'] },
+        fuzzy: { enabled: true, max_distance: 1 },
+        proximity: { enabled: false },
       },
     });
     assert.ok(!res.isError, res.content?.[0]?.text);
     const env = res.structuredContent;
-    assert.deepEqual(Object.keys(env).sort(), ['has_more', 'limit', 'offset', 'query', 'results', 'scope', 'search_type', 'space', 'total', 'usage_hint']);
+    assert.deepEqual(Object.keys(env).sort(), [
+      'has_more',
+      'limit',
+      'offset',
+      'query',
+      'results',
+      'scope',
+      'search_type',
+      'space',
+      'total',
+      'usage_hint',
+    ]);
     const read = env.results.filter((r) => r.id === 'rye/file/read');
     assert.equal(read.length, 2);
     assert.deepEqual(read.find((r) => r.source === 'project').shadows, [{ space: 'system:core' }]);
@@ -95,7 +146,12 @@ describe('MCP over stdio', () => {
     const missing = await client.callTool({ name: 'rye_search', arguments: { scope: 'tool' } });
     assert.equal(missing.isError, true);
     // Schema failures have the same shape as every other failure: a code and a hint.
-    for (const args of [{ scope: 'tool' }, { query: 'x', limit: 101 }, { query: 'x', sort_by: 'bad' }, { query: 'x', bogus: 1 }]) {
+    for (const args of [
+      { scope: 'tool' },
+      { query: 'x', limit: 101 },
+      { query: 'x', sort_by: 'bad' },
+      { query: 'x', bogus: 1 },
+    ]) {
       const res = await client.callTool({ name: 'rye_search', arguments: args });
       assert.equal(parse(res).error.code, 'E_INVALID_ARGUMENT', JSON.stringify(args));
       assert.ok(parse(res).error.hint, JSON.stringify(args));
@@ -108,16 +164,25 @@ describe('MCP over stdio', () => {
       assert.equal(unknown.isError, true, name);
       assert.match(unknown.content[0].text, /sortBy/);
     }
-    const disagree = await client.callTool({ name: 'rye_search', arguments: { query: 'read', scope: 'tool', space: 'project', source: 'system' } });
+    const disagree = await client.callTool({
+      name: 'rye_search',
+      arguments: { query: 'read', scope: 'tool', space: 'project', source: 'system' },
+    });
     assert.equal(disagree.isError, true);
     assert.match(parse(disagree).error.message, /disagree/);
   });
 
   it('a project_path that is not a directory is an error with a hint, and creates no cache', async () => {
     const before = fs.readdirSync(ws.cache).length;
-    for (const project_path of [path.join(ws.root, 'nonexistent'), path.join(ws.project, '.ai', 'tools', 'rye', 'file', 'read.py')]) {
+    for (const project_path of [
+      path.join(ws.root, 'nonexistent'),
+      path.join(ws.project, '.ai', 'tools', 'rye', 'file', 'read.py'),
+    ]) {
       for (const name of ['rye_search', 'rye_fetch']) {
-        const args = name === 'rye_search' ? { query: 'read', scope: 'tool', project_path } : { item_id: 'tool:rye/file/read', project_path };
+        const args =
+          name === 'rye_search'
+            ? { query: 'read', scope: 'tool', project_path }
+            : { item_id: 'tool:rye/file/read', project_path };
         const res = await client.callTool({ name, arguments: args });
         assert.equal(res.isError, true, `${name} ${project_path}`);
         // rye_search nests the error; rye_fetch answers with the fetch failure document.
@@ -139,10 +204,16 @@ describe('MCP over stdio', () => {
       return dir;
     });
     for (const [i, project_path] of projects.entries()) {
-      const res = await client.callTool({ name: 'rye_search', arguments: { query: `zebra${i}`, scope: 'knowledge', project_path } });
+      const res = await client.callTool({
+        name: 'rye_search',
+        arguments: { query: `zebra${i}`, scope: 'knowledge', project_path },
+      });
       assert.equal(res.structuredContent.total, 1);
     }
-    const again = await client.callTool({ name: 'rye_search', arguments: { query: 'zebra0', scope: 'knowledge', project_path: projects[0] } });
+    const again = await client.callTool({
+      name: 'rye_search',
+      arguments: { query: 'zebra0', scope: 'knowledge', project_path: projects[0] },
+    });
     assert.equal(again.structuredContent.total, 1, again.content[0].text);
   });
 
@@ -150,24 +221,38 @@ describe('MCP over stdio', () => {
     const spacesOf = (res) => res.structuredContent.results.map((r) => r.source).sort();
     const all = await client.callTool({ name: 'rye_search', arguments: { query: 'read', scope: 'tool' } });
     assert.deepEqual(spacesOf(all), ['project', 'system']);
-    for (const [name, key] of [['rye_search', 'space'], ['rye_search', 'source'], ['rye_fetch', 'source'], ['rye_fetch', 'space']]) {
+    for (const [name, key] of [
+      ['rye_search', 'space'],
+      ['rye_search', 'source'],
+      ['rye_fetch', 'source'],
+      ['rye_fetch', 'space'],
+    ]) {
       const res = await client.callTool({ name, arguments: { query: 'read', scope: 'tool', [key]: 'system' } });
       assert.ok(!res.isError, res.content[0].text);
       assert.deepEqual(spacesOf(res), ['system'], `${name} ${key}`);
     }
-    const fetched = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'tool:rye/file/read', space: 'system' } });
+    const fetched = await client.callTool({
+      name: 'rye_fetch',
+      arguments: { item_id: 'tool:rye/file/read', space: 'system' },
+    });
     assert.equal(fetched.structuredContent.source, 'system');
   });
 
   it('rye_fetch in ID mode returns the seed response, cascading and copying', async () => {
-    const res = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'rye/file/read', item_type: 'tool' } });
+    const res = await client.callTool({
+      name: 'rye_fetch',
+      arguments: { item_id: 'rye/file/read', item_type: 'tool' },
+    });
     assert.ok(!res.isError, res.content[0].text);
     const body = res.structuredContent;
     assert.equal(body.status, 'success');
     assert.equal(body.source, 'project');
     assert.deepEqual(Object.keys(body.metadata).sort(), ['extension', 'name', 'path', 'version']);
     assert.equal(body.metadata.version, '1.4.0');
-    const copy = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'tool:rye/file/read', source: 'system', destination: 'user' } });
+    const copy = await client.callTool({
+      name: 'rye_fetch',
+      arguments: { item_id: 'tool:rye/file/read', source: 'system', destination: 'user' },
+    });
     assert.equal(copy.structuredContent.copied_to, 'user');
     assert.ok(fs.existsSync(path.join(ws.user, '.ai/tools/rye/file/read.py')));
   });
@@ -192,16 +277,25 @@ describe('MCP over stdio', () => {
   });
 
   it('rye_fetch with item_ids answers one result or error per id, in order', async () => {
-    const res = await client.callTool({ name: 'rye_fetch', arguments: { item_ids: ['tool:rye/file/read', 'tool:nope', 'tool:rye/file/unsigned', 'directive:create_tool'] } });
+    const res = await client.callTool({
+      name: 'rye_fetch',
+      arguments: { item_ids: ['tool:rye/file/read', 'tool:nope', 'tool:rye/file/unsigned', 'directive:create_tool'] },
+    });
     assert.ok(!res.isError, res.content[0].text);
     const items = res.structuredContent.items;
-    assert.deepEqual(items.map((i) => i.status), ['success', 'error', 'error', 'success']);
+    assert.deepEqual(
+      items.map((i) => i.status),
+      ['success', 'error', 'error', 'success'],
+    );
     assert.equal(items[0].source, 'project');
     assert.equal(items[1].code, 'E_NOT_FOUND');
     assert.equal(items[1].item_id, 'tool:nope');
     assert.equal(items[2].error_type, 'integrity');
     assert.equal(items[3].item_type, 'directive');
-    const both = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'tool:rye/file/read', item_ids: ['tool:rye/file/read'] } });
+    const both = await client.callTool({
+      name: 'rye_fetch',
+      arguments: { item_id: 'tool:rye/file/read', item_ids: ['tool:rye/file/read'] },
+    });
     assert.equal(both.isError, true);
     assert.equal(parse(both).code, 'E_INVALID_ARGUMENT');
   });
@@ -209,7 +303,18 @@ describe('MCP over stdio', () => {
   it('rye_fetch in query mode accepts every search parameter', async () => {
     const res = await client.callTool({
       name: 'rye_fetch',
-      arguments: { query: 'file', scope: 'tool', source: 'project', limit: 1, offset: 1, sort_by: 'name', fields: { name: '*' }, filters: { category: 'rye/file' }, fuzzy: { enabled: true }, proximity: { enabled: true } },
+      arguments: {
+        query: 'file',
+        scope: 'tool',
+        source: 'project',
+        limit: 1,
+        offset: 1,
+        sort_by: 'name',
+        fields: { name: '*' },
+        filters: { category: 'rye/file' },
+        fuzzy: { enabled: true },
+        proximity: { enabled: true },
+      },
     });
     assert.ok(!res.isError, res.content[0].text);
     assert.equal(res.structuredContent.space, 'project');
@@ -217,11 +322,17 @@ describe('MCP over stdio', () => {
   });
 
   it('picks up an item edited on disk on the next call', async () => {
-    fs.writeFileSync(path.join(ws.project, '.ai/tools/rye/file/fresh.py'), pyTool({ description: 'freshly written quokka' }));
+    fs.writeFileSync(
+      path.join(ws.project, '.ai/tools/rye/file/fresh.py'),
+      pyTool({ description: 'freshly written quokka' }),
+    );
     const res = await client.callTool({ name: 'rye_search', arguments: { query: 'quokka', scope: 'tool' } });
     assert.equal(res.structuredContent.total, 1);
     fs.writeFileSync(path.join(ws.project, '.ai/tools/rye/file/fresh.py'), pyTool({ description: 'now a wombat' }));
-    const again = await client.callTool({ name: 'rye_search', arguments: { query: 'quokka OR wombat', scope: 'tool' } });
+    const again = await client.callTool({
+      name: 'rye_search',
+      arguments: { query: 'quokka OR wombat', scope: 'tool' },
+    });
     assert.equal(again.structuredContent.results[0].description, 'now a wombat');
   });
 
@@ -235,7 +346,21 @@ describe('MCP over HTTP', () => {
   let child;
   let url;
   before(async () => {
-    child = spawnCli(['mcp', '--http', '0', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'], { env: { CI: '1' } });
+    child = spawnCli(
+      [
+        'mcp',
+        '--http',
+        '0',
+        '--project',
+        ws.project,
+        '--user-space',
+        ws.user,
+        '--cache-dir',
+        ws.cache,
+        '--no-default-bundle',
+      ],
+      { env: { CI: '1' } },
+    );
     url = await new Promise((resolve, reject) => {
       let err = '';
       child.stderr.on('data', (d) => {
@@ -254,11 +379,20 @@ describe('MCP over HTTP', () => {
   function raw(headers, body) {
     return new Promise((resolve, reject) => {
       const u = new URL(url);
-      const req = http.request({ host: '127.0.0.1', port: u.port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-        let data = '';
-        res.on('data', (d) => (data += d));
-        res.on('end', () => resolve({ status: res.statusCode, body: data }));
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: u.port,
+          path: '/mcp',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        },
+        (res) => {
+          let data = '';
+          res.on('data', (d) => (data += d));
+          res.on('end', () => resolve({ status: res.statusCode, body: data }));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -276,7 +410,12 @@ describe('MCP over HTTP', () => {
   });
 
   it('rejects foreign Origin and Host, and garbage bodies, and stays up', async () => {
-    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const init = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
     assert.equal((await raw({ origin: 'https://evil.example' }, init)).status, 403);
     assert.equal((await raw({ host: 'evil.example' }, init)).status, 403);
     assert.equal((await raw({ host: 'localhost.evil.example:80' }, init)).status, 403);

@@ -73,13 +73,23 @@ describe('createMemoryIndex', () => {
       [{ id: 'x', metadata: { note: ['\udc00'] } }, /metadata\.note has an unpaired UTF-16 surrogate/],
     ];
     for (const [doc, message] of cases) {
-      await assert.rejects(mem.add([good, doc]), (err) => err instanceof InvalidArgumentError && message.test(err.message) && err.hint.length > 0, JSON.stringify(doc));
+      await assert.rejects(
+        mem.add([good, doc]),
+        (err) => err instanceof InvalidArgumentError && message.test(err.message) && err.hint.length > 0,
+        JSON.stringify(doc),
+      );
     }
     assert.equal(mem.size, 0);
     // Paired surrogates (emoji) are fine, in documents and queries.
-    await mem.add([good, { id: 'emoji', title: 'party 🎉 walrus', date: '2026-01-31', metadata: { n: 1, flags: ['a'] } }]);
+    await mem.add([
+      good,
+      { id: 'emoji', title: 'party 🎉 walrus', date: '2026-01-31', metadata: { n: 1, flags: ['a'] } },
+    ]);
     assert.equal((await mem.search({ query: 'walrus' })).total, 2);
-    await assert.rejects(mem.search({ query: 'walrus \ud83c' }), /query has an unpaired UTF-16 surrogate at position 7/);
+    await assert.rejects(
+      mem.search({ query: 'walrus \ud83c' }),
+      /query has an unpaired UTF-16 surrogate at position 7/,
+    );
     await assert.rejects(mem.search({ query: '*', filters: { tags: ['\ud83c'] } }), /filter "tags" has an unpaired/);
   });
 
@@ -129,7 +139,11 @@ describe('createMemoryIndex', () => {
 
   it('commits all of a large add or none of it', async () => {
     const mem = createMemoryIndex();
-    const docs = Array.from({ length: 12_000 }, (_, i) => ({ id: `bulk/item-${i}`, title: `bulk item ${i}`, content: 'shared words' }));
+    const docs = Array.from({ length: 12_000 }, (_, i) => ({
+      id: `bulk/item-${i}`,
+      title: `bulk item ${i}`,
+      content: 'shared words',
+    }));
     await assert.rejects(mem.add([...docs, { title: 'no id, after two full chunks' }]), InvalidArgumentError);
     assert.equal(mem.size, 0);
     assert.equal((await mem.search({ query: 'shared', limit: 0 })).total, 0);
@@ -139,6 +153,9 @@ describe('createMemoryIndex', () => {
     const byId = docs.map((d) => d.id).sort();
     const page = await mem.search({ query: 'shared', limit: 5, offset: 5_000 });
     assert.equal(page.total, 12_000);
-    assert.deepEqual(page.results.map((r) => r.id), byId.slice(5_000, 5_005));
+    assert.deepEqual(
+      page.results.map((r) => r.id),
+      byId.slice(5_000, 5_005),
+    );
   });
 });

@@ -45,22 +45,39 @@ describe('plain questions', () => {
       { id: 'exact', title: 'runner', content: 'isolated sandbox for commands' },
     ]);
     const res = await index.search({ query: 'sandbox', fuzzy: { enabled: true, max_distance: 1 } });
-    assert.deepEqual(res.results.map((r) => r.id), ['exact', 'typo']);
+    assert.deepEqual(
+      res.results.map((r) => r.id),
+      ['exact', 'typo'],
+    );
   });
 
   it('CLI and MCP: a question with a word no item has still finds the item', async () => {
     const ws = workspace();
-    ws.write('project', { 'knowledge/limits.md': knowledge({ name: 'limits', title: 'Spending limits', description: 'limit how much an agent can spend' }) });
+    ws.write('project', {
+      'knowledge/limits.md': knowledge({
+        name: 'limits',
+        title: 'Spending limits',
+        description: 'limit how much an agent can spend',
+      }),
+    });
     const common = ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
     const cli = runCli(['search', 'limit how much money an agent can spend', '--json', ...common]);
     assert.equal(cli.status, 0, cli.stderr);
     const env = JSON.parse(cli.stdout);
     assert.equal(env.total, 1);
     assert.equal(env.relaxed, true);
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...common], stderr: 'pipe', env: { ...process.env, CI: '1' } });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', ...common],
+      stderr: 'pipe',
+      env: { ...process.env, CI: '1' },
+    });
     const client = new Client({ name: 'questions-test', version: '1.0.0' });
     await client.connect(transport);
-    const res = await client.callTool({ name: 'rye_search', arguments: { query: 'limit how much money an agent can spend' } });
+    const res = await client.callTool({
+      name: 'rye_search',
+      arguments: { query: 'limit how much money an agent can spend' },
+    });
     assert.ok(!res.isError, res.content[0].text);
     assert.equal(res.structuredContent.relaxed, true);
     assert.equal(res.structuredContent.total, 1);

@@ -24,8 +24,28 @@ describe('one index per configuration of spaces', () => {
   it('two processes, one with a bundle and one without, never undo each other', async () => {
     const ws = workspace();
     ws.write('project', { 'tools/local.py': pyTool({ description: 'zebra local tool' }) });
-    ws.write('extra', Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`tools/b${i}.py`, pyTool({ description: `zebra bundle tool ${i}` })])));
-    const base = ['search', 'zebra', '--scope', 'tool', '--limit', '0', '--json', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
+    ws.write(
+      'extra',
+      Object.fromEntries(
+        Array.from({ length: 30 }, (_, i) => [`tools/b${i}.py`, pyTool({ description: `zebra bundle tool ${i}` })]),
+      ),
+    );
+    const base = [
+      'search',
+      'zebra',
+      '--scope',
+      'tool',
+      '--limit',
+      '0',
+      '--json',
+      '--project',
+      ws.project,
+      '--user-space',
+      ws.user,
+      '--cache-dir',
+      ws.cache,
+      '--no-default-bundle',
+    ];
     const withBundle = { RYE_SYSTEM_BUNDLES: `extra=${ws.bundle('extra')}` };
     const without = { RYE_SYSTEM_BUNDLES: '' };
     let wrong = 0;
@@ -44,8 +64,16 @@ describe('one index per configuration of spaces', () => {
 describe('scope * means every kind', () => {
   it('Node API, CLI and MCP accept * and an omitted scope; the envelope echoes *', async () => {
     const ws = workspace();
-    ws.write('project', { 'tools/alpha.py': pyTool({ description: 'alpha tool' }), 'knowledge/alpha.md': knowledge({ name: 'alpha', title: 'Alpha notes' }) });
-    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+    ws.write('project', {
+      'tools/alpha.py': pyTool({ description: 'alpha tool' }),
+      'knowledge/alpha.md': knowledge({ name: 'alpha', title: 'Alpha notes' }),
+    });
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+    });
     const star = await index.search({ query: 'alpha', scope: '*' });
     assert.equal(star.total, 2);
     assert.equal(star.scope, '*');
@@ -54,9 +82,37 @@ describe('scope * means every kind', () => {
     // Copying the envelope's scope back works.
     assert.equal((await index.search({ query: 'alpha', scope: omitted.scope })).total, 2);
     await index.close();
-    const cli = runCli(['search', 'alpha', '--scope', '*', '--json', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle']);
+    const cli = runCli([
+      'search',
+      'alpha',
+      '--scope',
+      '*',
+      '--json',
+      '--project',
+      ws.project,
+      '--user-space',
+      ws.user,
+      '--cache-dir',
+      ws.cache,
+      '--no-default-bundle',
+    ]);
     assert.equal(JSON.parse(cli.stdout).total, 2, cli.stderr);
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'], stderr: 'pipe', env: { ...process.env, CI: '1' } });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        CLI,
+        'mcp',
+        '--project',
+        ws.project,
+        '--user-space',
+        ws.user,
+        '--cache-dir',
+        ws.cache,
+        '--no-default-bundle',
+      ],
+      stderr: 'pipe',
+      env: { ...process.env, CI: '1' },
+    });
     const client = new Client({ name: 'scope-test', version: '1.0.0' });
     await client.connect(transport);
     for (const args of [{ query: 'alpha', scope: '*' }, { query: 'alpha' }]) {
@@ -76,10 +132,24 @@ describe('scope * means every kind', () => {
 describe('fuzzy counts a swapped pair of letters as one edit', () => {
   it('pyhton, spwan, libary and lirbary find their words at distance 1', async () => {
     const index = createMemoryIndex();
-    await index.add([{ id: 'a', title: 'python' }, { id: 'b', title: 'spawn' }, { id: 'c', title: 'library' }, { id: 'd', title: 'the' }]);
-    for (const [typo, id] of [['pyhton', 'a'], ['spwan', 'b'], ['libary', 'c'], ['lirbary', 'c']]) {
+    await index.add([
+      { id: 'a', title: 'python' },
+      { id: 'b', title: 'spawn' },
+      { id: 'c', title: 'library' },
+      { id: 'd', title: 'the' },
+    ]);
+    for (const [typo, id] of [
+      ['pyhton', 'a'],
+      ['spwan', 'b'],
+      ['libary', 'c'],
+      ['lirbary', 'c'],
+    ]) {
       const res = await index.search({ query: typo, fuzzy: { enabled: true, max_distance: 1 } });
-      assert.deepEqual(res.results.map((r) => r.id), [id], typo);
+      assert.deepEqual(
+        res.results.map((r) => r.id),
+        [id],
+        typo,
+      );
     }
   });
 });
@@ -92,10 +162,16 @@ describe('errors that say what is wrong', () => {
     const cases = [
       [['search', '(', ...common], /unclosed parenthesis/],
       [['search', 'x', '--limit', '-1', ...common], /limit -1 is out of range[\s\S]*0 or more/],
-      [['search', 'x', '--filter', 'integrity=good', ...common], /cannot be "good"[\s\S]*verified, unsigned, modified, untrusted, invalid/],
+      [
+        ['search', 'x', '--filter', 'integrity=good', ...common],
+        /cannot be "good"[\s\S]*verified, unsigned, modified, untrusted, invalid/,
+      ],
       [['search', 'x', '--filter', 'signed=yes', ...common], /cannot be "yes"[\s\S]*true, false/],
       [['search', 'title:thread', ...common], /field search[\s\S]*--field title=/],
-      [['search', 'x', '--scope', 'tool.rye.core.*.x', ...common], /E_INVALID_SCOPE[\s\S]*last segment[\s\S]*KIND\.NAMESPACE\.\*/],
+      [
+        ['search', 'x', '--scope', 'tool.rye.core.*.x', ...common],
+        /E_INVALID_SCOPE[\s\S]*last segment[\s\S]*KIND\.NAMESPACE\.\*/,
+      ],
     ];
     for (const [args, expected] of cases) {
       const res = runCli(args);
@@ -114,7 +190,18 @@ describe('errors that say what is wrong', () => {
     await new Promise((r) => busy.listen(0, '127.0.0.1', r));
     const ws = workspace();
     ws.write('project', { 'tools/a.py': pyTool({ description: 'a' }) });
-    const res = runCli(['mcp', '--http', String(busy.address().port), '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle']);
+    const res = runCli([
+      'mcp',
+      '--http',
+      String(busy.address().port),
+      '--project',
+      ws.project,
+      '--user-space',
+      ws.user,
+      '--cache-dir',
+      ws.cache,
+      '--no-default-bundle',
+    ]);
     busy.close();
     assert.equal(res.status, 2);
     assert.match(res.stderr, /already in use[\s\S]*--http 0/);
@@ -127,9 +214,18 @@ describe('errors that say what is wrong', () => {
 describe('index progress', () => {
   it('reports each phase: discovering, reading (done of total), committing', async () => {
     const ws = workspace();
-    ws.write('project', Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`knowledge/k${i}.md`, `note ${i}\n`])));
+    ws.write(
+      'project',
+      Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`knowledge/k${i}.md`, `note ${i}\n`])),
+    );
     const seen = [];
-    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, onProgress: (p) => seen.push(p) });
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+      onProgress: (p) => seen.push(p),
+    });
     const phases = [...new Set(seen.map((p) => p.phase))];
     assert.deepEqual(phases, ['discovering', 'reading', 'committing']);
     const reading = seen.filter((p) => p.phase === 'reading');

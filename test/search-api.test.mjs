@@ -15,15 +15,31 @@ describe('query mode (anchor §10 cases the contract keeps)', () => {
       'directives/bootstrap.md': directive('bootstrap', 'Bootstrap project'),
       'tools/scraper.py': pyTool({ description: 'Web scraper tool', category: 'web' }),
       'tools/web/scrape.py': pyTool({ description: 'Web scraper tool', category: 'web' }),
-      'knowledge/api_patterns.md': '---\ntitle: API patterns\ndescription: Patterns for rapid API design\ncategory: design\n---\n\nBody about endpoints.\n',
+      'knowledge/api_patterns.md':
+        '---\ntitle: API patterns\ndescription: Patterns for rapid API design\ncategory: design\n---\n\nBody about endpoints.\n',
     });
-    index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+    index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+    });
   });
   after(() => ws.cleanup());
 
   it('finds a directive by a word of its name (case 1) with the envelope of the seeds', async () => {
     const res = await index.search({ query: 'create', scope: 'rye.search.directive.*', space: 'project' });
-    assert.deepEqual(Object.keys(res).sort(), ['has_more', 'limit', 'offset', 'query', 'results', 'scope', 'search_type', 'space', 'total']);
+    assert.deepEqual(Object.keys(res).sort(), [
+      'has_more',
+      'limit',
+      'offset',
+      'query',
+      'results',
+      'scope',
+      'search_type',
+      'space',
+      'total',
+    ]);
     assert.equal(res.search_type, 'keyword');
     assert.equal(res.space, 'project');
     assert.equal(res.total, 1);
@@ -33,7 +49,20 @@ describe('query mode (anchor §10 cases the contract keeps)', () => {
     assert.equal(r.source, 'project');
     assert.equal(r.description, 'Create a new tool');
     assert.equal(r.score, 1);
-    for (const key of ['id', 'name', 'title', 'description', 'category', 'score', 'type', 'source', 'preview', 'path', 'signed', 'integrity']) {
+    for (const key of [
+      'id',
+      'name',
+      'title',
+      'description',
+      'category',
+      'score',
+      'type',
+      'source',
+      'preview',
+      'path',
+      'signed',
+      'integrity',
+    ]) {
       assert.ok(key in r, `result has ${key}`);
     }
   });
@@ -64,23 +93,45 @@ describe('query mode (anchor §10 cases the contract keeps)', () => {
   // created for it (issues 17 and 19).
   it('a missing project is an error with a hint, and no cache is created for it (case 6, changed)', async () => {
     const before = fs.readdirSync(ws.cache).length;
-    await assert.rejects(openIndex({ projectPath: '/nonexistent/path', userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false }), (err) => err.code === 'E_INVALID_ARGUMENT' && /does not exist/.test(err.message) && err.hint.length > 0);
+    await assert.rejects(
+      openIndex({
+        projectPath: '/nonexistent/path',
+        userSpace: ws.user,
+        cacheDir: ws.cache,
+        includeDefaultBundle: false,
+      }),
+      (err) => err.code === 'E_INVALID_ARGUMENT' && /does not exist/.test(err.message) && err.hint.length > 0,
+    );
     assert.equal(fs.readdirSync(ws.cache).length, before);
   });
 
   it('boolean operators, phrases and wildcards (cases 7–10, 35)', async () => {
     assert.equal((await index.search({ query: 'create OR bootstrap', scope: 'directive' })).total, 2);
     const not = await index.search({ query: 'NOT bootstrap', scope: 'directive' });
-    assert.deepEqual(not.results.map((r) => r.name), ['create_tool']);
-    assert.equal((await index.search({ query: '"Create a new tool"', scope: 'directive' })).results[0].name, 'create_tool');
+    assert.deepEqual(
+      not.results.map((r) => r.name),
+      ['create_tool'],
+    );
+    assert.equal(
+      (await index.search({ query: '"Create a new tool"', scope: 'directive' })).results[0].name,
+      'create_tool',
+    );
     assert.equal((await index.search({ query: 'boot*', scope: 'directive' })).results[0].name, 'bootstrap');
-    assert.equal((await index.search({ query: '(create OR bootstrap) AND project', scope: 'directive' })).results[0].name, 'bootstrap');
+    assert.equal(
+      (await index.search({ query: '(create OR bootstrap) AND project', scope: 'directive' })).results[0].name,
+      'bootstrap',
+    );
   });
 
   it('fields must all match (case 11)', async () => {
     const res = await index.search({ query: '*', scope: 'directive', fields: { name: 'bootstrap' } });
-    assert.deepEqual(res.results.map((r) => r.name), ['bootstrap']);
-    await assert.rejects(index.search({ query: '*', scope: 'directive', fields: { nope: 'x' } }), { code: 'E_INVALID_ARGUMENT' });
+    assert.deepEqual(
+      res.results.map((r) => r.name),
+      ['bootstrap'],
+    );
+    await assert.rejects(index.search({ query: '*', scope: 'directive', fields: { nope: 'x' } }), {
+      code: 'E_INVALID_ARGUMENT',
+    });
   });
 
   it('name and category outrank content; scores are 0–1 (case 44)', async () => {
@@ -91,8 +142,13 @@ describe('query mode (anchor §10 cases the contract keeps)', () => {
 
   it('sort_by name and unknown sort_by is an error (case 47)', async () => {
     const res = await index.search({ query: '*', scope: 'directive', sortBy: 'name' });
-    assert.deepEqual(res.results.map((r) => r.name), ['bootstrap', 'create_tool']);
-    await assert.rejects(index.search({ query: '*', scope: 'directive', sort_by: 'bogus' }), { code: 'E_INVALID_ARGUMENT' });
+    assert.deepEqual(
+      res.results.map((r) => r.name),
+      ['bootstrap', 'create_tool'],
+    );
+    await assert.rejects(index.search({ query: '*', scope: 'directive', sort_by: 'bogus' }), {
+      code: 'E_INVALID_ARGUMENT',
+    });
   });
 });
 
@@ -109,12 +165,18 @@ describe('deliberate differences from the anchor', () => {
       'knowledge/rapid.md': knowledge({ title: 'Rapid prototyping', description: 'rapid prototyping guide' }),
       'knowledge/threads.md': knowledge({ title: 'Threads', description: 'a multithreaded file-system walker' }),
     });
-    index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+    index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+    });
   });
   after(() => ws.cleanup());
 
   it('scope namespaces are segment-aware (anchor case 39 matched rye/core_x)', async () => {
-    const ids = async (scope) => (await index.search({ query: 'alpha', scope, limit: 50 })).results.map((r) => r.id).sort();
+    const ids = async (scope) =>
+      (await index.search({ query: 'alpha', scope, limit: 50 })).results.map((r) => r.id).sort();
     assert.deepEqual(await ids('tool.rye.core.*'), ['rye/core/a', 'rye/core/bash', 'rye/core/bash/run']);
     assert.deepEqual(await ids('rye.search.tool.rye.core.*'), ['rye/core/a', 'rye/core/bash', 'rye/core/bash/run']);
     assert.deepEqual(await ids('tool.rye.core.bash'), ['rye/core/bash', 'rye/core/bash/run']);
@@ -140,7 +202,10 @@ describe('deliberate differences from the anchor', () => {
   it('identifiers are found by parts and whole; wildcards expand inside identifiers (case 34 missed tool*)', async () => {
     for (const q of ['create', 'tool', 'create_tool', 'tool*']) {
       const res = await index.search({ query: q, scope: 'tool' });
-      assert.ok(res.results.some((r) => r.id === 'create_tool'), q);
+      assert.ok(
+        res.results.some((r) => r.id === 'create_tool'),
+        q,
+      );
     }
     for (const q of ['file', 'system', 'file-system', 'file*', '*thread*']) {
       assert.equal((await index.search({ query: q, scope: 'knowledge' })).results[0]?.id, 'threads', q);
@@ -148,7 +213,14 @@ describe('deliberate differences from the anchor', () => {
   });
 
   it('malformed queries are errors with position and hint (cases 24, 26–30 were silently reinterpreted)', async () => {
-    for (const [query, position] of [['foo ) bar', 4], ['NOT', 0], ['foo OR', 4], ['foo AND', 4], ['"unbalanced phrase', 0], ['(foo', 0]]) {
+    for (const [query, position] of [
+      ['foo ) bar', 4],
+      ['NOT', 0],
+      ['foo OR', 4],
+      ['foo AND', 4],
+      ['"unbalanced phrase', 0],
+      ['(foo', 0],
+    ]) {
       await assert.rejects(index.search({ query, scope: 'tool' }), (err) => {
         assert.ok(err instanceof QuerySyntaxError, query);
         assert.equal(err.code, 'E_QUERY_SYNTAX');
@@ -160,14 +232,32 @@ describe('deliberate differences from the anchor', () => {
   });
 
   it('bad limit, offset, space and fuzzy values are errors, not slice tricks (case 49)', async () => {
-    for (const bad of [{ limit: -1 }, { limit: 1.5 }, { offset: -2 }, { limit: '5' }, { space: 'everywhere' }, { fuzzy: { max_distance: -1 } }, { fuzzy: 'yes' }]) {
-      await assert.rejects(index.search({ query: 'alpha', scope: 'tool', ...bad }), InvalidArgumentError, JSON.stringify(bad));
+    for (const bad of [
+      { limit: -1 },
+      { limit: 1.5 },
+      { offset: -2 },
+      { limit: '5' },
+      { space: 'everywhere' },
+      { fuzzy: { max_distance: -1 } },
+      { fuzzy: 'yes' },
+    ]) {
+      await assert.rejects(
+        index.search({ query: 'alpha', scope: 'tool', ...bad }),
+        InvalidArgumentError,
+        JSON.stringify(bad),
+      );
     }
     // The engine's limits have one owner, the core, and one code (issue 20; was E_INVALID_ARGUMENT).
-    await assert.rejects(index.search({ query: 'alpha', scope: 'tool', limit: 5000 }), (err) => err.code === 'E_LIMIT' && /1000/.test(err.message) && !!err.hint);
+    await assert.rejects(
+      index.search({ query: 'alpha', scope: 'tool', limit: 5000 }),
+      (err) => err.code === 'E_LIMIT' && /1000/.test(err.message) && !!err.hint,
+    );
     await assert.rejects(index.search({ query: 'alpha', scope: 'tool', offset: 200_000 }), { code: 'E_LIMIT' });
     // A misspelt option is an error naming it, not an option silently not applied.
-    await assert.rejects(index.search({ query: 'alpha', scope: 'tool', sortby: 'name' }), (err) => err.code === 'E_INVALID_ARGUMENT' && /"sortby"/.test(err.message) && /sortBy/.test(err.hint));
+    await assert.rejects(
+      index.search({ query: 'alpha', scope: 'tool', sortby: 'name' }),
+      (err) => err.code === 'E_INVALID_ARGUMENT' && /"sortby"/.test(err.message) && /sortBy/.test(err.hint),
+    );
   });
 
   it('fuzzy finds typos, clamps distance with a warning and ranks exact first (case 55)', async () => {
@@ -175,7 +265,10 @@ describe('deliberate differences from the anchor', () => {
     const res = await index.search({ query: 'alpah', scope: 'tool', fuzzy: { enabled: true, max_distance: 9 } });
     assert.ok(res.total >= 4);
     assert.match(res.warnings.join(' '), /clamped to 2/);
-    assert.equal((await index.search({ query: 'alpah', scope: 'tool', fuzzy: { enabled: false, max_distance: 2 } })).total, 0);
+    assert.equal(
+      (await index.search({ query: 'alpah', scope: 'tool', fuzzy: { enabled: false, max_distance: 2 } })).total,
+      0,
+    );
   });
 
   it('proximity keeps near terms and drops far ones (case 56)', async () => {
@@ -184,8 +277,14 @@ describe('deliberate differences from the anchor', () => {
       'tools/near.py': pyTool({ description: 'thread one two three four orchestrator' }),
       'tools/far.py': pyTool({ description: 'thread one two three four five six seven orchestrator' }),
     });
-    const idx = await openIndex({ projectPath: ws2.project, userSpace: ws2.user, cacheDir: ws2.cache, includeDefaultBundle: false });
-    const ids = async (p) => (await idx.search({ query: 'thread orchestrator', scope: 'tool', proximity: p })).results.map((r) => r.id).sort();
+    const idx = await openIndex({
+      projectPath: ws2.project,
+      userSpace: ws2.user,
+      cacheDir: ws2.cache,
+      includeDefaultBundle: false,
+    });
+    const ids = async (p) =>
+      (await idx.search({ query: 'thread orchestrator', scope: 'tool', proximity: p })).results.map((r) => r.id).sort();
     assert.deepEqual(await ids(undefined), ['far', 'near']);
     assert.deepEqual(await ids({ enabled: true }), ['near']);
     assert.deepEqual(await ids({ enabled: true, max_distance: 10 }), ['far', 'near']);
@@ -195,11 +294,23 @@ describe('deliberate differences from the anchor', () => {
   it('filters: category, tags, version ranges, negation, unknown keys', async () => {
     const ws3 = workspace();
     ws3.write('project', {
-      'knowledge/a.md': knowledge({ title: 'alpha', category: 'rye/core', version: '1.2.0', tags: ['api', 'Web'], author: 'ann' }),
+      'knowledge/a.md': knowledge({
+        title: 'alpha',
+        category: 'rye/core',
+        version: '1.2.0',
+        tags: ['api', 'Web'],
+        author: 'ann',
+      }),
       'knowledge/b.md': knowledge({ title: 'alpha two', category: 'other', version: '0.9.0', tags: ['cli'] }),
     });
-    const idx = await openIndex({ projectPath: ws3.project, userSpace: ws3.user, cacheDir: ws3.cache, includeDefaultBundle: false });
-    const ids = async (filters) => (await idx.search({ query: 'alpha', scope: 'knowledge', filters })).results.map((r) => r.id).sort();
+    const idx = await openIndex({
+      projectPath: ws3.project,
+      userSpace: ws3.user,
+      cacheDir: ws3.cache,
+      includeDefaultBundle: false,
+    });
+    const ids = async (filters) =>
+      (await idx.search({ query: 'alpha', scope: 'knowledge', filters })).results.map((r) => r.id).sort();
     assert.deepEqual(await ids({ category: 'RYE/CORE' }), ['a']);
     assert.deepEqual(await ids({ tags: 'api' }), ['a']);
     assert.deepEqual(await ids({ tags: ['cli', 'api'] }), ['a', 'b']);
@@ -222,7 +333,10 @@ describe('spaces, precedence and shadows', () => {
   let index;
   before(async () => {
     ws.write('project', { 'tools/my/tool.py': pyTool({ description: 'deploy helper' }) });
-    ws.write('user', { 'tools/my/tool.py': pyTool({ description: 'old helper' }), 'tools/only/user.py': pyTool({ description: 'helper' }) });
+    ws.write('user', {
+      'tools/my/tool.py': pyTool({ description: 'old helper' }),
+      'tools/only/user.py': pyTool({ description: 'helper' }),
+    });
     ws.write('core', { 'tools/my/tool.py': pyTool({ description: 'older helper' }) });
     ws.write('extra', { 'tools/my/tool.py': pyTool({ description: 'oldest helper' }) });
     index = await openIndex({
@@ -230,7 +344,10 @@ describe('spaces, precedence and shadows', () => {
       userSpace: ws.user,
       cacheDir: ws.cache,
       includeDefaultBundle: false,
-      systemBundles: [{ id: 'core', root: ws.bundle('core') }, { id: 'extra', root: ws.bundle('extra') }],
+      systemBundles: [
+        { id: 'core', root: ws.bundle('core') },
+        { id: 'extra', root: ws.bundle('extra') },
+      ],
     });
   });
   after(() => ws.cleanup());
@@ -255,12 +372,21 @@ describe('spaces, precedence and shadows', () => {
 
   it('ties break project > user > system, then id; system results carry the bundle', async () => {
     const res = await index.search({ query: '*', scope: 'tool.my.*' });
-    assert.deepEqual(res.results.map((r) => r.bundle ?? r.source), ['project', 'user', 'core', 'extra']);
-    assert.deepEqual(res.results.map((r) => r.source), ['project', 'user', 'system', 'system']);
+    assert.deepEqual(
+      res.results.map((r) => r.bundle ?? r.source),
+      ['project', 'user', 'core', 'extra'],
+    );
+    assert.deepEqual(
+      res.results.map((r) => r.source),
+      ['project', 'user', 'system', 'system'],
+    );
   });
 
   it('space restricts the search, and a single bundle can be named', async () => {
-    assert.deepEqual((await index.search({ query: '*', scope: 'tool', space: 'user' })).results.map((r) => r.id).sort(), ['my/tool', 'only/user']);
+    assert.deepEqual(
+      (await index.search({ query: '*', scope: 'tool', space: 'user' })).results.map((r) => r.id).sort(),
+      ['my/tool', 'only/user'],
+    );
     assert.equal((await index.search({ query: '*', scope: 'tool', space: 'system' })).total, 2);
     assert.equal((await index.search({ query: '*', scope: 'tool', space: 'system:extra' })).total, 1);
     // `source`, rye_fetch's name for it, is the same filter; the two must agree when both are given.

@@ -43,24 +43,40 @@ describe('text as people write it', () => {
   it('previews start and end on words and keep the original characters', async () => {
     const filler = 'lorem ipsum dolor sit amet '.repeat(3);
     const index = await indexOf([`${filler}STRAẞE data__Schlüssel ${filler}`, `${filler}Cafe\u0301 au lait ${filler}`]);
-    for (const [query, id, whole] of [['strasse', 'd0', 'STRAẞE'], ['schlussel', 'd0', 'Schlüssel'], ['cafe', 'd1', 'Cafe\u0301']]) {
+    for (const [query, id, whole] of [
+      ['strasse', 'd0', 'STRAẞE'],
+      ['schlussel', 'd0', 'Schlüssel'],
+      ['cafe', 'd1', 'Cafe\u0301'],
+    ]) {
       for (const previewChars of [20, 30, 45, 60, 200]) {
         const hit = (await index.search({ query, previewChars })).results.find((r) => r.id === id);
         assert.ok(hit, query);
         const words = hit.preview.split(' ');
         // Every word shown is a whole word of the text.
-        for (const w of words) assert.ok(index && `${filler}STRAẞE data__Schlüssel Cafe\u0301 au lait`.split(/\s+/).includes(w), `${query}@${previewChars}: "${w}" in "${hit.preview}"`);
+        for (const w of words)
+          assert.ok(
+            index && `${filler}STRAẞE data__Schlüssel Cafe\u0301 au lait`.split(/\s+/).includes(w),
+            `${query}@${previewChars}: "${w}" in "${hit.preview}"`,
+          );
         if (previewChars >= 60) assert.ok(hit.preview.includes(whole), `${query}@${previewChars}: ${hit.preview}`);
       }
     }
   });
 
-  it('a file whose name is not valid UTF-8 is reported as such', { skip: process.platform !== 'linux' && 'byte file names are a Linux test' }, async () => {
+  it('a file whose name is not valid UTF-8 is reported as such', {
+    skip: process.platform !== 'linux' && 'byte file names are a Linux test',
+  }, async () => {
     const ws = workspace();
     ws.write('project', { 'knowledge/ok.md': 'fine\n' });
     const dir = Buffer.from(path.join(ws.project, '.ai', 'knowledge'));
     fs.writeFileSync(Buffer.concat([dir, Buffer.from('/caf\xe9.md', 'latin1')]), 'latin-1 name\n');
-    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, watch: false });
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+      watch: false,
+    });
     const skip = index.lastReport.skipped.find((s) => s.path.includes('caf'));
     assert.equal(skip?.reason, 'not-utf8');
     assert.match(skip.detail, /file name is not valid UTF-8/);

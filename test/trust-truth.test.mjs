@@ -22,20 +22,41 @@ function setup() {
   ws.write('project', {
     [`config/keys/trusted/${trust.name}`]: trust.text,
     'tools/shared/read.py': signText(pyTool({ description: 'read files, project copy' }), 'tool', '.py', author),
-    'tools/edited.py': signText(pyTool({ description: 'edited after signing' }), 'tool', '.py', author).replace('edited after', 'EDITED after'),
+    'tools/edited.py': signText(pyTool({ description: 'edited after signing' }), 'tool', '.py', author).replace(
+      'edited after',
+      'EDITED after',
+    ),
   });
-  ws.write('core', { 'tools/shared/read.py': signText(pyTool({ description: 'read files, system copy' }), 'tool', '.py', author) });
+  ws.write('core', {
+    'tools/shared/read.py': signText(pyTool({ description: 'read files, system copy' }), 'tool', '.py', author),
+  });
   return ws;
 }
 
-const common = (ws) => ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle', '--bundle', `core=${ws.bundle('core')}`];
+const common = (ws) => [
+  '--project',
+  ws.project,
+  '--user-space',
+  ws.user,
+  '--cache-dir',
+  ws.cache,
+  '--no-default-bundle',
+  '--bundle',
+  `core=${ws.bundle('core')}`,
+];
 
 describe('shadows among the searched spaces', () => {
   let ws;
   let index;
   before(async () => {
     ws = setup();
-    index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, systemBundles: [{ id: 'core', root: ws.bundle('core') }] });
+    index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+      systemBundles: [{ id: 'core', root: ws.bundle('core') }],
+    });
   });
   after(async () => {
     await index.close();
@@ -80,12 +101,23 @@ describe('shadows among the searched spaces', () => {
   });
 
   it('MCP: rye_fetch query mode with space project has no shadows; its integrity failure has the same fields as the CLI', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...common(ws)], stderr: 'pipe', env: { ...process.env, CI: '1' } });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', ...common(ws)],
+      stderr: 'pipe',
+      env: { ...process.env, CI: '1' },
+    });
     const client = new Client({ name: 'trust-test', version: '1.0.0' });
     await client.connect(transport);
-    const search = await client.callTool({ name: 'rye_search', arguments: { query: 'read', scope: 'tool', space: 'project' } });
+    const search = await client.callTool({
+      name: 'rye_search',
+      arguments: { query: 'read', scope: 'tool', space: 'project' },
+    });
     assert.equal(search.structuredContent.results[0].shadows, undefined);
-    const query = await client.callTool({ name: 'rye_fetch', arguments: { query: 'read', scope: 'tool', source: 'project' } });
+    const query = await client.callTool({
+      name: 'rye_fetch',
+      arguments: { query: 'read', scope: 'tool', source: 'project' },
+    });
     assert.equal(query.structuredContent.results[0].shadows, undefined);
     const refused = await client.callTool({ name: 'rye_fetch', arguments: { item_id: 'tool:edited' } });
     const cli = JSON.parse(runCli(['fetch', 'tool:edited', '--json', ...common(ws)]).stdout);
@@ -106,21 +138,50 @@ describe('trust documents', () => {
     ws.write('project', {
       [`${trusted}/${ok.name}`]: ok.text, // unsigned: trusted, as the user put it there
       [`${trusted}/${signedSelf.name}`]: signText(signedSelf.text, 'config', '.toml', other), // self-signed: trusted
-      [`${trusted}/${edited.name}`]: signText(editedKey, 'config', '.toml', author).replace('owner = "edited"', 'owner = "mallory"'),
+      [`${trusted}/${edited.name}`]: signText(editedKey, 'config', '.toml', author).replace(
+        'owner = "edited"',
+        'owner = "mallory"',
+      ),
       [`${trusted}/${foreign.name}`]: signText(foreign.text, 'config', '.toml', nobody), // signed by a key nobody trusts
       'tools/a.py': signText(pyTool({ description: 'by author' }), 'tool', '.py', author),
       'tools/b.py': signText(pyTool({ description: 'by other' }), 'tool', '.py', other),
     });
-    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+    });
     const report = await index.verify();
     assert.equal(report.counts.verified, 2);
     const ignored = Object.fromEntries(report.ignoredTrustFiles.map((i) => [path.basename(i.file), i.reason]));
     assert.deepEqual(Object.keys(ignored).sort(), [edited.name, foreign.name].sort());
     assert.match(ignored[edited.name], /modified/);
     assert.match(ignored[foreign.name], /not trusted/);
-    const cli = runCli(['verify', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle']);
+    const cli = runCli([
+      'verify',
+      '--project',
+      ws.project,
+      '--user-space',
+      ws.user,
+      '--cache-dir',
+      ws.cache,
+      '--no-default-bundle',
+    ]);
     assert.match(cli.stdout, /2 trust files ignored/);
-    const json = JSON.parse(runCli(['verify', '--json', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle']).stdout);
+    const json = JSON.parse(
+      runCli([
+        'verify',
+        '--json',
+        '--project',
+        ws.project,
+        '--user-space',
+        ws.user,
+        '--cache-dir',
+        ws.cache,
+        '--no-default-bundle',
+      ]).stdout,
+    );
     assert.equal(json.ignoredTrustFiles.length, 2);
     await index.close();
     ws.cleanup();
@@ -134,11 +195,19 @@ describe('trust documents', () => {
       'config/keys/trusted/nokey.toml': 'owner = "nobody"\n',
       'tools/a.py': signText(pyTool({ description: 'by author' }), 'tool', '.py', author),
     });
-    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+    });
     const res = await index.search({ query: 'author', scope: 'tool' });
     assert.equal(res.results[0].integrity, 'verified');
     const report = await index.verify();
-    assert.deepEqual(report.ignoredTrustFiles.map((i) => path.basename(i.file)), ['nokey.toml']);
+    assert.deepEqual(
+      report.ignoredTrustFiles.map((i) => path.basename(i.file)),
+      ['nokey.toml'],
+    );
     await index.close();
     ws.cleanup();
   });

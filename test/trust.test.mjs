@@ -39,7 +39,14 @@ describe('verification vectors', () => {
       it(`v${generation} ${kind}${ext}${text.startsWith('#!') ? ' with shebang' : ''}: verified, then tampered, swapped, moved`, () => {
         const signed = signText(text, kind, ext, author, { generation });
         const line = signed.startsWith('#!') ? signed.split('\n')[1] : signed.split('\n')[0];
-        assert.match(line, ext === '.md' ? /^<!-- rye:signed:.* -->$/ : ['.js', '.ts'].includes(ext) ? /^\/\/ rye:signed:/ : /^# rye:signed:/);
+        assert.match(
+          line,
+          ext === '.md'
+            ? /^<!-- rye:signed:.* -->$/
+            : ['.js', '.ts'].includes(ext)
+              ? /^\/\/ rye:signed:/
+              : /^# rye:signed:/,
+        );
         assert.equal(line.split(':').at(-1).replace(' -->', '').length, generation === 1 ? 16 : 64);
         const ok = verifyText(signed, kind, ext, trusted);
         assert.deepEqual([ok.integrity, ok.signed, ok.generation], ['verified', true, generation], ok.reason);
@@ -77,7 +84,11 @@ describe('verification vectors', () => {
     parts[parts.length - 2] = sig.toString('base64');
     const forged = [parts.join(':'), ...signed.split('\n').slice(1)].join('\n');
     assert.equal(verifyText(forged, 'tool', '.py', trusted).integrity, 'invalid');
-    for (const line of ['# rye:signed:garbage', '# rye:signed:2026-01-01T00:00:00Z:abc:def:0123456789abcdef', '<!-- rye:signed:x -->']) {
+    for (const line of [
+      '# rye:signed:garbage',
+      '# rye:signed:2026-01-01T00:00:00Z:abc:def:0123456789abcdef',
+      '<!-- rye:signed:x -->',
+    ]) {
       const v = verifyText(`${line}\nx = 1\n`, 'tool', '.py', trusted);
       assert.equal(v.integrity, 'invalid', line);
       assert.match(v.reason, /malformed/);
@@ -101,7 +112,11 @@ describe('verification vectors', () => {
     for (const fileGen of [1, 2]) {
       const trusted = storeTrusting(author, fileGen);
       for (const sigGen of [1, 2]) {
-        assert.equal(verifyText(signText('a: 1\n', 'tool', '.yaml', author, { generation: sigGen }), 'tool', '.yaml', trusted).integrity, 'verified');
+        assert.equal(
+          verifyText(signText('a: 1\n', 'tool', '.yaml', author, { generation: sigGen }), 'tool', '.yaml', trusted)
+            .integrity,
+          'verified',
+        );
       }
     }
   });
@@ -114,7 +129,10 @@ describe('verification vectors', () => {
     const store = TrustStore.load([{ label: 'project', kind: 'project', aiDir: path.join(dir, '.ai'), rank: 0 }]);
     assert.equal(store.keys.size, 0);
     assert.match(store.ignored[0].reason, /does not match its fingerprint/);
-    assert.equal(verifyText(signText('x\n', 'tool', '.py', author, { generation: 1 }), 'tool', '.py', store).integrity, 'untrusted');
+    assert.equal(
+      verifyText(signText('x\n', 'tool', '.py', author, { generation: 1 }), 'tool', '.py', store).integrity,
+      'untrusted',
+    );
   });
 });
 
@@ -124,20 +142,41 @@ describe('integrity in search results', () => {
     const trust = trustFile(author, 'author', 2);
     ws.write('project', {
       'tools/good.py': signText(pyTool({ description: 'widget good' }), 'tool', '.py', author),
-      'tools/edited.py': signText(pyTool({ description: 'widget edited' }), 'tool', '.py', author).replace('edited', 'EDITED'),
+      'tools/edited.py': signText(pyTool({ description: 'widget edited' }), 'tool', '.py', author).replace(
+        'edited',
+        'EDITED',
+      ),
       'tools/foreign.py': signText(pyTool({ description: 'widget foreign' }), 'tool', '.py', stranger),
       'tools/plain.py': pyTool({ description: 'widget plain' }),
     });
     ws.write('user', { [`config/keys/trusted/${trust.name}`]: trust.text });
-    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+    });
     const classes = async (filters) =>
-      Object.fromEntries((await index.search({ query: 'widget', scope: 'tool', filters })).results.map((r) => [r.id, `${r.integrity}/${r.signed}`]));
+      Object.fromEntries(
+        (await index.search({ query: 'widget', scope: 'tool', filters })).results.map((r) => [
+          r.id,
+          `${r.integrity}/${r.signed}`,
+        ]),
+      );
     // `signed` is true exactly when the signature is valid and trusted (issue 18).
-    assert.deepEqual(await classes(), { good: 'verified/true', edited: 'modified/false', foreign: 'untrusted/false', plain: 'unsigned/false' });
+    assert.deepEqual(await classes(), {
+      good: 'verified/true',
+      edited: 'modified/false',
+      foreign: 'untrusted/false',
+      plain: 'unsigned/false',
+    });
     assert.deepEqual(Object.keys(await classes({ integrity: 'verified' })), ['good']);
     assert.deepEqual(Object.keys(await classes({ signed: true })), ['good']);
     assert.deepEqual(Object.keys(await classes({ signed: false })).sort(), ['edited', 'foreign', 'plain']);
-    assert.deepEqual(Object.keys(await classes({ integrity: ['modified', 'untrusted'] })).sort(), ['edited', 'foreign']);
+    assert.deepEqual(Object.keys(await classes({ integrity: ['modified', 'untrusted'] })).sort(), [
+      'edited',
+      'foreign',
+    ]);
 
     const strangerTrust = trustFile(stranger, 'stranger', 1);
     ws.write('project', { [`config/keys/trusted/${strangerTrust.name}`]: strangerTrust.text });

@@ -9,8 +9,10 @@ import { openIndex } from '../dist/index.js';
 import { scanSpaces } from '../dist/discovery.js';
 import { knowledge, workspace } from './helpers.mjs';
 
-const open = (ws, extra = {}) => openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, ...extra });
-const ids = async (index, query) => (await index.search({ query, scope: 'knowledge', limit: 50 })).results.map((r) => r.id).sort();
+const open = (ws, extra = {}) =>
+  openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, ...extra });
+const ids = async (index, query) =>
+  (await index.search({ query, scope: 'knowledge', limit: 50 })).results.map((r) => r.id).sort();
 
 /** An open index over a project holding `files`; `setup(ai)` runs before the index is opened. */
 async function withIndex(files, setup, body) {
@@ -34,44 +36,48 @@ describe('watched refresh', () => {
       'knowledge/a/two.md': knowledge({ title: 'Two', description: 'second alpha' }),
       'knowledge/b/deep/three.md': knowledge({ title: 'Three', description: 'third alpha' }),
     };
-    await withIndex(files, () => {}, async (index, ai, ws) => {
-      const kdir = path.join(ai, 'knowledge');
-      assert.deepEqual(await ids(index, 'alpha'), ['a/one', 'a/two', 'b/deep/three']);
+    await withIndex(
+      files,
+      () => {},
+      async (index, ai, ws) => {
+        const kdir = path.join(ai, 'knowledge');
+        assert.deepEqual(await ids(index, 'alpha'), ['a/one', 'a/two', 'b/deep/three']);
 
-      fs.appendFileSync(path.join(kdir, 'a', 'one.md'), '\nquokka\n');
-      let report = await index.refresh();
-      assert.equal(report.updated, 1);
-      assert.deepEqual(await ids(index, 'quokka'), ['a/one']);
+        fs.appendFileSync(path.join(kdir, 'a', 'one.md'), '\nquokka\n');
+        let report = await index.refresh();
+        assert.equal(report.updated, 1);
+        assert.deepEqual(await ids(index, 'quokka'), ['a/one']);
 
-      ws.write('project', { 'knowledge/c/new/four.md': knowledge({ title: 'Four', description: 'fourth alpha' }) });
-      report = await index.refresh();
-      assert.equal(report.added, 1);
-      assert.deepEqual(await ids(index, 'fourth'), ['c/new/four']);
+        ws.write('project', { 'knowledge/c/new/four.md': knowledge({ title: 'Four', description: 'fourth alpha' }) });
+        report = await index.refresh();
+        assert.equal(report.added, 1);
+        assert.deepEqual(await ids(index, 'fourth'), ['c/new/four']);
 
-      fs.renameSync(path.join(kdir, 'a', 'two.md'), path.join(kdir, 'a', 'renamed.md'));
-      report = await index.refresh();
-      assert.equal(report.added, 1);
-      assert.equal(report.removed, 1);
-      assert.deepEqual(await ids(index, 'second'), ['a/renamed']);
+        fs.renameSync(path.join(kdir, 'a', 'two.md'), path.join(kdir, 'a', 'renamed.md'));
+        report = await index.refresh();
+        assert.equal(report.added, 1);
+        assert.equal(report.removed, 1);
+        assert.deepEqual(await ids(index, 'second'), ['a/renamed']);
 
-      fs.renameSync(path.join(kdir, 'b'), path.join(kdir, 'moved'));
-      report = await index.refresh();
-      assert.deepEqual(await ids(index, 'third'), ['moved/deep/three']);
+        fs.renameSync(path.join(kdir, 'b'), path.join(kdir, 'moved'));
+        report = await index.refresh();
+        assert.deepEqual(await ids(index, 'third'), ['moved/deep/three']);
 
-      fs.rmSync(path.join(kdir, 'c'), { recursive: true });
-      report = await index.refresh();
-      assert.equal(report.removed, 1);
-      assert.deepEqual(await ids(index, 'fourth'), []);
+        fs.rmSync(path.join(kdir, 'c'), { recursive: true });
+        report = await index.refresh();
+        assert.equal(report.removed, 1);
+        assert.deepEqual(await ids(index, 'fourth'), []);
 
-      // A deep edit after the moves: the watchers follow the new layout.
-      fs.appendFileSync(path.join(kdir, 'moved', 'deep', 'three.md'), '\nwombat\n');
-      await index.refresh();
-      assert.deepEqual(await ids(index, 'wombat'), ['moved/deep/three']);
+        // A deep edit after the moves: the watchers follow the new layout.
+        fs.appendFileSync(path.join(kdir, 'moved', 'deep', 'three.md'), '\nwombat\n');
+        await index.refresh();
+        assert.deepEqual(await ids(index, 'wombat'), ['moved/deep/three']);
 
-      report = await index.refresh();
-      assert.equal(report.added + report.updated + report.removed, 0);
-      assert.equal(report.unchanged, 3);
-    });
+        report = await index.refresh();
+        assert.equal(report.added + report.updated + report.removed, 0);
+        assert.equal(report.unchanged, 3);
+      },
+    );
   });
 
   it('re-reads a linked file on every refresh: its edits raise no event where the link is', async () => {
@@ -95,24 +101,32 @@ describe('watched refresh', () => {
       'shared/two/b.md': knowledge({ title: 'B', description: 'from two' }),
       'knowledge/keep.md': knowledge({ title: 'Keep', description: 'stays' }),
     };
-    const linkTo = (ai, target) => fs.symlinkSync(path.join(ai, 'shared', target), path.join(ai, 'knowledge', 'linked'));
-    await withIndex(files, (ai) => linkTo(ai, 'one'), async (index, ai) => {
-      assert.deepEqual(await ids(index, 'from'), ['linked/a']);
-      fs.unlinkSync(path.join(ai, 'knowledge', 'linked'));
-      linkTo(ai, 'two');
-      await index.refresh();
-      assert.deepEqual(await ids(index, 'from'), ['linked/b']);
-      fs.appendFileSync(path.join(ai, 'shared', 'two', 'b.md'), '\nnarwhal\n');
-      await index.refresh();
-      assert.deepEqual(await ids(index, 'narwhal'), ['linked/b']);
-    });
+    const linkTo = (ai, target) =>
+      fs.symlinkSync(path.join(ai, 'shared', target), path.join(ai, 'knowledge', 'linked'));
+    await withIndex(
+      files,
+      (ai) => linkTo(ai, 'one'),
+      async (index, ai) => {
+        assert.deepEqual(await ids(index, 'from'), ['linked/a']);
+        fs.unlinkSync(path.join(ai, 'knowledge', 'linked'));
+        linkTo(ai, 'two');
+        await index.refresh();
+        assert.deepEqual(await ids(index, 'from'), ['linked/b']);
+        fs.appendFileSync(path.join(ai, 'shared', 'two', 'b.md'), '\nnarwhal\n');
+        await index.refresh();
+        assert.deepEqual(await ids(index, 'narwhal'), ['linked/b']);
+      },
+    );
   });
 
   it('gives the same results with and without watching', async () => {
     const ws = workspace();
     ws.write('project', { 'knowledge/x/a.md': knowledge({ title: 'A', description: 'same words' }) });
     const watched = await open(ws);
-    ws.write('project', { 'knowledge/x/b.md': knowledge({ title: 'B', description: 'same words' }), 'knowledge/x/skip.txt': 'not an item' });
+    ws.write('project', {
+      'knowledge/x/b.md': knowledge({ title: 'B', description: 'same words' }),
+      'knowledge/x/skip.txt': 'not an item',
+    });
     const a = await watched.refresh();
     await watched.close();
     const plain = await open(ws, { watch: false });
@@ -128,7 +142,10 @@ describe('watched refresh', () => {
 describe('watch option', () => {
   it('rejects a value that is not a boolean, with a code and a hint', async () => {
     const ws = workspace();
-    await assert.rejects(open(ws, { watch: 'yes' }), (err) => err.code === 'E_INVALID_ARGUMENT' && /watch/.test(err.message) && Boolean(err.hint));
+    await assert.rejects(
+      open(ws, { watch: 'yes' }),
+      (err) => err.code === 'E_INVALID_ARGUMENT' && /watch/.test(err.message) && Boolean(err.hint),
+    );
     ws.cleanup();
   });
 });
@@ -138,7 +155,14 @@ describe('scan cache', () => {
   // watcher (not a stat) is what tells a refresh that a directory changed.
   const keepAll = () => {
     const listings = new Map();
-    return { listing: (k) => listings.get(k), watch() {}, remember: (k, l) => listings.set(k, l), forget: (k) => listings.delete(k), keepOnly() {}, drop: () => listings.clear() };
+    return {
+      listing: (k) => listings.get(k),
+      watch() {},
+      remember: (k, l) => listings.set(k, l),
+      forget: (k) => listings.delete(k),
+      keepOnly() {},
+      drop: () => listings.clear(),
+    };
   };
 
   it('reuses clean listings and reads a directory again once its listing is dropped', () => {
@@ -150,7 +174,10 @@ describe('scan cache', () => {
     ws.write('project', { 'knowledge/b.md': knowledge({ title: 'B' }) });
     assert.equal(scanSpaces(spaces, 1 << 20, cache).candidates.length, 1, 'no event: the old listing stands');
     cache.drop();
-    assert.deepEqual(scanSpaces(spaces, 1 << 20, cache).candidates.map((c) => c.id), ['a', 'b']);
+    assert.deepEqual(
+      scanSpaces(spaces, 1 << 20, cache).candidates.map((c) => c.id),
+      ['a', 'b'],
+    );
     ws.cleanup();
   });
 });

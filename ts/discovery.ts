@@ -50,13 +50,6 @@ export interface Scan {
   skipped: Skip[];
 }
 
-export function itemId(relative: string): { id: string; name: string; ext: string } {
-  const posix = relative.split(path.sep).join('/');
-  const ext = path.posix.extname(posix);
-  const id = ext ? posix.slice(0, -ext.length) : posix;
-  return { id, name: path.posix.basename(id), ext };
-}
-
 function inside(root: string, target: string): boolean {
   const rel = path.relative(root, target);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
@@ -105,7 +98,11 @@ export function scanSpaces(spaces: Space[], maxFileBytes = DEFAULT_MAX_FILE_BYTE
     }
     for (const kind of Object.keys(KIND_FOLDERS) as Kind[]) {
       const root = path.join(space.aiDir, KIND_FOLDERS[kind]);
-      walk({ kind, space, spaceReal, visited: new Set(), listings, fresh, reached, skipped: scan.skipped, cache }, root, '');
+      walk(
+        { kind, space, spaceReal, visited: new Set(), listings, fresh, reached, skipped: scan.skipped, cache },
+        root,
+        '',
+      );
     }
   }
   cache?.keepOnly(reached);
@@ -124,8 +121,14 @@ export function scanSpaces(spaces: Space[], maxFileBytes = DEFAULT_MAX_FILE_BYTE
   }
   for (const l of listings) {
     for (const p of l.files) {
-      if (p.fileType !== FILE) scan.skipped.push({ path: p.path, reason: p.fileType === 0 ? 'unreadable' : 'not-a-file', detail: p.fileType === 0 ? 'vanished during the scan' : undefined });
-      else if (p.size > maxFileBytes) scan.skipped.push({ path: p.path, reason: 'too-large', detail: `${p.size} bytes > ${maxFileBytes}` });
+      if (p.fileType !== FILE)
+        scan.skipped.push({
+          path: p.path,
+          reason: p.fileType === 0 ? 'unreadable' : 'not-a-file',
+          detail: p.fileType === 0 ? 'vanished during the scan' : undefined,
+        });
+      else if (p.size > maxFileBytes)
+        scan.skipped.push({ path: p.path, reason: 'too-large', detail: `${p.size} bytes > ${maxFileBytes}` });
       else scan.candidates.push(p);
     }
   }
@@ -263,7 +266,18 @@ function list(w: Walk, dir: string, relDir: string, known?: string): Listing | u
       l.skipped.push({ path: full, reason: 'extension', detail: ext || '(none)' });
       continue;
     }
-    const file: Candidate = { key: `${w.space.label}|${full}`, path: full, kind: w.kind, id, name, ext: ext.toLowerCase(), space: w.space, mtime: 0, size: 0, fileType: 0 };
+    const file: Candidate = {
+      key: `${w.space.label}|${full}`,
+      path: full,
+      kind: w.kind,
+      id,
+      name,
+      ext: ext.toLowerCase(),
+      space: w.space,
+      mtime: 0,
+      size: 0,
+      fileType: 0,
+    };
     l.files.push(file);
     if (isLink) l.linked.push(file);
   }

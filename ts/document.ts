@@ -14,7 +14,22 @@ const NOT_FACETS = new Set(['docstring']);
 
 /** An item as a facade describes it: the document's text fields as they are, plus what becomes facets and `extra`. */
 export interface ItemDescription
-  extends Pick<NativeDocument, 'key' | 'id' | 'kind' | 'space' | 'spaceRank' | 'title' | 'name' | 'description' | 'category' | 'content' | 'path' | 'mtime' | 'size'> {
+  extends Pick<
+    NativeDocument,
+    | 'key'
+    | 'id'
+    | 'kind'
+    | 'space'
+    | 'spaceRank'
+    | 'title'
+    | 'name'
+    | 'description'
+    | 'category'
+    | 'content'
+    | 'path'
+    | 'mtime'
+    | 'size'
+  > {
   version?: string;
   tags: string[];
   /** Epoch milliseconds, or NaN/undefined when the item has no date. */

@@ -128,7 +128,11 @@ export function fromNative(err: unknown): unknown {
 /** The `{code, message, hint}` of any error: an untyped one is a bug, `E_INTERNAL`. */
 export function errorPayload(err: unknown): { code: string; message: string; hint: string; position?: number } {
   if (err instanceof RyeSearchError) return err.toJSON() as { code: string; message: string; hint: string };
-  return { code: 'E_INTERNAL', message: String((err as Error)?.message ?? err), hint: 'this is a bug in rye-search; please report it' };
+  return {
+    code: 'E_INTERNAL',
+    message: String((err as Error)?.message ?? err),
+    hint: 'this is a bug in rye-search; please report it',
+  };
 }
 
 /** How a fetch fails, in every surface (the `rye_fetch` tool, `rye-search fetch --json`). */

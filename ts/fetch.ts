@@ -12,7 +12,7 @@ import { IntegrityError, InvalidArgumentError, NotFoundError, RyeSearchError } f
 import { parseItem } from './metadata.js';
 import { readRegularFile, UnreadableFile } from './read-file.js';
 import { isKind, KINDS, type Kind } from './scope.js';
-import { selectSpaces, sourceOf, type Space } from './spaces.js';
+import { requestedSpace, selectSpaces, sourceOf, type Space } from './spaces.js';
 import { verifyText, type Integrity, type TrustStore } from './trust/trust.js';
 
 export interface FetchOptions {
@@ -20,6 +20,8 @@ export interface FetchOptions {
   item_type?: Kind;
   /** `project`, `user`, `system` or `system:<bundle_id>`; omitted = cascade. */
   source?: string;
+  /** Alias of `source` (the name `search` uses). */
+  space?: string;
   /** Copy the item to this space (`project` or `user`), keeping its nested path. */
   destination?: 'project' | 'user';
   /** Replace a different file at the destination (never done silently). */
@@ -51,20 +53,25 @@ export class InvalidIdError extends RyeSearchError {
   }
 }
 
-const ID_HINT = 'ids are relative paths below the kind folder without extension, e.g. "rye/core/bash/bash" or "tool:rye/core/bash/bash"';
+const ID_HINT =
+  'ids are relative paths below the kind folder without extension, e.g. "rye/core/bash/bash" or "tool:rye/core/bash/bash"';
 
 /** Splits `kind:id` and validates the id as a safe relative path. */
 export function parseItemRef(itemId: unknown, itemType?: unknown): { kinds: Kind[]; id: string } {
-  if (typeof itemId !== 'string' || itemId.trim() === '') throw new InvalidIdError('item_id must be a non-empty string', ID_HINT);
+  if (typeof itemId !== 'string' || itemId.trim() === '')
+    throw new InvalidIdError('item_id must be a non-empty string', ID_HINT);
   if (itemType !== undefined && itemType !== null && !isKind(itemType)) {
-    throw new InvalidArgumentError(`unknown item_type "${String(itemType)}"`, { hint: 'use directive, tool or knowledge' });
+    throw new InvalidArgumentError(`unknown item_type "${String(itemType)}"`, {
+      hint: 'use directive, tool or knowledge',
+    });
   }
   let id = itemId.trim();
   let kind = (itemType ?? undefined) as Kind | undefined;
   const colon = id.indexOf(':');
   if (colon > 0 && isKind(id.slice(0, colon))) {
     const prefixed = id.slice(0, colon) as Kind;
-    if (kind && kind !== prefixed) throw new InvalidArgumentError(`item_id says ${prefixed} but item_type says ${kind}`, { hint: 'give one kind' });
+    if (kind && kind !== prefixed)
+      throw new InvalidArgumentError(`item_id says ${prefixed} but item_type says ${kind}`, { hint: 'give one kind' });
     kind = prefixed;
     id = id.slice(colon + 1);
     if (id === '') throw new InvalidIdError(`"${itemId}" has no id after "${prefixed}:"`, ID_HINT);
@@ -72,11 +79,14 @@ export function parseItemRef(itemId: unknown, itemType?: unknown): { kinds: Kind
   if (id.includes('\0')) throw new InvalidIdError('item_id contains a NUL byte', ID_HINT);
   if (/%(2f|5c|2e|00)/i.test(id)) throw new InvalidIdError(`item_id "${id}" contains an encoded separator`, ID_HINT);
   if (id.includes('\\')) throw new InvalidIdError(`item_id "${id}" uses backslashes`, 'use / between segments');
-  if (path.isAbsolute(id) || path.win32.isAbsolute(id) || id.startsWith('/')) throw new InvalidIdError(`item_id "${id}" is an absolute path`, ID_HINT);
+  if (path.isAbsolute(id) || path.win32.isAbsolute(id) || id.startsWith('/'))
+    throw new InvalidIdError(`item_id "${id}" is an absolute path`, ID_HINT);
   const segments = id.split('/');
   for (const s of segments) {
-    if (s === '' || s === '.' || s === '..') throw new InvalidIdError(`item_id "${id}" has an empty, "." or ".." segment`, ID_HINT);
-    if (s.startsWith('.') || s.startsWith('_')) throw new InvalidIdError(`item_id "${id}" names a hidden or private file, which is not an item`, ID_HINT);
+    if (s === '' || s === '.' || s === '..')
+      throw new InvalidIdError(`item_id "${id}" has an empty, "." or ".." segment`, ID_HINT);
+    if (s.startsWith('.') || s.startsWith('_'))
+      throw new InvalidIdError(`item_id "${id}" names a hidden or private file, which is not an item`, ID_HINT);
   }
   return { kinds: kind ? [kind] : [...KINDS], id };
 }
@@ -122,9 +132,11 @@ export interface FetchContext {
 
 /** Fetches one item; `loadParsers()` must have resolved first (the index's `fetch` does it). */
 export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse {
-  if (!opts || typeof opts !== 'object') throw new InvalidArgumentError('fetch options must be an object', { hint: 'pass { item_id }' });
+  if (!opts || typeof opts !== 'object')
+    throw new InvalidArgumentError('fetch options must be an object', { hint: 'pass { item_id }' });
   const { kinds, id } = parseItemRef(opts.item_id, opts.item_type);
-  const spaces = opts.source === undefined || opts.source === null ? ctx.spaces : selectSpaces(ctx.spaces, opts.source);
+  const source = requestedSpace(opts);
+  const spaces = source === undefined ? ctx.spaces : selectSpaces(ctx.spaces, source);
   const found: Found[] = [];
   for (const kind of kinds) {
     for (const space of spaces) {
@@ -141,9 +153,13 @@ export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse 
     });
   }
   if (found.length > 1) {
-    throw new RyeSearchError('E_AMBIGUOUS', `Ambiguous item_id "${id}": exists as ${found.map((f) => f.kind).join(', ')}`, {
-      hint: `pass item_type (${found.map((f) => f.kind).join(' or ')}) or write it as kind:id`,
-    });
+    throw new RyeSearchError(
+      'E_AMBIGUOUS',
+      `Ambiguous item_id "${id}": exists as ${found.map((f) => f.kind).join(', ')}`,
+      {
+        hint: `pass item_type (${found.map((f) => f.kind).join(' or ')}) or write it as kind:id`,
+      },
+    );
   }
   const item = found[0]!;
   let bytes: Buffer;
@@ -151,7 +167,9 @@ export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse 
     bytes = readRegularFile(item.file, ctx.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
   } catch (err) {
     if (!(err instanceof UnreadableFile)) throw err;
-    throw new RyeSearchError('E_LIMIT', `${item.file} cannot be served: ${err.message}`, { hint: 'only regular files under the size cap (maxFileBytes) are items' });
+    throw new RyeSearchError('E_LIMIT', `${item.file} cannot be served: ${err.message}`, {
+      hint: 'only regular files under the size cap (maxFileBytes) are items',
+    });
   }
   const content = bytes.toString('utf8');
   const v = verifyText(content, item.kind, item.ext, ctx.trust, id);
@@ -169,7 +187,12 @@ export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse 
   const res: FetchResponse = {
     status: 'success',
     content,
-    metadata: { name: path.posix.basename(id), path: item.file, extension: item.ext, ...(meta.version ? { version: meta.version } : {}) },
+    metadata: {
+      name: path.posix.basename(id),
+      path: item.file,
+      extension: item.ext,
+      ...(meta.version ? { version: meta.version } : {}),
+    },
     path: item.file,
     source: sourceOf(item.space.label),
     item_type: item.kind,
@@ -183,24 +206,43 @@ export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse 
   return res;
 }
 
-function copyTo(opts: FetchOptions, item: Found, id: string, bytes: Buffer, ctx: FetchContext, res: FetchResponse): void {
+function copyTo(
+  opts: FetchOptions,
+  item: Found,
+  id: string,
+  bytes: Buffer,
+  ctx: FetchContext,
+  res: FetchResponse,
+): void {
   const dest = opts.destination;
-  if (dest !== 'project' && dest !== 'user') throw new InvalidArgumentError(`destination must be "project" or "user", got ${JSON.stringify(dest)}`, { hint: 'system bundles are read-only' });
+  if (dest !== 'project' && dest !== 'user')
+    throw new InvalidArgumentError(`destination must be "project" or "user", got ${JSON.stringify(dest)}`, {
+      hint: 'system bundles are read-only',
+    });
   if (item.space.kind === dest) return; // already there
   const space = ctx.spaces.find((s) => s.kind === dest);
-  if (!space) throw new InvalidArgumentError(`no ${dest} space to copy to`, { hint: 'pass project_path (projectPath) to copy into a project' });
+  if (!space)
+    throw new InvalidArgumentError(`no ${dest} space to copy to`, {
+      hint: 'pass project_path (projectPath) to copy into a project',
+    });
   const target = path.join(space.aiDir, KIND_FOLDERS[item.kind], id + item.ext);
   makeDirsInside(space.aiDir, path.dirname(target), dest);
   let existing: Buffer | undefined;
   const st = fs.lstatSync(target, { throwIfNoEntry: false });
   if (st?.isSymbolicLink()) throw new InvalidIdError(`the destination ${target} is a link`, 'remove the link first');
   if (st && !st.isFile()) {
-    throw new RyeSearchError('E_EXISTS', `the destination ${target} exists and is not a regular file`, { hint: 'move it away, then fetch again' });
+    throw new RyeSearchError('E_EXISTS', `the destination ${target} exists and is not a regular file`, {
+      hint: 'move it away, then fetch again',
+    });
   }
   if (st) existing = readRegularFile(target, Math.max(st.size, bytes.length));
-  const same = existing && createHash('sha256').update(existing).digest('hex') === createHash('sha256').update(bytes).digest('hex');
+  const same =
+    existing &&
+    createHash('sha256').update(existing).digest('hex') === createHash('sha256').update(bytes).digest('hex');
   if (existing && !same && !opts.overwrite) {
-    throw new RyeSearchError('E_EXISTS', `${target} already exists with different content`, { hint: 'replace it with overwrite: true (--overwrite on the command line)' });
+    throw new RyeSearchError('E_EXISTS', `${target} already exists with different content`, {
+      hint: 'replace it with overwrite: true (--overwrite on the command line)',
+    });
   }
   if (!same) {
     const tmp = `${target}.${process.pid}.tmp`;
@@ -209,7 +251,9 @@ function copyTo(opts: FetchOptions, item: Found, id: string, bytes: Buffer, ctx:
       fs.renameSync(tmp, target);
     } catch (err) {
       fs.rmSync(tmp, { force: true });
-      throw new RyeSearchError('E_IO', `cannot write ${target}: ${(err as Error).message}`, { hint: 'check that the destination folder is writable' });
+      throw new RyeSearchError('E_IO', `cannot write ${target}: ${(err as Error).message}`, {
+        hint: 'check that the destination folder is writable',
+      });
     }
   }
   res.copied_to = dest;
@@ -233,10 +277,15 @@ function makeDirsInside(aiDir: string, dir: string, dest: string): void {
     }
     const real = fs.realpathSync(at);
     if (!inside(root, real)) {
-      throw new InvalidIdError(`the destination ${dir} leads outside the ${dest} space through a link`, 'remove the link, or copy by hand');
+      throw new InvalidIdError(
+        `the destination ${dir} leads outside the ${dest} space through a link`,
+        'remove the link, or copy by hand',
+      );
     }
     if (!fs.statSync(at).isDirectory()) {
-      throw new RyeSearchError('E_EXISTS', `${at} is in the way of the destination and is not a folder`, { hint: 'move it away, then fetch again' });
+      throw new RyeSearchError('E_EXISTS', `${at} is in the way of the destination and is not a folder`, {
+        hint: 'move it away, then fetch again',
+      });
     }
   }
 }

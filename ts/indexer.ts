@@ -65,7 +65,7 @@ export interface ItemRef {
 const BATCH_DOCS = 1000;
 const READ_CONCURRENCY = 32;
 
-export const keyOf = (c: { key: string }) => c.key;
+const keyOf = (c: { key: string }) => c.key;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -85,7 +85,13 @@ interface State {
 function isUnreadable(item: unknown): item is [string, Unreadable] {
   if (!Array.isArray(item) || typeof item[0] !== 'string') return false;
   const e = item[1] as Unreadable | null;
-  return !!e && typeof e.mtime === 'number' && typeof e.size === 'number' && typeof e.skip?.path === 'string' && typeof e.skip.reason === 'string';
+  return (
+    !!e &&
+    typeof e.mtime === 'number' &&
+    typeof e.size === 'number' &&
+    typeof e.skip?.path === 'string' &&
+    typeof e.skip.reason === 'string'
+  );
 }
 
 /** Skips that do not depend on this process's options, so another process may trust them. */
@@ -148,7 +154,8 @@ export class Indexer {
     if (trustChanged) this.verified.clear();
     if (!this.unreadableLoaded) {
       this.unreadableLoaded = true;
-      for (const item of Array.isArray(state.unreadable) ? state.unreadable : []) if (isUnreadable(item)) this.unreadable.set(item[0], item[1]);
+      for (const item of Array.isArray(state.unreadable) ? state.unreadable : [])
+        if (isUnreadable(item)) this.unreadable.set(item[0], item[1]);
     }
     const skipsBefore = JSON.stringify([...this.unreadable].filter(lasting));
     /** Keys of `unreadable` still skipped after this refresh; the others are forgotten. */
@@ -161,7 +168,11 @@ export class Indexer {
     if (!this.manifest || opstamp !== this.opstamp) {
       // Another handle or process committed since we last looked: read what the index holds.
       this.manifest = new Map();
-      const m = JSON.parse(native(() => this.nativeIndex.manifest())) as { keys: string[]; mtimes: number[]; sizes: number[] };
+      const m = JSON.parse(native(() => this.nativeIndex.manifest())) as {
+        keys: string[];
+        mtimes: number[];
+        sizes: number[];
+      };
       for (let i = 0; i < m.keys.length; i++) this.manifest.set(m.keys[i]!, { mtime: m.mtimes[i]!, size: m.sizes[i]! });
       this.opstamp = opstamp;
     }
@@ -237,7 +248,8 @@ export class Indexer {
             onProgress?.({ phase: 'committing', done, total: changed.length });
             await nativeAsync(() => batch.commit());
             for (const k of [...removed, ...dropped]) manifest.delete(k);
-            for (const c of changed) if (!failed.has(keyOf(c))) manifest.set(keyOf(c), { mtime: c.mtime, size: c.size });
+            for (const c of changed)
+              if (!failed.has(keyOf(c))) manifest.set(keyOf(c), { mtime: c.mtime, size: c.size });
             this.opstamp = native(() => this.nativeIndex.opstamp());
           } else {
             // Only skipped files changed: no commit, so other processes have nothing to reload.
@@ -260,7 +272,8 @@ export class Indexer {
     }
 
     // Shadows depend on which items exist, not on their content: edits leave them as they are.
-    if (report.added || report.removed || failed.size > skippedBefore || this.byId.size === 0) this.rebuildShadows(scan.candidates, failed);
+    if (report.added || report.removed || failed.size > skippedBefore || this.byId.size === 0)
+      this.rebuildShadows(scan.candidates, failed);
     report.items = native(() => this.nativeIndex.numDocs());
     report.durationMs = Math.round(performance.now() - started);
     return report;
@@ -271,7 +284,15 @@ export class Indexer {
     for (const c of candidates) {
       if (failed.has(keyOf(c))) continue;
       const k = `${c.kind}\0${c.id}`;
-      const ref: ItemRef = { key: keyOf(c), kind: c.kind, id: c.id, name: c.name, ext: c.ext, path: c.path, space: c.space };
+      const ref: ItemRef = {
+        key: keyOf(c),
+        kind: c.kind,
+        id: c.id,
+        name: c.name,
+        ext: c.ext,
+        path: c.path,
+        space: c.space,
+      };
       const list = this.byId.get(k);
       if (list) list.push(ref);
       else this.byId.set(k, [ref]);
@@ -289,7 +310,12 @@ export class Indexer {
     return v;
   }
 
-  private async documents(slice: Candidate[], report: IndexReport, failed: Set<string>, skipped: Set<string>): Promise<NativeDocument[]> {
+  private async documents(
+    slice: Candidate[],
+    report: IndexReport,
+    failed: Set<string>,
+    skipped: Set<string>,
+  ): Promise<NativeDocument[]> {
     await loadParsers();
     const docs: NativeDocument[] = [];
     let next = 0;
@@ -316,10 +342,16 @@ export class Indexer {
       // a silently partial index. The refresh fails whole and commits nothing.
       if (code && EXHAUSTED.has(code)) {
         throw new RyeSearchError('E_IO', `cannot read ${c.path}: ${(err as Error).message}`, {
-          hint: code.endsWith('FILE') ? 'too many open files: raise the limit (ulimit -n) and refresh again' : 'the system is short of resources: refresh again later',
+          hint: code.endsWith('FILE')
+            ? 'too many open files: raise the limit (ulimit -n) and refresh again'
+            : 'the system is short of resources: refresh again later',
         });
       }
-      report.skipped.push({ path: c.path, reason: 'unreadable', detail: code === 'ENOENT' ? 'vanished during the scan' : code });
+      report.skipped.push({
+        path: c.path,
+        reason: 'unreadable',
+        detail: code === 'ENOENT' ? 'vanished during the scan' : code,
+      });
       return undefined;
     }
     const skip = (s: Skip) => {
@@ -327,7 +359,8 @@ export class Indexer {
       this.unreadable.set(c.key, { mtime: c.mtime, size: c.size, skip: s });
       return undefined;
     };
-    if (bytes.length > this.maxFileBytes) return skip({ path: c.path, reason: 'too-large', detail: `${bytes.length} bytes > ${this.maxFileBytes}` });
+    if (bytes.length > this.maxFileBytes)
+      return skip({ path: c.path, reason: 'too-large', detail: `${bytes.length} bytes > ${this.maxFileBytes}` });
     if (bytes.includes(0)) return skip({ path: c.path, reason: 'binary', detail: 'contains NUL bytes' });
     let text: string;
     try {
@@ -386,9 +419,13 @@ export class Indexer {
       fs.writeFileSync(tmp, JSON.stringify(state));
       fs.renameSync(tmp, this.stateFile);
     } catch (err) {
-      throw new RyeSearchError('E_IO', `cannot write index state ${path.basename(this.stateFile)}: ${(err as Error).message}`, {
-        hint: 'check that the cache directory is writable',
-      });
+      throw new RyeSearchError(
+        'E_IO',
+        `cannot write index state ${path.basename(this.stateFile)}: ${(err as Error).message}`,
+        {
+          hint: 'check that the cache directory is writable',
+        },
+      );
     }
   }
 }

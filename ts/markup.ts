@@ -22,7 +22,8 @@ export class Finder {
   }
 }
 
-const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v';
+const isSpace = (c: string | undefined) =>
+  c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v';
 
 /** The first fenced block of a language (```lang … ```), and the text around it. */
 export function fenced(text: string, lang: string): { block: string; before: string; after: string } | undefined {

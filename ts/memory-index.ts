@@ -8,7 +8,8 @@ import { isKind, type Kind } from './scope.js';
 import { buildRequest, type SearchOptions } from './search-request.js';
 import type { SearchResponse } from './search-results.js';
 import { SearchRunner, type Prepared, type SearchFailure } from './search-runner.js';
-import { spaceOf, wellFormed } from './validate.js';
+import { requestedSpace } from './spaces.js';
+import { wellFormed } from './validate.js';
 import type { NativeDocument } from './wire.js';
 
 export interface PlainDocument {
@@ -43,33 +44,54 @@ const TEXT_KEYS = ['title', 'name', 'description', 'category', 'content', 'versi
  */
 function checkDocument(d: PlainDocument): number | null {
   if (!d || typeof d !== 'object' || typeof d.id !== 'string' || d.id === '') {
-    throw new InvalidArgumentError(`every document needs a string id, got ${JSON.stringify(d)?.slice(0, 80)}`, { hint: 'pass { id, title?, content?, … }' });
+    throw new InvalidArgumentError(`every document needs a string id, got ${JSON.stringify(d)?.slice(0, 80)}`, {
+      hint: 'pass { id, title?, content?, … }',
+    });
   }
   const fail = (what: string, hint: string): never => {
     throw new InvalidArgumentError(`document ${JSON.stringify(d.id)}: ${what}`, { hint });
   };
   if (d.id.includes('\0')) fail('the id has a NUL character', 'use ids like "section/name"');
-  if (d.kind !== undefined && !isKind(d.kind)) fail(`unknown kind "${String(d.kind)}"`, 'use directive, tool or knowledge');
-  if (d.source !== undefined && d.source !== null && !(typeof d.source === 'string' && /^(project|user|system(:.+)?)$/.test(d.source))) {
+  if (d.kind !== undefined && !isKind(d.kind))
+    fail(`unknown kind "${String(d.kind)}"`, 'use directive, tool or knowledge');
+  if (
+    d.source !== undefined &&
+    d.source !== null &&
+    !(typeof d.source === 'string' && /^(project|user|system(:.+)?)$/.test(d.source))
+  ) {
     fail(`unknown source ${JSON.stringify(d.source)}`, 'use project, user, system or system:<bundle id>');
   }
   for (const k of TEXT_KEYS) {
-    if (d[k] !== undefined && d[k] !== null && typeof d[k] !== 'string') fail(`${k} must be a string, got ${typeof d[k]}`, `pass ${k} as text`);
+    if (d[k] !== undefined && d[k] !== null && typeof d[k] !== 'string')
+      fail(`${k} must be a string, got ${typeof d[k]}`, `pass ${k} as text`);
   }
-  if (d.tags !== undefined && d.tags !== null && !(Array.isArray(d.tags) && d.tags.every((t) => typeof t === 'string'))) {
+  if (
+    d.tags !== undefined &&
+    d.tags !== null &&
+    !(Array.isArray(d.tags) && d.tags.every((t) => typeof t === 'string'))
+  ) {
     fail('tags must be an array of strings', 'e.g. tags: ["api", "cli"]');
   }
   let date: number | null = null;
   if (d.date !== undefined && d.date !== null) {
     date = typeof d.date === 'number' ? d.date : typeof d.date === 'string' ? Date.parse(d.date) : NaN;
-    if (!Number.isFinite(date)) fail(`date ${JSON.stringify(d.date)} is not an ISO date or epoch milliseconds`, 'e.g. "2026-01-31" or 1769817600000');
+    if (!Number.isFinite(date))
+      fail(
+        `date ${JSON.stringify(d.date)} is not an ISO date or epoch milliseconds`,
+        'e.g. "2026-01-31" or 1769817600000',
+      );
   }
   if (d.metadata !== undefined && d.metadata !== null) {
-    if (typeof d.metadata !== 'object' || Array.isArray(d.metadata)) fail('metadata must be an object', 'e.g. metadata: { author: "ann" }');
+    if (typeof d.metadata !== 'object' || Array.isArray(d.metadata))
+      fail('metadata must be an object', 'e.g. metadata: { author: "ann" }');
     for (const [k, v] of Object.entries(d.metadata)) {
-      const scalar = (x: unknown) => typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x)) || typeof x === 'boolean';
+      const scalar = (x: unknown) =>
+        typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x)) || typeof x === 'boolean';
       if (!(scalar(v) || (Array.isArray(v) && v.every((x) => typeof x === 'string')))) {
-        fail(`metadata.${k} must be a string, number, boolean or array of strings`, 'flatten nested values into keys of their own');
+        fail(
+          `metadata.${k} must be a string, number, boolean or array of strings`,
+          'flatten nested values into keys of their own',
+        );
       }
     }
   }
@@ -78,7 +100,8 @@ function checkDocument(d: PlainDocument): number | null {
 
 /** Finds the string of a document that JSON cannot carry (called only when the native side refused a chunk). */
 function checkText(d: PlainDocument): void {
-  const check = (text: unknown, what: string) => typeof text === 'string' && wellFormed(text, `document ${JSON.stringify(d.id)}: ${what}`);
+  const check = (text: unknown, what: string) =>
+    typeof text === 'string' && wellFormed(text, `document ${JSON.stringify(d.id)}: ${what}`);
   check(d.id, 'id');
   for (const k of TEXT_KEYS) check(d[k], k);
   for (const t of d.tags ?? []) check(t, 'a tag');
@@ -120,7 +143,8 @@ export class MemoryIndex {
 
   /** Adds documents; a document with the same kind and id replaces the old one. */
   async add(docs: PlainDocument[]): Promise<void> {
-    if (!Array.isArray(docs)) throw new InvalidArgumentError('add takes an array of documents', { hint: 'pass [{ id, … }]' });
+    if (!Array.isArray(docs))
+      throw new InvalidArgumentError('add takes an array of documents', { hint: 'pass [{ id, … }]' });
     const batch = native(() => this.native.batch(docs.length));
     try {
       // In chunks: one JSON text of every document would double the memory a large add needs.
@@ -158,7 +182,8 @@ export class MemoryIndex {
   }
 
   async searchMany(list: MemorySearchOptions[]): Promise<Array<SearchResponse | SearchFailure>> {
-    if (!Array.isArray(list)) throw new InvalidArgumentError('searchMany takes an array of search options', { hint: 'pass [{ query }, …]' });
+    if (!Array.isArray(list))
+      throw new InvalidArgumentError('searchMany takes an array of search options', { hint: 'pass [{ query }, …]' });
     return this.runner.searchMany(list as SearchOptions[], prepare);
   }
 
@@ -168,7 +193,7 @@ export class MemoryIndex {
 /** A memory index has no spaces to select: `space` filters on the documents' source labels. */
 function prepare(opts: SearchOptions): Prepared {
   const warnings: string[] = [];
-  return { req: buildRequest(opts, undefined, warnings), space: spaceOf(opts) ?? 'all', warnings };
+  return { req: buildRequest(opts, undefined, warnings), space: requestedSpace(opts) ?? 'all', warnings };
 }
 
 export function createMemoryIndex(): MemoryIndex {

@@ -7,7 +7,16 @@ import type matterType from 'gray-matter';
 import type { parse as parseTomlType } from 'smol-toml';
 import type YAMLType from 'yaml';
 
-import { attribute, elementInner, fenced, openTag, pyAssignment, pyDocstring, simpleElements, stripTags } from './markup.js';
+import {
+  attribute,
+  elementInner,
+  fenced,
+  openTag,
+  pyAssignment,
+  pyDocstring,
+  simpleElements,
+  stripTags,
+} from './markup.js';
 import type { Kind } from './scope.js';
 import { withoutSignature } from './trust/signature.js';
 
@@ -63,7 +72,17 @@ const MATTER_OPTIONS = {
   },
 } as unknown as Parameters<typeof matterType>[1];
 
-const KNOWN = new Set(['title', 'name', 'description', 'category', 'version', 'tags', 'author', 'created_at', 'updated_at']);
+const KNOWN = new Set([
+  'title',
+  'name',
+  'description',
+  'category',
+  'version',
+  'tags',
+  'author',
+  'created_at',
+  'updated_at',
+]);
 
 function str(v: unknown): string | undefined {
   if (typeof v === 'string') return v.trim();
@@ -75,7 +94,12 @@ function str(v: unknown): string | undefined {
 function tagsOf(v: unknown): string[] {
   if (Array.isArray(v)) return v.map(str).filter((t): t is string => !!t);
   const s = str(v);
-  return s ? s.split(',').map((t) => t.trim()).filter(Boolean) : [];
+  return s
+    ? s
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean)
+    : [];
 }
 
 function fromRecord(meta: unknown, fallbackTitle: string, content: string): ItemMetadata {
@@ -112,7 +136,12 @@ function xmlText(s: string): string {
 }
 
 function decodeEntities(s: string): string {
-  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 function xmlChild(xml: string, tag: string): string | undefined {
@@ -125,7 +154,7 @@ function xmlAttr(tag: string, attr: string): string | undefined {
   return value === undefined ? undefined : decodeEntities(value);
 }
 
-export function parseDirective(text: string, stem: string): ItemMetadata {
+function parseDirective(text: string, stem: string): ItemMetadata {
   const body = withoutSignature(text, '.md');
   const block = fenced(body, 'xml');
   const xml = block?.block ?? body;
@@ -157,7 +186,7 @@ export function parseDirective(text: string, stem: string): ItemMetadata {
   };
 }
 
-export function parseKnowledge(text: string, stem: string, ext: string): ItemMetadata {
+function parseKnowledge(text: string, stem: string, ext: string): ItemMetadata {
   const body = withoutSignature(text, ext);
   if (ext !== '.md') {
     try {
@@ -204,7 +233,7 @@ function leadingComments(text: string, marker: RegExp): string {
   return lines.join(' ').trim();
 }
 
-export function parseTool(text: string, stem: string, ext: string): ItemMetadata {
+function parseTool(text: string, stem: string, ext: string): ItemMetadata {
   const body = withoutSignature(text, ext);
   try {
     switch (ext) {
@@ -214,7 +243,9 @@ export function parseTool(text: string, stem: string, ext: string): ItemMetadata
         meta.version = pyString(body, '__version__');
         meta.category = pyString(body, '__category__') ?? '';
         meta.description =
-          pyString(body, '__tool_description__') ?? pyString(body, '__description__') ?? docstring.split('\n')[0]!.trim();
+          pyString(body, '__tool_description__') ??
+          pyString(body, '__description__') ??
+          docstring.split('\n')[0]!.trim();
         const toolType = pyString(body, '__tool_type__');
         if (toolType) meta.extra.tool_type = toolType;
         if (docstring) meta.extra.docstring = docstring;

@@ -16,9 +16,16 @@ import { buildRequest, type SearchOptions } from './search-request.js';
 import { shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
 import { SearchRunner, type Prepared, type SearchFailure } from './search-runner.js';
 
-import { checkProjectDir, resolveSpaces, selectSpaces, sourceOf, type Space, type SystemBundle } from './spaces.js';
+import {
+  checkProjectDir,
+  requestedSpace,
+  resolveSpaces,
+  selectSpaces,
+  sourceOf,
+  type Space,
+  type SystemBundle,
+} from './spaces.js';
 import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust/trust.js';
-import { spaceOf } from './validate.js';
 
 export interface OpenIndexOptions {
   /** Directory that holds the project's `.ai/` (optional: without it only user and system spaces). */
@@ -48,7 +55,15 @@ export interface VerifyReport {
   total: number;
   counts: Record<Integrity, number>;
   /** Every item that is not verified, with the reason. */
-  problems: { id: string; type: string; source: string; space: string; path: string; integrity: Integrity; reason: string }[];
+  problems: {
+    id: string;
+    type: string;
+    source: string;
+    space: string;
+    path: string;
+    integrity: Integrity;
+    reason: string;
+  }[];
   /** Every trust file that confers no trust, and why (unreadable, no key, fingerprint mismatch, bad signature…). */
   ignoredTrustFiles: IgnoredTrustFile[];
 }
@@ -83,7 +98,10 @@ export class RyeIndex {
   /** Many searches in one call, run off the JS thread; each entry is an envelope or an error. */
   async searchMany(list: SearchOptions[]): Promise<Array<SearchResponse | SearchFailure>> {
     this.assertOpen();
-    if (!Array.isArray(list)) throw new InvalidArgumentError('searchMany takes an array of search options', { hint: 'pass [{ query, scope }, …]' });
+    if (!Array.isArray(list))
+      throw new InvalidArgumentError('searchMany takes an array of search options', {
+        hint: 'pass [{ query, scope }, …]',
+      });
     return this.runner.searchMany(list, (opts) => this.prepare(opts));
   }
 
@@ -121,7 +139,15 @@ export class RyeIndex {
         total++;
         counts[v.integrity]++;
         if (v.integrity !== 'verified') {
-          problems.push({ id: ref.id, type: ref.kind, source: sourceOf(ref.space.label), space: ref.space.label, path: ref.path, integrity: v.integrity, reason: v.reason ?? '' });
+          problems.push({
+            id: ref.id,
+            type: ref.kind,
+            source: sourceOf(ref.space.label),
+            space: ref.space.label,
+            path: ref.path,
+            integrity: v.integrity,
+            reason: v.reason ?? '',
+          });
         }
       }
     }
@@ -132,13 +158,18 @@ export class RyeIndex {
   /** The refs of every item, or of the named ones; a name that matches no item is an error. */
   private selected(ids: string[] | undefined): Iterable<ItemRef[]> {
     if (ids === undefined) return this.indexer.byId.values();
-    if (!Array.isArray(ids)) throw new InvalidArgumentError('ids must be an array of item ids', { hint: 'e.g. ["tool:rye/core/bash/bash"]' });
+    if (!Array.isArray(ids))
+      throw new InvalidArgumentError('ids must be an array of item ids', { hint: 'e.g. ["tool:rye/core/bash/bash"]' });
     const out: ItemRef[][] = [];
     for (const itemId of ids) {
       const { kinds, id } = parseItemRef(itemId);
-      const found = kinds.map((k) => this.indexer.byId.get(`${k}\0${id}`)).filter((refs): refs is ItemRef[] => refs !== undefined);
+      const found = kinds
+        .map((k) => this.indexer.byId.get(`${k}\0${id}`))
+        .filter((refs): refs is ItemRef[] => refs !== undefined);
       if (found.length === 0) {
-        throw new NotFoundError(`Item not found: ${itemId}`, { hint: 'find the id with a search (rye_search, rye-search search); ids are kind:id or a bare id without extension' });
+        throw new NotFoundError(`Item not found: ${itemId}`, {
+          hint: 'find the id with a search (rye_search, rye-search search); ids are kind:id or a bare id without extension',
+        });
       }
       for (const refs of found) if (!out.includes(refs)) out.push(refs);
     }
@@ -152,8 +183,7 @@ export class RyeIndex {
 
   private prepare(opts: SearchOptions): Prepared {
     const warnings: string[] = [];
-    const space = (opts && typeof opts === 'object' ? spaceOf(opts) : undefined) ?? 'all';
-    if (typeof space !== 'string') throw new InvalidArgumentError('space must be a string', { hint: 'use all, project, user or system' });
+    const space = (opts && typeof opts === 'object' ? requestedSpace(opts) : undefined) ?? 'all';
     const selected = selectSpaces(this.spaces, space);
     const req = buildRequest(opts, selected, warnings);
     return { req, space, warnings, shadows: shadowsAmong(this.shadows, selected) };
@@ -173,7 +203,9 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
     throw new InvalidArgumentError('projectPath must be a string', { hint: 'pass the directory that holds .ai/' });
   }
   if (opts.watch !== undefined && typeof opts.watch !== 'boolean') {
-    throw new InvalidArgumentError(`watch must be true or false, got ${JSON.stringify(opts.watch)}`, { hint: 'pass watch: false to walk the spaces on every refresh' });
+    throw new InvalidArgumentError(`watch must be true or false, got ${JSON.stringify(opts.watch)}`, {
+      hint: 'pass watch: false to walk the spaces on every refresh',
+    });
   }
   if (opts.projectPath !== undefined) checkProjectDir(opts.projectPath);
   const spaces = resolveSpaces(opts);
@@ -181,7 +213,13 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   const location = indexDirFor(cacheDir, opts.projectPath, spaces);
   fs.mkdirSync(location, { recursive: true });
   const nativeIndex = native((b) => b.NativeIndex.open(location));
-  const indexer = new Indexer(nativeIndex, spaces, path.join(location, 'rye-state.json'), opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, opts.watch ?? process.platform === 'linux');
+  const indexer = new Indexer(
+    nativeIndex,
+    spaces,
+    path.join(location, 'rye-state.json'),
+    opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    opts.watch ?? process.platform === 'linux',
+  );
   const index = new RyeIndex(nativeIndex, indexer, spaces, location, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
   if (opts.refresh !== false) await index.refresh(opts.onProgress);
   return index;

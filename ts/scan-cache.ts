@@ -13,7 +13,7 @@ import type { Listing, ScanCache } from './discovery.js';
 
 /** More events than this between two scans: read everything again. */
 const EVENT_BURST = 1000;
-export const FULL_SCAN_MS = 60_000;
+const FULL_SCAN_MS = 60_000;
 
 interface Entry {
   watcher?: fs.FSWatcher;

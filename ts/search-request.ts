@@ -10,7 +10,6 @@ import type { NativeFilter, NativeRequest, SortBy } from './wire.js';
 
 export type { SortBy };
 
-
 export interface DistanceOption {
   enabled?: boolean;
   max_distance?: number;
@@ -50,8 +49,8 @@ export interface SearchOptions {
 
 // The engine's limits (largest page and offset, the fuzzy distance) belong to the core, which
 // reports them as E_LIMIT (or clamps, with a warning): here only the types are checked.
-export const DEFAULT_LIMIT = 10;
-export const DEFAULT_PROXIMITY = 5;
+const DEFAULT_LIMIT = 10;
+const DEFAULT_PROXIMITY = 5;
 /** The distance `fuzzy: {enabled: true}` means when none is given. */
 const DEFAULT_FUZZY = 2;
 
@@ -61,20 +60,38 @@ function bad(message: string, hint: string): never {
 
 function integer(value: unknown, name: string, min: number, max: number, fallback: number): number {
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value)) bad(`${name} must be an integer, got ${JSON.stringify(value)}`, `give ${name} as a whole number`);
-  if (value < min || value > max) bad(`${name} ${value} is out of range`, max === Number.MAX_SAFE_INTEGER ? `${name} must be ${min} or more` : `${name} must be between ${min} and ${max}`);
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    bad(`${name} must be an integer, got ${JSON.stringify(value)}`, `give ${name} as a whole number`);
+  if (value < min || value > max)
+    bad(
+      `${name} ${value} is out of range`,
+      max === Number.MAX_SAFE_INTEGER ? `${name} must be ${min} or more` : `${name} must be between ${min} and ${max}`,
+    );
   return value;
 }
 
-function distance(opt: unknown, name: string, fallback: number, warnings: string[], clamp?: number): number | undefined {
+function distance(
+  opt: unknown,
+  name: string,
+  fallback: number,
+  warnings: string[],
+  clamp?: number,
+): number | undefined {
   if (opt === undefined || opt === null) return undefined;
-  if (typeof opt !== 'object' || Array.isArray(opt)) bad(`${name} must be an object like {"enabled": true, "max_distance": ${fallback}}`, `pass ${name} as an object`);
+  if (typeof opt !== 'object' || Array.isArray(opt))
+    bad(`${name} must be an object like {"enabled": true, "max_distance": ${fallback}}`, `pass ${name} as an object`);
   const o = opt as DistanceOption & Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!['enabled', 'max_distance', 'maxDistance'].includes(k)) bad(`unknown ${name} option "${k}"`, 'use enabled and max_distance');
-  if (o.enabled !== undefined && typeof o.enabled !== 'boolean') bad(`${name}.enabled must be true or false`, `pass {"enabled": true}`);
+  for (const k of Object.keys(o))
+    if (!['enabled', 'max_distance', 'maxDistance'].includes(k))
+      bad(`unknown ${name} option "${k}"`, 'use enabled and max_distance');
+  if (o.enabled !== undefined && typeof o.enabled !== 'boolean')
+    bad(`${name}.enabled must be true or false`, `pass {"enabled": true}`);
   const raw = o.max_distance ?? o.maxDistance;
   if (raw !== undefined && (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0)) {
-    bad(`${name}.max_distance must be a non-negative integer, got ${JSON.stringify(raw)}`, `e.g. {"enabled": true, "max_distance": ${fallback}}`);
+    bad(
+      `${name}.max_distance must be a non-negative integer, got ${JSON.stringify(raw)}`,
+      `e.g. {"enabled": true, "max_distance": ${fallback}}`,
+    );
   }
   const enabled = o.enabled ?? raw !== undefined;
   if (!enabled) return undefined;
@@ -95,7 +112,13 @@ const CLOSED_FILTERS: Record<string, readonly string[]> = {
 };
 
 const DURATION = /^(\d+)\s*(h|d|w|m|y)$/i;
-const DURATION_MS: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, m: 30 * 86_400_000, y: 365 * 86_400_000 };
+const DURATION_MS: Record<string, number> = {
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 7 * 86_400_000,
+  m: 30 * 86_400_000,
+  y: 365 * 86_400_000,
+};
 
 /** `since`/`until` as epoch milliseconds: an ISO date, or a duration back from now. */
 function timeBound(value: unknown, name: 'since' | 'until'): number | undefined {
@@ -111,8 +134,10 @@ function timeBound(value: unknown, name: 'since' | 'until'): number | undefined 
 }
 
 function filterList(filters: unknown, since?: number, until?: number): NativeFilter[] {
-  if (filters === undefined || filters === null) return since === undefined && until === undefined ? [] : [{ type: 'date', from: since ?? null, to: until ?? null }];
-  if (typeof filters !== 'object' || Array.isArray(filters)) bad('filters must be an object of key → value', 'e.g. {"category": "rye/core", "tags": ["api"]}');
+  if (filters === undefined || filters === null)
+    return since === undefined && until === undefined ? [] : [{ type: 'date', from: since ?? null, to: until ?? null }];
+  if (typeof filters !== 'object' || Array.isArray(filters))
+    bad('filters must be an object of key → value', 'e.g. {"category": "rye/core", "tags": ["api"]}');
   const out: NativeFilter[] = [];
   let from = since;
   let to = until;
@@ -121,7 +146,8 @@ function filterList(filters: unknown, since?: number, until?: number): NativeFil
     if (typeof value === 'string') wellFormed(value, `filter "${key}"`);
     if (key === 'date_from' || key === 'date_to') {
       const t = typeof value === 'string' ? Date.parse(value) : NaN;
-      if (!Number.isFinite(t)) bad(`${key} must be an ISO date, got ${JSON.stringify(value)}`, 'e.g. "2026-01-31" or "2026-01-31T12:00:00Z"');
+      if (!Number.isFinite(t))
+        bad(`${key} must be an ISO date, got ${JSON.stringify(value)}`, 'e.g. "2026-01-31" or "2026-01-31T12:00:00Z"');
       if (key === 'date_from') from = Math.max(from ?? t, t);
       else {
         const end = /^\d{4}-\d\d-\d\d$/.test(value as string) ? t + 86_399_999 : t;
@@ -148,12 +174,16 @@ function filterList(filters: unknown, since?: number, until?: number): NativeFil
       } else if (typeof v === 'number' || typeof v === 'boolean') {
         any.push(String(v));
       } else {
-        bad(`filter "${key}" has an unsupported value ${JSON.stringify(v)}`, 'filter values are strings, numbers, booleans or lists of them');
+        bad(
+          `filter "${key}" has an unsupported value ${JSON.stringify(v)}`,
+          'filter values are strings, numbers, booleans or lists of them',
+        );
       }
     }
     const accepted = CLOSED_FILTERS[key];
     const unknown = accepted ? [...any, ...none].find((v) => !accepted.includes(v)) : undefined;
-    if (unknown !== undefined) bad(`filter "${key}" cannot be ${JSON.stringify(unknown)}`, `use one of ${accepted!.join(', ')}`);
+    if (unknown !== undefined)
+      bad(`filter "${key}" cannot be ${JSON.stringify(unknown)}`, `use one of ${accepted!.join(', ')}`);
     if (any.length) out.push({ type: 'anyOf', key, values: any });
     if (none.length) out.push({ type: 'noneOf', key, values: none });
   }
@@ -178,10 +208,48 @@ export function mayBeSlow(req: NativeRequest, numDocs: () => number): boolean {
   return (req.fuzzy > 0 || anySlow((q) => /[*?]\S/.test(q) || /\S[*?]/.test(q))) && numDocs() > LARGE_INDEX_DOCS;
 }
 
-const OPTION_NAMES = new Set(['query', 'scope', 'space', 'source', 'limit', 'offset', 'sortBy', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'previewChars', 'preview_chars', 'includeFields', 'include_fields', 'since', 'until']);
+const OPTION_NAMES = new Set([
+  'query',
+  'scope',
+  'space',
+  'source',
+  'limit',
+  'offset',
+  'sortBy',
+  'sort_by',
+  'fields',
+  'filters',
+  'fuzzy',
+  'proximity',
+  'previewChars',
+  'preview_chars',
+  'includeFields',
+  'include_fields',
+  'since',
+  'until',
+]);
 
 /** Result fields an answer can be narrowed to. */
-export const RESULT_FIELDS = ['id', 'type', 'name', 'title', 'description', 'category', 'score', 'source', 'preview', 'path', 'signed', 'integrity', 'date', 'tokens', 'bundle', 'metadata', 'shadows', 'shadowed_by'] as const;
+export const RESULT_FIELDS = [
+  'id',
+  'type',
+  'name',
+  'title',
+  'description',
+  'category',
+  'score',
+  'source',
+  'preview',
+  'path',
+  'signed',
+  'integrity',
+  'date',
+  'tokens',
+  'bundle',
+  'metadata',
+  'shadows',
+  'shadowed_by',
+] as const;
 export type ResultField = (typeof RESULT_FIELDS)[number];
 
 /** The result fields a search keeps, or undefined for all; checked like every option. */
@@ -189,7 +257,10 @@ export function includedFields(opts: SearchOptions): Set<string> | undefined {
   const list = opts.includeFields ?? opts.include_fields;
   if (list === undefined || list === null) return undefined;
   if (!Array.isArray(list) || list.some((f) => !(RESULT_FIELDS as readonly string[]).includes(f))) {
-    bad(`include_fields must be a list of result fields, got ${JSON.stringify(list)}`, `use any of ${RESULT_FIELDS.join(', ')}`);
+    bad(
+      `include_fields must be a list of result fields, got ${JSON.stringify(list)}`,
+      `use any of ${RESULT_FIELDS.join(', ')}`,
+    );
   }
   return new Set(['id', 'type', ...list]);
 }
@@ -198,14 +269,17 @@ export function includedFields(opts: SearchOptions): Set<string> | undefined {
 export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, warnings: string[]): NativeRequest {
   if (!opts || typeof opts !== 'object') bad('search options must be an object', 'pass { query, scope }');
   // A misspelt option must not look applied.
-  for (const key in opts) if (!OPTION_NAMES.has(key)) bad(`unknown search option "${key}"`, `use ${[...OPTION_NAMES].join(', ')}`);
+  for (const key in opts)
+    if (!OPTION_NAMES.has(key)) bad(`unknown search option "${key}"`, `use ${[...OPTION_NAMES].join(', ')}`);
   if (typeof opts.query !== 'string') bad('query must be a string', 'use "*" to list everything');
   wellFormed(opts.query, 'query');
   const scope = opts.scope === undefined ? undefined : parseScope(opts.scope);
   const sortBy = opts.sortBy ?? opts.sort_by ?? 'score';
-  if (!['score', 'name', 'date'].includes(sortBy)) bad(`unknown sort_by "${String(sortBy)}"`, 'use score, name or date');
+  if (!['score', 'name', 'date'].includes(sortBy))
+    bad(`unknown sort_by "${String(sortBy)}"`, 'use score, name or date');
   const fields = opts.fields ?? {};
-  if (typeof fields !== 'object' || Array.isArray(fields)) bad('fields must be an object of field → query', 'e.g. {"category": "core"}');
+  if (typeof fields !== 'object' || Array.isArray(fields))
+    bad('fields must be an object of field → query', 'e.g. {"category": "core"}');
   for (const [k, v] of Object.entries(fields)) {
     if (typeof v !== 'string') bad(`fields.${k} must be a query string`, 'e.g. {"name": "bash"}');
     wellFormed(k, 'a fields name');

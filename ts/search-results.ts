@@ -68,7 +68,7 @@ export function shadowsAmong(lookup: ShadowLookup, searched: readonly { label: s
   return (kind, id) => lookup(kind, id)?.filter((r) => labels.has(r.label));
 }
 
-export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
+function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
   const [id, score, preview, [kind, space, name, title, description, category, path, date, extra]] = hit;
   const result: SearchResult = {
     id,
@@ -97,7 +97,14 @@ export function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResul
   return result;
 }
 
-export function envelope(opts: SearchOptions, req: NativeRequest, res: NativeResponse, space: string, shadows?: ShadowLookup, warnings: string[] = []): SearchResponse {
+export function envelope(
+  opts: SearchOptions,
+  req: NativeRequest,
+  res: NativeResponse,
+  space: string,
+  shadows?: ShadowLookup,
+  warnings: string[] = [],
+): SearchResponse {
   const keep = includedFields(opts);
   const results = res.hits.map((h) => shapeResult(h, shadows));
   const after = req.offset + results.length;

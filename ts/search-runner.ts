@@ -23,7 +23,7 @@ export interface SearchFailure {
 }
 
 /** Searches per native call in `searchMany`: one chunk is parsed while the next is searched. */
-export const SEARCH_MANY_CHUNK = 2048;
+const SEARCH_MANY_CHUNK = 2048;
 
 /**
  * Runs many prepared searches in native calls of `SEARCH_MANY_CHUNK`, keeping each invalid one's
@@ -31,7 +31,7 @@ export const SEARCH_MANY_CHUNK = 2048;
  * JSON array of their answers, in order. While the native threads search one chunk, this thread
  * parses and shapes the one before, so parsing hides behind searching.
  */
-export async function searchMany<P extends { req: NativeRequest }>(
+async function searchMany<P extends { req: NativeRequest }>(
   count: number,
   prepare: (i: number) => P,
   run: (reqs: NativeRequest[]) => Promise<string>,
@@ -67,7 +67,7 @@ export async function searchMany<P extends { req: NativeRequest }>(
 }
 
 /** A failed entry of `searchMany`. */
-export function searchFailure(err: unknown): SearchFailure {
+function searchFailure(err: unknown): SearchFailure {
   return { error: errorPayload(err) };
 }
 
@@ -77,12 +77,17 @@ export class SearchRunner {
   async search(opts: SearchOptions, p: Prepared): Promise<SearchResponse> {
     const payload = JSON.stringify(p.req);
     // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
-    const raw = mayBeSlow(p.req, () => this.index.numDocs()) ? await nativeAsync(() => this.index.search(payload)) : native(() => this.index.searchSync(payload));
+    const raw = mayBeSlow(p.req, () => this.index.numDocs())
+      ? await nativeAsync(() => this.index.search(payload))
+      : native(() => this.index.searchSync(payload));
     return envelope(opts, p.req, JSON.parse(raw) as NativeResponse, p.space, p.shadows, p.warnings);
   }
 
   /** Many searches off the JS thread; each entry is an envelope or an error, in order. */
-  searchMany(list: SearchOptions[], prepare: (opts: SearchOptions) => Prepared): Promise<Array<SearchResponse | SearchFailure>> {
+  searchMany(
+    list: SearchOptions[],
+    prepare: (opts: SearchOptions) => Prepared,
+  ): Promise<Array<SearchResponse | SearchFailure>> {
     return searchMany(
       list.length,
       (i) => prepare(list[i]!),

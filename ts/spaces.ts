@@ -54,12 +54,18 @@ export function parseBundleSpec(entry: string): SystemBundle {
 export function checkProjectDir(projectPath: string): string {
   const dir = path.resolve(projectPath);
   const st = fs.statSync(dir, { throwIfNoEntry: false });
-  if (!st) throw new InvalidArgumentError(`project directory ${dir} does not exist`, { hint: 'pass the directory that holds .ai/' });
-  if (!st.isDirectory()) throw new InvalidArgumentError(`project path ${dir} is not a directory`, { hint: 'pass the directory that holds .ai/' });
+  if (!st)
+    throw new InvalidArgumentError(`project directory ${dir} does not exist`, {
+      hint: 'pass the directory that holds .ai/',
+    });
+  if (!st.isDirectory())
+    throw new InvalidArgumentError(`project path ${dir} is not a directory`, {
+      hint: 'pass the directory that holds .ai/',
+    });
   return dir;
 }
 
-export function defaultUserSpace(): string {
+function defaultUserSpace(): string {
   const fromEnv = process.env.USER_SPACE;
   if (fromEnv && fromEnv.trim() !== '') return path.resolve(fromEnv.replace(/^~(?=$|[/\\])/, homedir()));
   return homedir();
@@ -76,12 +82,18 @@ export interface SpaceOptions {
 export function resolveSpaces(opts: SpaceOptions): Space[] {
   const spaces: Space[] = [];
   if (opts.projectPath) {
-    spaces.push({ label: 'project', kind: 'project', aiDir: path.join(path.resolve(opts.projectPath), '.ai'), rank: 0 });
+    spaces.push({
+      label: 'project',
+      kind: 'project',
+      aiDir: path.join(path.resolve(opts.projectPath), '.ai'),
+      rank: 0,
+    });
   }
   const user = opts.userSpace ?? defaultUserSpace();
   spaces.push({ label: 'user', kind: 'user', aiDir: path.join(path.resolve(user), '.ai'), rank: 1 });
   const bundles = [...(opts.systemBundles ?? [])];
-  if (opts.includeDefaultBundle !== false && !bundles.some((b) => b.id === DEFAULT_BUNDLE.id)) bundles.push(DEFAULT_BUNDLE);
+  if (opts.includeDefaultBundle !== false && !bundles.some((b) => b.id === DEFAULT_BUNDLE.id))
+    bundles.push(DEFAULT_BUNDLE);
   const seen = new Set<string>();
   for (const b of bundles) {
     if (!b || typeof b.id !== 'string' || !/^[A-Za-z0-9._@-]+$/.test(b.id) || typeof b.root !== 'string') {
@@ -89,9 +101,16 @@ export function resolveSpaces(opts: SpaceOptions): Space[] {
         hint: 'give bundles as { id, root } with an id of letters, digits, . _ @ -',
       });
     }
-    if (seen.has(b.id)) throw new InvalidArgumentError(`system bundle "${b.id}" is given twice`, { hint: 'give each bundle id once' });
+    if (seen.has(b.id))
+      throw new InvalidArgumentError(`system bundle "${b.id}" is given twice`, { hint: 'give each bundle id once' });
     seen.add(b.id);
-    spaces.push({ label: `system:${b.id}`, kind: 'system', aiDir: path.join(path.resolve(b.root), '.ai'), rank: 2, bundleId: b.id });
+    spaces.push({
+      label: `system:${b.id}`,
+      kind: 'system',
+      aiDir: path.join(path.resolve(b.root), '.ai'),
+      rank: 2,
+      bundleId: b.id,
+    });
   }
   return spaces;
 }
@@ -102,8 +121,32 @@ export function sourceOf(label: string): string {
 }
 
 /** Which spaces a `space`/`source` value selects. */
+/**
+ * The space a request names: `space` (rye_search's name) or `source` (rye_fetch's), one filter
+ * under two names, both only when they agree. The facades call this once per request; the CLI and
+ * MCP pass both names through untouched.
+ */
+export function requestedSpace(args: { space?: unknown; source?: unknown }): string | undefined {
+  const { space, source } = args;
+  for (const [name, value] of [
+    ['space', space],
+    ['source', source],
+  ] as const) {
+    if (value !== undefined && value !== null && typeof value !== 'string')
+      throw new InvalidArgumentError(`${name} must be a string`, { hint: 'use all, project, user or system' });
+  }
+  if (typeof space === 'string' && typeof source === 'string' && space !== source) {
+    throw new InvalidArgumentError(`space "${space}" and source "${source}" disagree`, { hint: 'give one of them' });
+  }
+  return (space ?? source ?? undefined) as string | undefined;
+}
+
 export function selectSpaces(spaces: Space[], space: string): Space[] {
   switch (space) {
+    case 'registry':
+      throw new InvalidArgumentError('no registry is configured', {
+        hint: 'use a local source: project, user or system',
+      });
     case 'all':
     case 'local':
       return spaces;
@@ -117,7 +160,10 @@ export function selectSpaces(spaces: Space[], space: string): Space[] {
         if (found.length) return found;
       }
       throw new InvalidArgumentError(`unknown space "${space}"`, {
-        hint: `use all, project, user, system or one of ${spaces.filter((s) => s.kind === 'system').map((s) => s.label).join(', ')}`,
+        hint: `use all, project, user, system or one of ${spaces
+          .filter((s) => s.kind === 'system')
+          .map((s) => s.label)
+          .join(', ')}`,
       });
   }
 }

@@ -17,11 +17,3 @@ export function wellFormed(text: string, what: string): string {
   }
   return text;
 }
-
-/** `space` (rye_search's name) and `source` (rye_fetch's) are one filter; both only when they agree. */
-export function spaceOf(args: { space?: string; source?: string }): string | undefined {
-  if (args.space !== undefined && args.source !== undefined && args.space !== args.source) {
-    throw new InvalidArgumentError(`space "${args.space}" and source "${args.source}" disagree`, { hint: 'give one of them' });
-  }
-  return args.space ?? args.source;
-}

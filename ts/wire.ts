@@ -34,7 +34,12 @@ export interface NativeRequest {
  * document.ts). An array, not an object: `JSON.parse` of a ten-hit answer took twice as long
  * with objects in it.
  */
-export type StoredExtra = [signed: boolean, integrity: string, metadata: Record<string, unknown> | null, tokens: number];
+export type StoredExtra = [
+  signed: boolean,
+  integrity: string,
+  metadata: Record<string, unknown> | null,
+  tokens: number,
+];
 
 /** One searchable item, as the core indexes it. */
 export interface NativeDocument {
@@ -66,7 +71,17 @@ export interface NativeDocument {
  * What a hit shows besides id, score and preview, written at index time. Arrays, not objects:
  * `JSON.parse` builds them several times faster, and every search parses ten of them.
  */
-export type NativeItem = [kind: Kind, space: string, name: string, title: string, description: string, category: string, path: string, date: number | null, extra: StoredExtra | null];
+export type NativeItem = [
+  kind: Kind,
+  space: string,
+  name: string,
+  title: string,
+  description: string,
+  category: string,
+  path: string,
+  date: number | null,
+  extra: StoredExtra | null,
+];
 
 export type NativeHit = [id: string, score: number, preview: string, item: NativeItem];
 

@@ -11,13 +11,19 @@ import { openIndex } from '../../dist/index.js';
 import { workspace } from '../helpers.mjs';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'index-child.mjs');
-const files = (from, n, word) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`knowledge/c/f${from + i}.md`, `${word} ${from + i}\n`]));
+const files = (from, n, word) =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`knowledge/c/f${from + i}.md`, `${word} ${from + i}\n`]));
 
 describe('concurrency', () => {
   it('searches during an in-process refresh see the old or the new state, never half', async () => {
     const ws = workspace();
     ws.write('project', files(0, 2000, 'alpha'));
-    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+    });
     ws.write('project', files(2000, 2000, 'alpha'));
     const totals = new Set();
     let done = false;
@@ -35,7 +41,10 @@ describe('concurrency', () => {
     })();
     const [report, n] = await Promise.all([refreshing, searching]);
     assert.equal(report.added, 2000);
-    assert.ok([...totals].every((t) => t === 2000 || t === 4000), `saw totals ${[...totals]}`);
+    assert.ok(
+      [...totals].every((t) => t === 2000 || t === 4000),
+      `saw totals ${[...totals]}`,
+    );
     assert.ok(totals.has(4000), `saw totals ${[...totals]}`);
     console.log(`in-process: ${n} searches during a 2000-file refresh saw totals ${[...totals].join(', ')}`);
     ws.cleanup();
@@ -44,9 +53,16 @@ describe('concurrency', () => {
   it('a second process refreshing while we search and refresh: all succeed, final state complete', async () => {
     const ws = workspace();
     ws.write('project', { ...files(0, 500, 'alpha'), 'knowledge/child/.keep.md': '' });
-    const opts = { projectPath: ws.project, cacheDir: ws.cache, userSpace: path.join(ws.cache, 'no-user'), includeDefaultBundle: false };
+    const opts = {
+      projectPath: ws.project,
+      cacheDir: ws.cache,
+      userSpace: path.join(ws.cache, 'no-user'),
+      includeDefaultBundle: false,
+    };
     const index = await openIndex(opts);
-    const other = spawn(process.execPath, [CHILD, 'loop', ws.project, ws.cache, '25'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const other = spawn(process.execPath, [CHILD, 'loop', ws.project, ws.cache, '25'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     other.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise((r) => other.on('exit', r));
@@ -65,7 +81,9 @@ describe('concurrency', () => {
     const final = await index.refresh();
     assert.equal((await index.search({ query: 'gamma', scope: 'knowledge', limit: 0 })).total, 25);
     assert.equal(final.items, 525);
-    console.log(`two processes: ${searches} refresh+search rounds here (${readOnly} found the writer busy) while the other process committed 25 refreshes`);
+    console.log(
+      `two processes: ${searches} refresh+search rounds here (${readOnly} found the writer busy) while the other process committed 25 refreshes`,
+    );
     await index.close();
     ws.cleanup();
   });
@@ -73,8 +91,17 @@ describe('concurrency', () => {
   it('searchMany with 10k queries while files change', async () => {
     const ws = workspace();
     ws.write('project', files(0, 1000, 'alpha beta'));
-    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
-    const queries = Array.from({ length: 10_000 }, (_, i) => ({ query: ['alpha', 'beta', 'alpha OR delta', 'f1*'][i % 4], scope: 'knowledge', limit: 3 }));
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+    });
+    const queries = Array.from({ length: 10_000 }, (_, i) => ({
+      query: ['alpha', 'beta', 'alpha OR delta', 'f1*'][i % 4],
+      scope: 'knowledge',
+      limit: 3,
+    }));
     const changing = (async () => {
       for (let round = 0; round < 5; round++) {
         ws.write('project', files(1000 + round * 100, 100, 'delta'));
@@ -84,7 +111,10 @@ describe('concurrency', () => {
     })();
     const [results] = await Promise.all([index.searchMany(queries), changing]);
     assert.equal(results.length, 10_000);
-    assert.ok(results.every((r) => !r.error && Array.isArray(r.results)), 'every query answered');
+    assert.ok(
+      results.every((r) => !r.error && Array.isArray(r.results)),
+      'every query answered',
+    );
     ws.cleanup();
   });
 });

@@ -13,8 +13,25 @@ const ITEMS = 300;
 describe('corrupt index cache', () => {
   it('truncated, flipped and garbage files are detected and rebuilt, by every command', () => {
     const ws = workspace();
-    ws.write('project', Object.fromEntries(Array.from({ length: ITEMS }, (_, i) => [`knowledge/k${i}.md`, `alpha item ${i} Café ${'word '.repeat(i % 50)}\n`])));
-    const args = ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle', '--json'];
+    ws.write(
+      'project',
+      Object.fromEntries(
+        Array.from({ length: ITEMS }, (_, i) => [
+          `knowledge/k${i}.md`,
+          `alpha item ${i} Café ${'word '.repeat(i % 50)}\n`,
+        ]),
+      ),
+    );
+    const args = [
+      '--project',
+      ws.project,
+      '--user-space',
+      ws.user,
+      '--cache-dir',
+      ws.cache,
+      '--no-default-bundle',
+      '--json',
+    ];
     const search = () => runCli(['search', 'cafe', '--scope', 'knowledge', '--limit', '3', ...args]);
     const first = search();
     assert.equal(first.status, 0, first.stderr);
@@ -29,13 +46,23 @@ describe('corrupt index cache', () => {
         for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true });
         for (const [f, bytes] of Object.entries(pristine)) fs.writeFileSync(path.join(dir, f), bytes);
         const bytes = Buffer.from(pristine[file]);
-        const damaged = damage === 'truncate' ? bytes.subarray(0, Math.min(5, bytes.length)) : damage === 'garbage' ? Buffer.from('{"not": "an index"') : bytes;
-        if (damage === 'flip') for (let k = 0; k < 8 && bytes.length; k++) bytes[Math.floor(r() * bytes.length)] ^= 0xff;
+        const damaged =
+          damage === 'truncate'
+            ? bytes.subarray(0, Math.min(5, bytes.length))
+            : damage === 'garbage'
+              ? Buffer.from('{"not": "an index"')
+              : bytes;
+        if (damage === 'flip')
+          for (let k = 0; k < 8 && bytes.length; k++) bytes[Math.floor(r() * bytes.length)] ^= 0xff;
         fs.writeFileSync(path.join(dir, file), damaged);
-        const command = outcomes.length % 3 === 0 ? ['index', ...args] : outcomes.length % 3 === 1 ? ['verify', ...args] : null;
+        const command =
+          outcomes.length % 3 === 0 ? ['index', ...args] : outcomes.length % 3 === 1 ? ['verify', ...args] : null;
         if (command) {
           const res = runCli(command);
-          assert.ok([0, 1].includes(res.status), `${command[0]} after ${damage} ${file}: exit ${res.status} ${res.stderr.slice(-400)}`);
+          assert.ok(
+            [0, 1].includes(res.status),
+            `${command[0]} after ${damage} ${file}: exit ${res.status} ${res.stderr.slice(-400)}`,
+          );
         }
         const res = search();
         assert.equal(res.status, 0, `search after ${damage} ${file}: exit ${res.status} ${res.stderr.slice(-400)}`);

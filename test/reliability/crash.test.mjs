@@ -18,14 +18,24 @@ function child(args) {
 }
 
 function tree(ws) {
-  ws.write('project', Object.fromEntries(Array.from({ length: FILES }, (_, i) => [`knowledge/k${i % 40}/item${i}.md`, `alpha item ${i}\n`])));
+  ws.write(
+    'project',
+    Object.fromEntries(
+      Array.from({ length: FILES }, (_, i) => [`knowledge/k${i % 40}/item${i}.md`, `alpha item ${i}\n`]),
+    ),
+  );
 }
 
 describe('crash safety', () => {
   it('kill -9 at several points during the first index loses nothing committed', async () => {
     const ws = workspace();
     tree(ws);
-    const opts = { projectPath: ws.project, cacheDir: ws.cache, userSpace: path.join(ws.cache, 'no-user'), includeDefaultBundle: false };
+    const opts = {
+      projectPath: ws.project,
+      cacheDir: ws.cache,
+      userSpace: path.join(ws.cache, 'no-user'),
+      includeDefaultBundle: false,
+    };
     const outcomes = [];
     for (const delay of [150, 400, 800, 1500, 2500]) {
       const c = child(['refresh', ws.project, ws.cache]);
@@ -50,11 +60,23 @@ describe('crash safety', () => {
     ws.cleanup();
   });
 
-  it('a refresh that runs out of file descriptors commits nothing and says why', { skip: process.platform !== 'linux' && 'ulimit -n is a Linux shell test' }, async () => {
+  it('a refresh that runs out of file descriptors commits nothing and says why', {
+    skip: process.platform !== 'linux' && 'ulimit -n is a Linux shell test',
+  }, async () => {
     const ws = workspace();
     tree(ws);
-    const opts = { projectPath: ws.project, cacheDir: ws.cache, userSpace: path.join(ws.cache, 'no-user'), includeDefaultBundle: false, watch: false };
-    const run = spawnSync('bash', ['-c', `ulimit -n 40; exec "${process.execPath}" "${CHILD}" refresh "${ws.project}" "${ws.cache}"`], { encoding: 'utf8', timeout: 120_000 });
+    const opts = {
+      projectPath: ws.project,
+      cacheDir: ws.cache,
+      userSpace: path.join(ws.cache, 'no-user'),
+      includeDefaultBundle: false,
+      watch: false,
+    };
+    const run = spawnSync(
+      'bash',
+      ['-c', `ulimit -n 40; exec "${process.execPath}" "${CHILD}" refresh "${ws.project}" "${ws.cache}"`],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
     const index = await openIndex({ ...opts, refresh: false });
     const seen = (await index.search({ query: 'alpha', scope: 'knowledge', limit: 0 })).total;
     if (run.status === 0) assert.equal(seen, FILES);
@@ -70,7 +92,12 @@ describe('crash safety', () => {
   it('a live writer in another process is reported; searches keep answering; then the refresh completes', async () => {
     const ws = workspace();
     ws.write('project', { 'knowledge/a.md': 'alpha\n' });
-    const opts = { projectPath: ws.project, cacheDir: ws.cache, userSpace: path.join(ws.cache, 'no-user'), includeDefaultBundle: false };
+    const opts = {
+      projectPath: ws.project,
+      cacheDir: ws.cache,
+      userSpace: path.join(ws.cache, 'no-user'),
+      includeDefaultBundle: false,
+    };
     const index = await openIndex(opts);
     const holder = child(['hold', ws.project, ws.cache]);
     const holderExited = new Promise((r) => holder.on('exit', r));
@@ -83,7 +110,10 @@ describe('crash safety', () => {
     assert.equal(locked.readOnly, true);
     assert.match(locked.warnings.map((w) => w.message).join(' '), /another process/);
     assert.equal((await index.search({ query: 'alpha', scope: 'knowledge' })).total, 1);
-    assert.throws(() => index.native.batch(), (err) => /E_INDEX_LOCKED/.test(err.message));
+    assert.throws(
+      () => index.native.batch(),
+      (err) => /E_INDEX_LOCKED/.test(err.message),
+    );
     holder.stdin.end();
     await holderExited;
     const after = await index.refresh();

@@ -13,7 +13,14 @@ describe('hostile items', () => {
   it('binary, invalid UTF-8, 50 MB, YAML bombs, ---js, deep XML, FIFOs, links', async (t) => {
     const ws = workspace();
     const marker = path.join(ws.root, 'executed');
-    const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`)].join('\n');
+    const bomb = [
+      'a: &a ["x","x","x","x","x","x","x","x","x"]',
+      ...Array.from(
+        { length: 9 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`,
+      ),
+    ].join('\n');
     ws.write('project', {
       'tools/binary.py': Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1, 2]),
       'tools/latin1.py': Buffer.from('# caf\xe9\n', 'latin1'),
@@ -42,7 +49,12 @@ describe('hostile items', () => {
       /* no mkfifo here */
     }
     const started = performance.now();
-    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false });
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+    });
     const took = performance.now() - started;
     assert.ok(took < 20_000, `indexing took ${took} ms`);
     assert.equal(fs.existsSync(marker), false, 'front matter was executed');
@@ -66,16 +78,26 @@ describe('hostile items', () => {
     assert.equal((await index.search({ query: 'secret', scope: 'tool' })).total, 0);
     assert.equal((await index.search({ query: 'aardvark', scope: 'knowledge' })).total, 1);
     assert.equal((await index.search({ query: 'deep', scope: 'directive' })).total, 1);
-    console.log(`hostile items: ${index.lastReport.skipped.length} skipped with reasons, ${index.lastReport.warnings.length} warnings, indexed in ${Math.round(took)} ms`);
+    console.log(
+      `hostile items: ${index.lastReport.skipped.length} skipped with reasons, ${index.lastReport.warnings.length} warnings, indexed in ${Math.round(took)} ms`,
+    );
     t.diagnostic(JSON.stringify(reasons));
     ws.cleanup();
   });
 
   it('files vanishing during a refresh are reported, and the refresh completes', async () => {
     const ws = workspace();
-    const files = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`knowledge/v/f${i}.md`, `word${i} vanishing test\n`]));
+    const files = Object.fromEntries(
+      Array.from({ length: 3000 }, (_, i) => [`knowledge/v/f${i}.md`, `word${i} vanishing test\n`]),
+    );
     ws.write('project', files);
-    const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, refresh: false });
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+      refresh: false,
+    });
     const dir = path.join(ws.project, '.ai', 'knowledge', 'v');
     // Delete every other file while the refresh runs.
     const deleting = (async () => {
@@ -90,11 +112,16 @@ describe('hostile items', () => {
     const vanished = gone.length;
     // Every file is indexed, reported as vanished, or was deleted before the scan saw it.
     assert.ok(report.items >= 1500 && report.items + vanished <= 3000);
-    assert.ok(gone.every((s) => Number(/f(\d+)\.md$/.exec(s.path)[1]) % 2 === 0), 'only deleted files are reported gone');
+    assert.ok(
+      gone.every((s) => Number(/f(\d+)\.md$/.exec(s.path)[1]) % 2 === 0),
+      'only deleted files are reported gone',
+    );
     const after = await index.refresh();
     assert.equal(after.items, 1500);
     assert.equal((await index.search({ query: '*', scope: 'knowledge', limit: 0 })).total, 1500);
-    console.log(`vanishing files: first refresh indexed ${report.items}, reported ${vanished} vanished; second refresh settled at ${after.items}`);
+    console.log(
+      `vanishing files: first refresh indexed ${report.items}, reported ${vanished} vanished; second refresh settled at ${after.items}`,
+    );
     ws.cleanup();
   });
 });

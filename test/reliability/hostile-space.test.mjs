@@ -20,23 +20,35 @@ const hasFifo = (() => {
 
 /** The CLI with every space inside the workspace; a hang fails after `timeout` ms. */
 function cli(ws, args, timeout = 30_000) {
-  const res = spawnSync(process.execPath, [CLI, ...args, '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'], {
-    encoding: 'utf8',
-    env: { ...process.env, CI: '1', RYE_SYSTEM_BUNDLES: '', RYE_DEV_MODE: '1' },
-    timeout,
-  });
+  const res = spawnSync(
+    process.execPath,
+    [CLI, ...args, '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, CI: '1', RYE_SYSTEM_BUNDLES: '', RYE_DEV_MODE: '1' },
+      timeout,
+    },
+  );
   assert.notEqual(res.error?.code, 'ETIMEDOUT', `rye-search ${args.join(' ')} did not finish in ${timeout} ms`);
   return res;
 }
 
 async function timedIndex(ws) {
   const started = performance.now();
-  const index = await openIndex({ projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, watch: false });
+  const index = await openIndex({
+    projectPath: ws.project,
+    userSpace: ws.user,
+    cacheDir: ws.cache,
+    includeDefaultBundle: false,
+    watch: false,
+  });
   return { index, ms: performance.now() - started };
 }
 
 describe('hostile spaces', () => {
-  it('a trust file linked to /dev/zero, or a FIFO, is ignored with its reason; nothing blocks', { skip: !hasFifo && 'no mkfifo' }, () => {
+  it('a trust file linked to /dev/zero, or a FIFO, is ignored with its reason; nothing blocks', {
+    skip: !hasFifo && 'no mkfifo',
+  }, () => {
     const ws = workspace();
     ws.write('project', { 'tools/fine.py': pyTool({ description: 'a fine tool' }) });
     const trusted = path.join(ws.project, '.ai', 'config', 'keys', 'trusted');
@@ -53,9 +65,14 @@ describe('hostile spaces', () => {
     ws.cleanup();
   });
 
-  it('fetch --destination onto a FIFO or a folder fails with E_EXISTS and leaves nothing behind', { skip: !hasFifo && 'no mkfifo' }, () => {
+  it('fetch --destination onto a FIFO or a folder fails with E_EXISTS and leaves nothing behind', {
+    skip: !hasFifo && 'no mkfifo',
+  }, () => {
     const ws = workspace();
-    ws.write('user', { 'tools/pipe.py': pyTool({ description: 'piped' }), 'tools/dir.py': pyTool({ description: 'dir' }) });
+    ws.write('user', {
+      'tools/pipe.py': pyTool({ description: 'piped' }),
+      'tools/dir.py': pyTool({ description: 'dir' }),
+    });
     fs.mkdirSync(path.join(ws.project, '.ai', 'tools'), { recursive: true });
     execFileSync('mkfifo', [path.join(ws.project, '.ai', 'tools', 'pipe.py')]);
     fs.mkdirSync(path.join(ws.project, '.ai', 'tools', 'dir.py'));
@@ -103,7 +120,11 @@ describe('hostile spaces', () => {
     });
     const { index, ms } = await timedIndex(ws);
     assert.ok(ms < 10_000, `indexing took ${Math.round(ms)} ms`);
-    const found = { total: (await index.search({ query: 'normal', scope: 'directive' })).total + (await index.search({ query: 'normal', scope: 'knowledge' })).total };
+    const found = {
+      total:
+        (await index.search({ query: 'normal', scope: 'directive' })).total +
+        (await index.search({ query: 'normal', scope: 'knowledge' })).total,
+    };
     assert.equal(found.total, 2);
     assert.equal((await index.search({ query: '*', scope: 'tool', limit: 10 })).total, 4);
     ws.cleanup();

@@ -10,18 +10,38 @@ describe('query budget', () => {
   it('*e* OR *e* OR … is answered within the budget; past 32 expanding terms it is E_LIMIT', async () => {
     const index = createMemoryIndex();
     const words = Array.from({ length: 3000 }, (_, i) => `e${i.toString(36)}x w${i}e`);
-    await index.add(Array.from({ length: 3000 }, (_, i) => ({ id: `d${i}`, title: words[i], content: `${words[(i * 7) % 3000]} ${words[(i * 13) % 3000]} plain shared` })));
+    await index.add(
+      Array.from({ length: 3000 }, (_, i) => ({
+        id: `d${i}`,
+        title: words[i],
+        content: `${words[(i * 7) % 3000]} ${words[(i * 13) % 3000]} plain shared`,
+      })),
+    );
     const started = performance.now();
-    const res = await index.search({ query: Array(16).fill('*e*').join(' OR '), fields: { content: 'sha*' }, limit: 5 });
+    const res = await index.search({
+      query: Array(16).fill('*e*').join(' OR '),
+      fields: { content: 'sha*' },
+      limit: 5,
+    });
     assert.ok(performance.now() - started < 20_000);
     assert.equal(res.total, 3000);
-    assert.ok(res.warnings.some((w) => /the \d+ most frequent were used/.test(w)), res.warnings.join('; '));
+    assert.ok(
+      res.warnings.some((w) => /the \d+ most frequent were used/.test(w)),
+      res.warnings.join('; '),
+    );
     await assert.rejects(
       index.search({ query: Array(40).fill('*e*').join(' OR ') }),
-      (err) => err instanceof RyeSearchError && err.code === 'E_LIMIT' && /32 wildcard and fuzzy terms/.test(err.message) && err.hint.length > 0,
+      (err) =>
+        err instanceof RyeSearchError &&
+        err.code === 'E_LIMIT' &&
+        /32 wildcard and fuzzy terms/.test(err.message) &&
+        err.hint.length > 0,
     );
     // Fuzzy words past the cap are matched exactly, with a warning, not refused.
-    const fuzzy = await index.search({ query: Array(40).fill('plain').join(' '), fuzzy: { enabled: true, max_distance: 1 } });
+    const fuzzy = await index.search({
+      query: Array(40).fill('plain').join(' '),
+      fuzzy: { enabled: true, max_distance: 1 },
+    });
     assert.equal(fuzzy.total, 3000);
     assert.ok(fuzzy.warnings.some((w) => /matched exactly/.test(w)));
   });

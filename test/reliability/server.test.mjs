@@ -10,7 +10,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 import { CLI, pyTool, spawnCli, workspace } from '../helpers.mjs';
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+};
 
 describe('HTTP transport under hostile clients', () => {
   const ws = workspace();
@@ -18,7 +23,18 @@ describe('HTTP transport under hostile clients', () => {
   let port;
   before(async () => {
     ws.write('project', { 'tools/a.py': pyTool({ description: 'alpha' }) });
-    server = spawnCli(['mcp', '--http', '0', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle']);
+    server = spawnCli([
+      'mcp',
+      '--http',
+      '0',
+      '--project',
+      ws.project,
+      '--user-space',
+      ws.user,
+      '--cache-dir',
+      ws.cache,
+      '--no-default-bundle',
+    ]);
     port = await new Promise((resolve, reject) => {
       let err = '';
       server.stderr.on('data', (d) => {
@@ -36,20 +52,37 @@ describe('HTTP transport under hostile clients', () => {
 
   const post = (body, headers = {}, pathname = '/mcp', method = 'POST') =>
     new Promise((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port, path: pathname, method, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-        let data = '';
-        res.on('data', (d) => (data += d));
-        res.on('end', () => resolve({ status: res.statusCode, body: data }));
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: pathname,
+          method,
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        },
+        (res) => {
+          let data = '';
+          res.on('data', (d) => (data += d));
+          res.on('end', () => resolve({ status: res.statusCode, body: data }));
+        },
+      );
       req.on('error', reject);
       req.end(typeof body === 'string' ? body : JSON.stringify(body));
     });
 
   // The kernel's socket table says which address it listens on; other platforms have no /proc.
-  it('listens on the loopback address only', { skip: process.platform !== 'linux' && 'reads /proc/net/tcp (Linux)' }, async () => {
-    const listening = fs.readFileSync('/proc/net/tcp', 'utf8').split('\n').filter((l) => l.includes(`:${port.toString(16).toUpperCase().padStart(4, '0')} `) && / 0A /.test(l));
+  it('listens on the loopback address only', {
+    skip: process.platform !== 'linux' && 'reads /proc/net/tcp (Linux)',
+  }, async () => {
+    const listening = fs
+      .readFileSync('/proc/net/tcp', 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(`:${port.toString(16).toUpperCase().padStart(4, '0')} `) && / 0A /.test(l));
     assert.ok(listening.length > 0);
-    assert.ok(listening.every((l) => l.trim().split(/\s+/)[1].startsWith('0100007F:')), listening.join('\n'));
+    assert.ok(
+      listening.every((l) => l.trim().split(/\s+/)[1].startsWith('0100007F:')),
+      listening.join('\n'),
+    );
   });
 
   it('answers garbage, oversized and out-of-order requests with errors, and stays up', async () => {
@@ -57,7 +90,15 @@ describe('HTTP transport under hostile clients', () => {
       ['{not json', 400],
       ['', 400],
       ['x'.repeat(5 * 1024 * 1024), 413],
-      [{ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'rye_search', arguments: { query: 'alpha', scope: 'tool' } } }, null],
+      [
+        {
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'rye_search', arguments: { query: 'alpha', scope: 'tool' } },
+        },
+        null,
+      ],
       [{ jsonrpc: '1.0', id: 'x', method: 42 }, null],
       [[{ jsonrpc: '2.0' }, 5, null], null],
     ];
@@ -79,7 +120,16 @@ describe('stdio transport under hostile clients', () => {
   it('garbage lines get parse errors; stdout carries only JSON-RPC; the server keeps answering', async () => {
     const ws = workspace();
     ws.write('project', { 'tools/a.py': pyTool({ description: 'alpha' }) });
-    const child = spawnCli(['mcp', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle']);
+    const child = spawnCli([
+      'mcp',
+      '--project',
+      ws.project,
+      '--user-space',
+      ws.user,
+      '--cache-dir',
+      ws.cache,
+      '--no-default-bundle',
+    ]);
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     const send = (line) => child.stdin.write(`${line}\n`);
@@ -87,7 +137,9 @@ describe('stdio transport under hostile clients', () => {
     send('{"jsonrpc":"2.0","id":2,"method":"tools/list"}');
     send(JSON.stringify(INIT));
     send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
-    send('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"rye_search","arguments":{"query":"alpha","scope":"tool"}}}');
+    send(
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"rye_search","arguments":{"query":"alpha","scope":"tool"}}}',
+    );
     send('{"jsonrpc":"2.0","id":4,"method":"no/such/method"}');
     await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no answer to id 3; stdout: ${out}`)), 20_000);
@@ -102,23 +154,48 @@ describe('stdio transport under hostile clients', () => {
     const lines = out.trim().split('\n');
     const messages = lines.map((l) => JSON.parse(l));
     assert.ok(messages.every((m) => m.jsonrpc === '2.0'));
-    assert.ok(messages.some((m) => m.error && m.id === null), 'parse error for the garbage line');
+    assert.ok(
+      messages.some((m) => m.error && m.id === null),
+      'parse error for the garbage line',
+    );
     assert.equal(messages.find((m) => m.id === 3).result.structuredContent.total, 1);
     assert.ok(messages.find((m) => m.id === 4).error);
     ws.cleanup();
   });
 
-  it('a bounded soak of 2000 tool calls keeps the server\'s memory stable', async () => {
+  it("a bounded soak of 2000 tool calls keeps the server's memory stable", async () => {
     const ws = workspace();
-    ws.write('project', Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`tools/t${i}.py`, pyTool({ description: `tool number ${i} alpha` })])));
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'], stderr: 'ignore' });
+    ws.write(
+      'project',
+      Object.fromEntries(
+        Array.from({ length: 300 }, (_, i) => [`tools/t${i}.py`, pyTool({ description: `tool number ${i} alpha` })]),
+      ),
+    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        CLI,
+        'mcp',
+        '--project',
+        ws.project,
+        '--user-space',
+        ws.user,
+        '--cache-dir',
+        ws.cache,
+        '--no-default-bundle',
+      ],
+      stderr: 'ignore',
+    });
     const client = new Client({ name: 'soak', version: '1' });
     await client.connect(transport);
     const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${transport.pid}/status`, 'utf8'))[1]) / 1024;
     const call = (i) =>
       i % 5 === 4
         ? client.callTool({ name: 'rye_fetch', arguments: { item_id: `tool:t${i % 300}` } })
-        : client.callTool({ name: 'rye_search', arguments: { query: i % 3 ? 'alpha' : 'tool AND number', scope: 'tool', limit: 5, offset: i % 20 } });
+        : client.callTool({
+            name: 'rye_search',
+            arguments: { query: i % 3 ? 'alpha' : 'tool AND number', scope: 'tool', limit: 5, offset: i % 20 },
+          });
     for (let i = 0; i < 300; i++) await call(i);
     const warm = rss();
     for (let i = 300; i < 2000; i++) await call(i);

@@ -17,7 +17,9 @@ const BATCH = 500;
 
 function runBatch(from, to, progress) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CHILD, String(from), String(to), progress], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CHILD, String(from), String(to), progress], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -38,7 +40,11 @@ describe('Unicode fuzzer', () => {
       const progress = path.join(dir, `case-${from}.json`);
       const r = await runBatch(from, Math.min(CASES, from + BATCH), progress);
       const last = fs.existsSync(progress) ? fs.readFileSync(progress, 'utf8') : '(none)';
-      assert.equal(r.code, 0, `batch ${from} died (${r.signal ?? r.code}); case saved in ${progress}: ${last.slice(0, 400)}\n${r.err.slice(-800)}`);
+      assert.equal(
+        r.code,
+        0,
+        `batch ${from} died (${r.signal ?? r.code}); case saved in ${progress}: ${last.slice(0, 400)}\n${r.err.slice(-800)}`,
+      );
       const summary = JSON.parse(r.out.trim().split('\n').pop());
       assert.deepEqual(summary.problems.slice(0, 5), [], `${summary.problems.length} problems`);
       for (const k of Object.keys(totals)) totals[k] += summary[k];

@@ -32,18 +32,42 @@ describe('previews of text whose folded form changes length', () => {
     }
     const many = await index.searchMany(CASES.map(([, query]) => ({ query, previewChars: 60 })));
     assert.equal(many.length, CASES.length);
-    assert.ok(many.every((r) => !r.error && r.total >= 1), JSON.stringify(many.filter((r) => r.error)));
+    assert.ok(
+      many.every((r) => !r.error && r.total >= 1),
+      JSON.stringify(many.filter((r) => r.error)),
+    );
   });
 
   it('CLI and MCP: a knowledge file with Café is searched as cafe', async () => {
     const ws = workspace();
     ws.write('project', { 'knowledge/menu.md': 'Café au lait, crème brûlée and Straße food\n' });
-    const cli = runCli(['search', 'cafe', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle', '--json']);
+    const cli = runCli([
+      'search',
+      'cafe',
+      '--project',
+      ws.project,
+      '--user-space',
+      ws.user,
+      '--cache-dir',
+      ws.cache,
+      '--no-default-bundle',
+      '--json',
+    ]);
     assert.equal(cli.status, 0, cli.stderr);
     assert.match(JSON.parse(cli.stdout).results[0].preview, /Café/);
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [CLI, 'mcp', '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'],
+      args: [
+        CLI,
+        'mcp',
+        '--project',
+        ws.project,
+        '--user-space',
+        ws.user,
+        '--cache-dir',
+        ws.cache,
+        '--no-default-bundle',
+      ],
       stderr: 'pipe',
       env: { ...process.env, CI: '1' },
     });

@@ -33,7 +33,7 @@ export const COMMON_HELP = `  --project DIR        project that holds .ai/ (defa
   --json               machine-readable output`;
 
 /** The project: `--project`, else the current directory when it has a `.ai/`. */
-export function projectOf(values: CommonValues): string | undefined {
+function projectOf(values: CommonValues): string | undefined {
   if (values.project) {
     return checkProjectDir(values.project);
   }
@@ -54,7 +54,8 @@ export function openOptions(values: CommonValues): OpenIndexOptions {
 
 export function integerArg(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`--${name} must be a whole number, got "${value}"`, { hint: `e.g. --${name} 10` });
+  if (!/^-?\d+$/.test(value.trim()))
+    throw new InvalidArgumentError(`--${name} must be a whole number, got "${value}"`, { hint: `e.g. --${name} 10` });
   return Number(value);
 }
 
@@ -63,7 +64,10 @@ export function pairs(list: string[] | undefined, name: string, split = false): 
   const out: Record<string, string | string[]> = {};
   for (const item of list ?? []) {
     const eq = item.indexOf('=');
-    if (eq <= 0) throw new InvalidArgumentError(`--${name} must be KEY=VALUE, got "${item}"`, { hint: `e.g. --${name} category=core` });
+    if (eq <= 0)
+      throw new InvalidArgumentError(`--${name} must be KEY=VALUE, got "${item}"`, {
+        hint: `e.g. --${name} category=core`,
+      });
     const key = item.slice(0, eq).trim();
     const values = split ? item.slice(eq + 1).split(',') : [item.slice(eq + 1)];
     const prev = out[key];

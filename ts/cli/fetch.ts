@@ -4,7 +4,6 @@ import { fetchFailure, InvalidArgumentError, NotFoundError, RyeSearchError } fro
 import type { FetchOptions } from '../fetch.js';
 import { openIndex } from '../rye-index.js';
 import { isKind } from '../scope.js';
-import { spaceOf } from '../validate.js';
 import { COMMON_HELP, COMMON_OPTIONS, openOptions } from './args.js';
 
 export const FETCH_HELP = `Usage: rye-search fetch ID [options]
@@ -24,20 +23,32 @@ export async function fetchCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { ...COMMON_OPTIONS, type: { type: 'string' }, source: { type: 'string' }, space: { type: 'string' }, destination: { type: 'string' }, overwrite: { type: 'boolean' } },
+    options: {
+      ...COMMON_OPTIONS,
+      type: { type: 'string' },
+      source: { type: 'string' },
+      space: { type: 'string' },
+      destination: { type: 'string' },
+      overwrite: { type: 'boolean' },
+    },
   });
   if (values.help) {
     process.stdout.write(`${FETCH_HELP}\n`);
     return 0;
   }
-  if (positionals.length !== 1) throw new InvalidArgumentError('fetch needs exactly one ID', { hint: 'e.g. rye-search fetch tool:rye/core/bash/bash' });
-  if (values.type !== undefined && !isKind(values.type)) throw new InvalidArgumentError(`unknown --type "${values.type}"`, { hint: 'use directive, tool or knowledge' });
+  if (positionals.length !== 1)
+    throw new InvalidArgumentError('fetch needs exactly one ID', {
+      hint: 'e.g. rye-search fetch tool:rye/core/bash/bash',
+    });
+  if (values.type !== undefined && !isKind(values.type))
+    throw new InvalidArgumentError(`unknown --type "${values.type}"`, { hint: 'use directive, tool or knowledge' });
   const index = await openIndex({ ...openOptions(values), refresh: false });
   try {
     const res = await index.fetch({
       item_id: positionals[0]!,
       item_type: values.type as FetchOptions['item_type'],
-      source: spaceOf(values),
+      source: values.source,
+      space: values.space,
       destination: values.destination as FetchOptions['destination'],
       overwrite: values.overwrite,
     });

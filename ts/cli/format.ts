@@ -1,7 +1,13 @@
 /** Human output: aligned columns that read at a glance. */
 import type { SearchResponse, SearchResult } from '../search-results.js';
 
-const MARK: Record<string, string> = { verified: 'ok', unsigned: '-', modified: 'MODIFIED', untrusted: 'untrusted', invalid: 'INVALID' };
+const MARK: Record<string, string> = {
+  verified: 'ok',
+  unsigned: '-',
+  modified: 'MODIFIED',
+  untrusted: 'untrusted',
+  invalid: 'INVALID',
+};
 
 function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
@@ -17,13 +23,22 @@ function spaceLabel(r: SearchResult): string {
 
 export function formatTable(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : pad(c, widths[i]!))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? c : pad(c, widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** `dates`: show each result's date (when the search is about time: sorted by date, since, until). */
 export function formatSearch(res: SearchResponse, dates = false): string {
   if (res.results.length === 0) {
-    return res.total > 0 ? `no results on this page (${res.total} in total, offset ${res.offset})` : `no results for ${JSON.stringify(res.query)}`;
+    return res.total > 0
+      ? `no results on this page (${res.total} in total, offset ${res.offset})`
+      : `no results for ${JSON.stringify(res.query)}`;
   }
   // The note line under each result is indented by 6: the rest of the terminal is its room.
   const width = Math.max(20, (process.stdout.columns || 120) - 6);
@@ -34,7 +49,14 @@ export function formatSearch(res: SearchResponse, dates = false): string {
     let id = r.id;
     if (r.shadows?.length) id += `  (shadows ${r.shadows.map((s) => s.space).join(', ')})`;
     if (r.shadowed_by) id += `  (shadowed by ${r.shadowed_by})`;
-    rows.push([r.score.toFixed(3), r.type, spaceLabel(r), MARK[r.integrity] ?? r.integrity, ...(dated ? [r.date?.slice(0, 10) ?? '-'] : []), id]);
+    rows.push([
+      r.score.toFixed(3),
+      r.type,
+      spaceLabel(r),
+      MARK[r.integrity] ?? r.integrity,
+      ...(dated ? [r.date?.slice(0, 10) ?? '-'] : []),
+      id,
+    ]);
     const line = [r.title && r.title !== r.name ? r.title : '', r.description].filter(Boolean).join(' — ');
     notes.push(line ? `      ${cut(line, width)}` : '');
   }
@@ -45,7 +67,10 @@ export function formatSearch(res: SearchResponse, dates = false): string {
     if (notes[i]) out.push(notes[i]!);
   });
   const shown = `${res.offset + 1}–${res.offset + res.results.length} of ${res.total}`;
-  out.push('', `${shown} result${res.total === 1 ? '' : 's'} for ${JSON.stringify(res.query)} in ${res.scope} (${res.space})`);
+  out.push(
+    '',
+    `${shown} result${res.total === 1 ? '' : 's'} for ${JSON.stringify(res.query)} in ${res.scope} (${res.space})`,
+  );
   for (const w of res.warnings ?? []) out.push(`warning: ${w}`);
   return out.join('\n');
 }

@@ -32,7 +32,7 @@ function progressBar(enabled: boolean): ((p: Progress) => void) | undefined {
   };
 }
 
-export function summarise(report: IndexReport, verbose: boolean): string {
+function summarise(report: IndexReport, verbose: boolean): string {
   const lines = [
     `${report.items} items indexed in ${report.durationMs} ms: ${report.added} added, ${report.updated} updated, ${report.removed} removed, ${report.unchanged} unchanged`,
   ];
@@ -40,8 +40,11 @@ export function summarise(report: IndexReport, verbose: boolean): string {
   const byReason = new Map<string, number>();
   for (const s of report.skipped) byReason.set(s.reason, (byReason.get(s.reason) ?? 0) + 1);
   if (report.skipped.length) {
-    lines.push(`${report.skipped.length} skipped: ${[...byReason].map(([r, n]) => `${n} ${r}`).join(', ')}${verbose ? '' : ' (--verbose lists them)'}`);
-    if (verbose) for (const s of report.skipped) lines.push(`  skipped ${s.reason}: ${s.path}${s.detail ? ` (${s.detail})` : ''}`);
+    lines.push(
+      `${report.skipped.length} skipped: ${[...byReason].map(([r, n]) => `${n} ${r}`).join(', ')}${verbose ? '' : ' (--verbose lists them)'}`,
+    );
+    if (verbose)
+      for (const s of report.skipped) lines.push(`  skipped ${s.reason}: ${s.path}${s.detail ? ` (${s.detail})` : ''}`);
   }
   for (const w of report.warnings) lines.push(`warning: ${w.path ? `${w.path}: ` : ''}${w.message}`);
   return lines.join('\n');
@@ -57,7 +60,11 @@ export async function indexCommand(argv: string[]): Promise<number> {
   const index = await openIndex({ ...openOptions(values), refresh: false });
   try {
     const report = await index.refresh(progressBar(showProgress));
-    process.stdout.write(values.json ? `${JSON.stringify({ ...report, location: index.location }, null, 2)}\n` : `${summarise(report, !!values.verbose)}\n`);
+    process.stdout.write(
+      values.json
+        ? `${JSON.stringify({ ...report, location: index.location }, null, 2)}\n`
+        : `${summarise(report, !!values.verbose)}\n`,
+    );
     return 0;
   } finally {
     await index.close();

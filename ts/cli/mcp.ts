@@ -26,15 +26,19 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   const ctx = new McpContext({ ...rest, defaultProject: projectPath });
   if (values.http !== undefined) {
     const port = integerArg(values.http, 'http')!;
-    if (port < 0 || port > 65535) throw new InvalidArgumentError(`--http ${port} is not a port`, { hint: 'use 0–65535' });
+    if (port < 0 || port > 65535)
+      throw new InvalidArgumentError(`--http ${port} is not a port`, { hint: 'use 0–65535' });
     // Loaded only here: the HTTP transport and its server add ~15 ms to every stdio start.
     const { serveHttp } = await import('../mcp/http.js');
     // The port first: a busy one is said at once, not after indexing.
     const server = await serveHttp(ctx, port).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES') throw err;
-      throw new InvalidArgumentError(`port ${port} on 127.0.0.1 ${err.code === 'EADDRINUSE' ? 'is already in use' : 'is not allowed'}`, {
-        hint: 'choose another port, or --http 0 for a free one',
-      });
+      throw new InvalidArgumentError(
+        `port ${port} on 127.0.0.1 ${err.code === 'EADDRINUSE' ? 'is already in use' : 'is not allowed'}`,
+        {
+          hint: 'choose another port, or --http 0 for a free one',
+        },
+      );
     });
     await ctx.index(undefined); // build the index before the first call
     const address = server.address();
@@ -54,7 +58,11 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     transport.onerror = (err: Error) => {
       process.stderr.write(`rye-search: ${err.message}\n`);
       if (err instanceof SyntaxError || err.name === 'ZodError') {
-        void transport.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: not a JSON-RPC message' } } as never);
+        void transport.send({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32700, message: 'Parse error: not a JSON-RPC message' },
+        } as never);
       }
     };
     await server.connect(transport);

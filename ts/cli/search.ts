@@ -3,7 +3,6 @@ import { parseArgs } from 'node:util';
 import { InvalidArgumentError } from '../errors.js';
 import { openIndex } from '../rye-index.js';
 import type { SearchOptions, SortBy } from '../search-request.js';
-import { spaceOf } from '../validate.js';
 import { COMMON_HELP, COMMON_OPTIONS, integerArg, openOptions, pairs } from './args.js';
 import { formatSearch } from './format.js';
 
@@ -59,18 +58,25 @@ export async function searchCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${SEARCH_HELP}\n`);
     return 0;
   }
-  if (positionals.length === 0) throw new InvalidArgumentError('search needs a QUERY', { hint: 'e.g. rye-search search "file system" --scope tool (use "*" for everything)' });
+  if (positionals.length === 0)
+    throw new InvalidArgumentError('search needs a QUERY', {
+      hint: 'e.g. rye-search search "file system" --scope tool (use "*" for everything)',
+    });
   const fields = pairs(values.field, 'field') as Record<string, string | string[]>;
   for (const [k, v] of Object.entries(fields)) if (Array.isArray(v)) fields[k] = v.join(' ');
   const filters = Object.fromEntries(
-    Object.entries(pairs(values.filter, 'filter', true)).map(([k, v]) => [k, Array.isArray(v) ? v.map(filterValue) : filterValue(v)]),
+    Object.entries(pairs(values.filter, 'filter', true)).map(([k, v]) => [
+      k,
+      Array.isArray(v) ? v.map(filterValue) : filterValue(v),
+    ]),
   );
   const fuzzy = integerArg(values.fuzzy, 'fuzzy');
   const proximity = integerArg(values.proximity, 'proximity');
   const opts: SearchOptions = {
     query: positionals.join(' '),
     scope: values.scope,
-    space: spaceOf(values),
+    space: values.space,
+    source: values.source,
     limit: integerArg(values.limit, 'limit'),
     offset: integerArg(values.offset, 'offset'),
     sortBy: values['sort-by'] as SortBy | undefined,

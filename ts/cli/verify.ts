@@ -35,15 +35,26 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     if (values.json) {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
-      const summary = Object.entries(report.counts).map(([k, n]) => `${n} ${k}`).join(', ');
+      const summary = Object.entries(report.counts)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ');
       const lines = [`${report.total} item${report.total === 1 ? '' : 's'}: ${summary}`];
       const ignored = report.ignoredTrustFiles;
       if (ignored.length) {
-        lines.push('', `${ignored.length} trust file${ignored.length === 1 ? '' : 's'} ignored (no trust comes from ${ignored.length === 1 ? 'it' : 'them'}):`);
+        lines.push(
+          '',
+          `${ignored.length} trust file${ignored.length === 1 ? '' : 's'} ignored (no trust comes from ${ignored.length === 1 ? 'it' : 'them'}):`,
+        );
         lines.push(...ignored.map((i) => `${i.file}\n  ${i.reason}`));
       }
       if (report.problems.length) {
-        lines.push('', formatTable([['INTEGRITY', 'TYPE', 'SPACE', 'ID'], ...report.problems.map((p) => [p.integrity, p.type, p.space, p.id])]));
+        lines.push(
+          '',
+          formatTable([
+            ['INTEGRITY', 'TYPE', 'SPACE', 'ID'],
+            ...report.problems.map((p) => [p.integrity, p.type, p.space, p.id]),
+          ]),
+        );
         lines.push('', ...report.problems.map((p) => `${p.path}\n  ${p.reason}`));
       }
       process.stdout.write(`${lines.join('\n')}\n`);

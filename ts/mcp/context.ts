@@ -18,7 +18,7 @@ export interface McpContextOptions extends Omit<OpenIndexOptions, 'projectPath' 
  * Open indexes kept at once: each holds a native index, watchers and caches, and a client can
  * name any number of projects. The least recently used one is closed past this.
  */
-export const MAX_OPEN_INDEXES = 8;
+const MAX_OPEN_INDEXES = 8;
 
 export class McpContext {
   /** In use order: the most recently used last. */
@@ -50,7 +50,9 @@ export class McpContext {
     const index = await pending;
     const report = await index.refresh();
     if (report.added || report.updated || report.removed) {
-      this.log(`rye-search: index ${key || '(no project)'}: ${report.added} added, ${report.updated} updated, ${report.removed} removed`);
+      this.log(
+        `rye-search: index ${key || '(no project)'}: ${report.added} added, ${report.updated} updated, ${report.removed} removed`,
+      );
     }
     return index;
   }

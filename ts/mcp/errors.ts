@@ -1,7 +1,6 @@
 /** Tool failures are results with isError and a recovery hint — never thrown protocol errors. */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-
 export { errorPayload } from '../errors.js';
 
 export function errorResult(body: Record<string, unknown>): CallToolResult {

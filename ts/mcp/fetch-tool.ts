@@ -6,7 +6,6 @@ import { fetchFailure, InvalidArgumentError } from '../errors.js';
 import type { McpContext } from './context.js';
 import { errorResult, okResult } from './errors.js';
 import { envelopeShape, queryArgs, resultSchema } from './schemas.js';
-import { spaceOf } from '../validate.js';
 import { toSearchOptions, usageHint } from './search-tool.js';
 
 const { query, scope, ...shared } = queryArgs;
@@ -14,23 +13,37 @@ const { query, scope, ...shared } = queryArgs;
 /** Items one rye_fetch call may load. */
 const MAX_ITEM_IDS = 50;
 
-export const fetchArgs = {
-  item_id: z.string().min(1).optional().describe('ID mode: kind:id or an id relative to .ai/<kind>/ without extension, e.g. "rye/core/create_tool"'),
+const fetchArgs = {
+  item_id: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('ID mode: kind:id or an id relative to .ai/<kind>/ without extension, e.g. "rye/core/create_tool"'),
   item_ids: z
     .array(z.string().min(1))
     .min(1)
     .max(MAX_ITEM_IDS)
     .optional()
-    .describe(`ID mode, several items in one call (at most ${MAX_ITEM_IDS}): one result or error per id, in order, under "items"`),
-  item_type: z.enum(['directive', 'tool', 'knowledge']).optional().describe('ID mode: the kind, when a bare id exists under several'),
+    .describe(
+      `ID mode, several items in one call (at most ${MAX_ITEM_IDS}): one result or error per id, in order, under "items"`,
+    ),
+  item_type: z
+    .enum(['directive', 'tool', 'knowledge'])
+    .optional()
+    .describe('ID mode: the kind, when a bare id exists under several'),
   query: query.optional(),
   scope: scope.optional(),
   source: z
     .string()
     .optional()
-    .describe('ID mode: "project", "user", "system" or "system:<bundle_id>" (default: cascade). Query mode: "all" (default), "local", "project", "user", "system"'),
+    .describe(
+      'ID mode: "project", "user", "system" or "system:<bundle_id>" (default: cascade). Query mode: "all" (default), "local", "project", "user", "system"',
+    ),
   space: z.string().optional().describe('Alias of source (the name rye_search uses)'),
-  destination: z.enum(['project', 'user']).optional().describe('ID mode: copy the item into this space, keeping its nested path'),
+  destination: z
+    .enum(['project', 'user'])
+    .optional()
+    .describe('ID mode: copy the item into this space, keeping its nested path'),
   overwrite: z.boolean().optional().describe('ID mode: replace a different file at the destination'),
   version: z.string().optional().describe('Registry sources only; ignored for local spaces'),
   ...shared,
@@ -40,12 +53,26 @@ export const fetchArgs = {
 const fetchInput = z.object(fetchArgs).strict();
 
 const ID_ONLY = ['item_type', 'destination', 'overwrite', 'version'] as const;
-const QUERY_ONLY = ['offset', 'sort_by', 'fields', 'filters', 'fuzzy', 'proximity', 'limit', 'preview_chars', 'include_fields', 'since', 'until'] as const;
+const QUERY_ONLY = [
+  'offset',
+  'sort_by',
+  'fields',
+  'filters',
+  'fuzzy',
+  'proximity',
+  'limit',
+  'preview_chars',
+  'include_fields',
+  'since',
+  'until',
+] as const;
 
-export const fetchOutput = {
+const fetchOutput = {
   status: z.literal('success').optional(),
   content: z.string().optional(),
-  metadata: z.object({ name: z.string(), path: z.string(), extension: z.string(), version: z.string().optional() }).optional(),
+  metadata: z
+    .object({ name: z.string(), path: z.string(), extension: z.string(), version: z.string().optional() })
+    .optional(),
   path: z.string().optional(),
   source: z.string().optional(),
   item_type: z.string().optional(),
@@ -69,7 +96,10 @@ export const fetchOutput = {
   usage_hint: envelopeShape.usage_hint,
   relaxed: envelopeShape.relaxed,
   warnings: z.array(z.string()).optional(),
-  items: z.array(z.record(z.unknown())).optional().describe('item_ids: per id, the fetch response or its failure document, in order'),
+  items: z
+    .array(z.record(z.unknown()))
+    .optional()
+    .describe('item_ids: per id, the fetch response or its failure document, in order'),
 };
 
 export function registerFetchTool(server: McpServer, ctx: McpContext): void {
@@ -89,26 +119,39 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
       const idMode = args.item_id !== undefined || many;
       try {
         if (args.item_id !== undefined && many) {
-          throw new InvalidArgumentError('Provide item_id or item_ids, not both', { hint: 'item_ids loads several items; item_id one' });
+          throw new InvalidArgumentError('Provide item_id or item_ids, not both', {
+            hint: 'item_ids loads several items; item_id one',
+          });
         }
         if (idMode && args.query !== undefined) {
-          throw new InvalidArgumentError('Provide item_id or query, not both', { hint: 'item_id loads one item; query + scope searches' });
+          throw new InvalidArgumentError('Provide item_id or query, not both', {
+            hint: 'item_id loads one item; query + scope searches',
+          });
         }
         if (!idMode && args.query === undefined) {
-          throw new InvalidArgumentError('Provide item_id or query+scope', { hint: 'e.g. {"item_id": "tool:rye/core/bash/bash"} or {"query": "bash", "scope": "tool"}' });
+          throw new InvalidArgumentError('Provide item_id or query+scope', {
+            hint: 'e.g. {"item_id": "tool:rye/core/bash/bash"} or {"query": "bash", "scope": "tool"}',
+          });
         }
         const misplaced = (idMode ? QUERY_ONLY : ID_ONLY).filter((k) => args[k] !== undefined);
         if (misplaced.length) {
-          throw new InvalidArgumentError(`${misplaced.join(', ')} ${misplaced.length === 1 ? 'is' : 'are'} not used in ${idMode ? 'ID' : 'query'} mode`, {
-            hint: idMode ? 'remove them, or search with query + scope' : 'remove them, or fetch one item with item_id',
-          });
-        }
-        const source = spaceOf(args);
-        if (source === 'registry') {
-          throw new InvalidArgumentError('no registry is configured', { hint: 'use a local source: project, user or system' });
+          throw new InvalidArgumentError(
+            `${misplaced.join(', ')} ${misplaced.length === 1 ? 'is' : 'are'} not used in ${idMode ? 'ID' : 'query'} mode`,
+            {
+              hint: idMode
+                ? 'remove them, or search with query + scope'
+                : 'remove them, or fetch one item with item_id',
+            },
+          );
         }
         const index = await ctx.index(args.project_path);
-        const one = { item_type: args.item_type, source, destination: args.destination, overwrite: args.overwrite };
+        const one = {
+          item_type: args.item_type,
+          source: args.source,
+          space: args.space,
+          destination: args.destination,
+          overwrite: args.overwrite,
+        };
         if (many) {
           // Each id on its own: verification and copy rules as for one; a failure stays in its place.
           const items: Record<string, unknown>[] = [];
@@ -125,10 +168,18 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
           const res = await index.fetch({ item_id: args.item_id!, ...one });
           return okResult(res as unknown as Record<string, unknown>);
         }
-        const res = await index.search(toSearchOptions({ ...args, query: args.query!, scope: args.scope ?? '*', space: source === 'local' ? 'all' : source }));
+        const res = await index.search(
+          toSearchOptions({
+            ...args,
+            query: args.query!,
+            scope: args.scope ?? '*',
+          }),
+        );
         return okResult({ ...res, usage_hint: usageHint(res) } as unknown as Record<string, unknown>);
       } catch (err) {
-        return errorResult({ ...fetchFailure(err, idMode ? args.item_id : undefined, idMode ? args.item_type : undefined) });
+        return errorResult({
+          ...fetchFailure(err, idMode ? args.item_id : undefined, idMode ? args.item_type : undefined),
+        });
       }
     },
   );

@@ -18,14 +18,17 @@ function hostOf(value: string): string {
   return m ? m[1]! : '';
 }
 
-export function isLocalRequest(headers: http.IncomingHttpHeaders): boolean {
+function isLocalRequest(headers: http.IncomingHttpHeaders): boolean {
   const host = headers.host;
   if (!host || !LOCAL_HOSTS.has(hostOf(host))) return false;
   const origin = headers.origin;
   if (origin === undefined) return true;
   try {
     const url = new URL(origin);
-    return LOCAL_HOSTS.has(url.hostname.startsWith('[') ? url.hostname : url.hostname.toLowerCase()) || LOCAL_HOSTS.has(`[${url.hostname}]`);
+    return (
+      LOCAL_HOSTS.has(url.hostname.startsWith('[') ? url.hostname : url.hostname.toLowerCase()) ||
+      LOCAL_HOSTS.has(`[${url.hostname}]`)
+    );
   } catch {
     return false;
   }
@@ -73,7 +76,9 @@ export async function serveHttp(ctx: McpContext, port: number): Promise<http.Ser
     } catch (err) {
       const tooLarge = (err as Error).message.includes('too large');
       res.writeHead(tooLarge ? 413 : 400, { 'content-type': 'application/json', connection: 'close' });
-      return res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: (err as Error).message }, id: null }));
+      return res.end(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: (err as Error).message }, id: null }),
+      );
     }
     const mcp = createMcpServer(ctx);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -3,36 +3,71 @@ import { z } from 'zod';
 
 import { RESULT_FIELDS } from '../search-request.js';
 
-export const MAX_MCP_LIMIT = 100;
+const MAX_MCP_LIMIT = 100;
 
-export const distanceSchema = z
+const distanceSchema = z
   .object({
     enabled: z.boolean().optional().describe('turn the feature on'),
-    max_distance: z.number().int().min(0).optional().describe('edit distance (fuzzy, clamped to 2) or words apart (proximity)'),
+    max_distance: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('edit distance (fuzzy, clamped to 2) or words apart (proximity)'),
   })
   .strict();
 
 export const queryArgs = {
-  query: z.string().describe('Search query: terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards; "*" lists everything'),
+  query: z
+    .string()
+    .describe(
+      'Search query: terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards; "*" lists everything',
+    ),
   scope: z
     .string()
     .min(1)
     .optional()
-    .describe('Kind and optional namespace: "tool", "tool.rye.core.*", "rye.search.knowledge.*"; "*" or omitted: every kind'),
-  project_path: z.string().min(1).optional().describe('Absolute path to the project root (the directory holding .ai/); defaults to the server\'s --project'),
-  limit: z.number().int().min(0).max(MAX_MCP_LIMIT).optional().describe(`Maximum results (default 10, at most ${MAX_MCP_LIMIT})`),
+    .describe(
+      'Kind and optional namespace: "tool", "tool.rye.core.*", "rye.search.knowledge.*"; "*" or omitted: every kind',
+    ),
+  project_path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Absolute path to the project root (the directory holding .ai/); defaults to the server's --project"),
+  limit: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_MCP_LIMIT)
+    .optional()
+    .describe(`Maximum results (default 10, at most ${MAX_MCP_LIMIT})`),
   offset: z.number().int().min(0).optional().describe('Results to skip (pagination)'),
   sort_by: z.enum(['score', 'name', 'date']).optional().describe('Sort order (default score)'),
-  fields: z.record(z.string()).optional().describe('Field-specific queries, all must match: title, name, description, category, content'),
+  fields: z
+    .record(z.string())
+    .optional()
+    .describe('Field-specific queries, all must match: title, name, description, category, content'),
   filters: z
     .record(z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number(), z.boolean()]))]))
     .optional()
-    .describe('Exact metadata filters: category, tags, version (">=1.2"), signed, integrity, source, date_from, date_to, any key; list = any of, "!x" = not'),
+    .describe(
+      'Exact metadata filters: category, tags, version (">=1.2"), signed, integrity, source, date_from, date_to, any key; list = any of, "!x" = not',
+    ),
   fuzzy: distanceSchema.optional().describe('Typo tolerance: {"enabled": true, "max_distance": 2}'),
   proximity: distanceSchema.optional().describe('Terms near each other: {"enabled": true, "max_distance": 5}'),
-  since: z.string().optional().describe('Only items dated at or after: ISO date or a duration back from now (12h, 7d, 2w, 3m, 1y)'),
+  since: z
+    .string()
+    .optional()
+    .describe('Only items dated at or after: ISO date or a duration back from now (12h, 7d, 2w, 3m, 1y)'),
   until: z.string().optional().describe('Only items dated at or before: ISO date or a duration back from now'),
-  preview_chars: z.number().int().min(0).max(2000).optional().describe('Preview length per result in characters (default 200; 0 = no preview, the smallest answer)'),
+  preview_chars: z
+    .number()
+    .int()
+    .min(0)
+    .max(2000)
+    .optional()
+    .describe('Preview length per result in characters (default 200; 0 = no preview, the smallest answer)'),
   include_fields: z
     .array(z.enum(RESULT_FIELDS))
     .optional()
@@ -74,6 +109,11 @@ export const envelopeShape = {
   has_more: z.boolean().describe('more results follow this page'),
   next_offset: z.number().int().optional().describe('the offset of the next page, when has_more'),
   usage_hint: z.string().optional().describe('how to load an item, or get the next page'),
-  relaxed: z.boolean().optional().describe('true when a plain question found nothing with every word and was answered without some (named in warnings)'),
+  relaxed: z
+    .boolean()
+    .optional()
+    .describe(
+      'true when a plain question found nothing with every word and was answered without some (named in warnings)',
+    ),
   warnings: z.array(z.string()).optional(),
 };

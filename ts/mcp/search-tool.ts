@@ -4,14 +4,16 @@ import { z } from 'zod';
 
 import type { SearchOptions } from '../search-request.js';
 import type { SearchResponse } from '../search-results.js';
-import { spaceOf } from '../validate.js';
 import type { McpContext } from './context.js';
 import { errorPayload, errorResult, okResult } from './errors.js';
 import { envelopeShape, queryArgs } from './schemas.js';
 
-export const searchArgs = {
+const searchArgs = {
   ...queryArgs,
-  space: z.string().optional().describe('Spaces to search: "all" (default), "project", "user", "system" or "system:<bundle_id>"'),
+  space: z
+    .string()
+    .optional()
+    .describe('Spaces to search: "all" (default), "project", "user", "system" or "system:<bundle_id>"'),
   source: z.string().optional().describe('Alias of space (the name rye_fetch uses)'),
 };
 
@@ -20,11 +22,12 @@ const searchInput = z.object(searchArgs).strict();
 
 export type SearchArgs = z.infer<typeof searchInput>;
 
-export function toSearchOptions(args: Omit<SearchArgs, 'source'>): SearchOptions {
+export function toSearchOptions(args: SearchArgs): SearchOptions {
   return {
     query: args.query,
     scope: args.scope,
     space: args.space,
+    source: args.source,
     limit: args.limit,
     offset: args.offset,
     sortBy: args.sort_by,
@@ -42,7 +45,9 @@ export function toSearchOptions(args: Omit<SearchArgs, 'source'>): SearchOptions
 /** One line telling an agent its next step: load an item, or ask for the next page. */
 export function usageHint(res: SearchResponse): string {
   const first = res.results[0];
-  const load = first ? `Load an item's verified content with rye_fetch {"item_id": "${first.type}:${first.id}"}.` : 'No results: try other words, fuzzy, or a wider scope ("*").';
+  const load = first
+    ? `Load an item's verified content with rye_fetch {"item_id": "${first.type}:${first.id}"}.`
+    : 'No results: try other words, fuzzy, or a wider scope ("*").';
   return res.has_more ? `${load} More results: repeat with "offset": ${res.next_offset}.` : load;
 }
 
@@ -61,7 +66,7 @@ export function registerSearchTool(server: McpServer, ctx: McpContext): void {
     async (args) => {
       try {
         const index = await ctx.index(args.project_path);
-        const res = await index.search(toSearchOptions({ ...args, space: spaceOf(args) }));
+        const res = await index.search(toSearchOptions(args));
         return okResult({ ...res, usage_hint: usageHint(res) } as unknown as Record<string, unknown>);
       } catch (err) {
         return errorResult({ error: errorPayload(err), query: args.query });

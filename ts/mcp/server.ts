@@ -11,12 +11,17 @@ import { errorResult } from './errors.js';
 import { registerFetchTool } from './fetch-tool.js';
 import { registerSearchTool } from './search-tool.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export function createMcpServer(ctx: McpContext): McpServer {
   const server = new McpServer(
     { name: 'rye-search', version: VERSION },
-    { instructions: 'Search RYE directives, tools and knowledge with rye_search; load one verified item with rye_fetch (item_id).' },
+    {
+      instructions:
+        'Search RYE directives, tools and knowledge with rye_search; load one verified item with rye_fetch (item_id).',
+    },
   );
   registerSearchTool(server, ctx);
   registerFetchTool(server, ctx);
@@ -34,7 +39,9 @@ function typeSchemaFailures(server: McpServer): void {
   const target = server as unknown as { createToolError: (message: string) => CallToolResult };
   const plain = target.createToolError.bind(server);
   target.createToolError = (message: string) => {
-    const tool = /^(?:MCP error -?\d+: )?Input validation error: Invalid arguments for tool (\w+): ([\s\S]*)$/.exec(message);
+    const tool = /^(?:MCP error -?\d+: )?Input validation error: Invalid arguments for tool (\w+): ([\s\S]*)$/.exec(
+      message,
+    );
     if (!tool) return plain(message);
     const error = new InvalidArgumentError(`invalid arguments for ${tool[1]}: ${tool[2]!.trim()}`, {
       hint: `check the arguments against ${tool[1]}'s input schema (tools/list): names, types and bounds`,

@@ -33,7 +33,13 @@ export function rawPublicKey(privateKey: KeyObject): Buffer {
 }
 
 /** Returns the text with a fresh signature line (any old one is replaced). */
-export function signText(text: string, kind: Kind | 'config', ext: string, privateKey: KeyObject, opts: SignOptions = {}): string {
+export function signText(
+  text: string,
+  kind: Kind | 'config',
+  ext: string,
+  privateKey: KeyObject,
+  opts: SignOptions = {},
+): string {
   const generation = opts.generation ?? 2;
   const body = withoutSignature(text, ext);
   const [open, close] = COMMENT[ext] ?? ['#', ''];
@@ -65,5 +71,8 @@ export function trustFile(privateKey: KeyObject, owner: string, generation: 1 | 
   }
   const raw = rawPublicKey(privateKey);
   const fp = v2KeyId(raw);
-  return { name: `${fp}.toml`, text: `public_key = "ed25519:${raw.toString('base64')}"\nfingerprint = "${fp}"\nowner = "${owner}"\n` };
+  return {
+    name: `${fp}.toml`,
+    text: `public_key = "ed25519:${raw.toString('base64')}"\nfingerprint = "${fp}"\nowner = "${owner}"\n`,
+  };
 }

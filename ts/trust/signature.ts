@@ -67,7 +67,8 @@ export function readSignature(text: string, ext: string): SignatureRead {
     if (body.endsWith('-->')) body = body.slice(0, -3).trimEnd();
   }
   const parts = BODY.exec(body);
-  if (!parts) return { state: 'malformed', reason: 'signature line does not have the form TS:HASH:SIG:KEYID', lineIndex: index };
+  if (!parts)
+    return { state: 'malformed', reason: 'signature line does not have the form TS:HASH:SIG:KEYID', lineIndex: index };
   const keyId = parts[4]!;
   return {
     state: 'present',

@@ -87,7 +87,10 @@ export class TrustStore {
       const dir = path.join(space.aiDir, 'config', 'keys', 'trusted');
       let names: string[];
       try {
-        names = fs.readdirSync(dir).filter((n) => n.endsWith('.toml')).sort();
+        names = fs
+          .readdirSync(dir)
+          .filter((n) => n.endsWith('.toml'))
+          .sort();
       } catch {
         continue;
       }
@@ -96,7 +99,8 @@ export class TrustStore {
         if (!doc) continue;
         const line = readSignature(doc.text, '.toml');
         if (line.state === 'absent') store.trust(doc.entry);
-        else if (line.state === 'malformed') store.ignored.push({ file: doc.entry.file, reason: `malformed signature line: ${line.reason}` });
+        else if (line.state === 'malformed')
+          store.ignored.push({ file: doc.entry.file, reason: `malformed signature line: ${line.reason}` });
         else signed.push(doc);
       }
     }
@@ -110,13 +114,20 @@ export class TrustStore {
           store.trust(doc.entry);
           progress = true;
         } else if (v.integrity === 'untrusted') waiting.push(doc);
-        else store.ignored.push({ file: doc.entry.file, reason: `its signature fails (${v.integrity}): ${v.reason ?? ''}`.trim() });
+        else
+          store.ignored.push({
+            file: doc.entry.file,
+            reason: `its signature fails (${v.integrity}): ${v.reason ?? ''}`.trim(),
+          });
       }
       signed = waiting;
     }
     for (const doc of signed) {
       const v = verifyText(doc.text, 'config', '.toml', store.including(doc.entry));
-      store.ignored.push({ file: doc.entry.file, reason: `signed by key ${v.keyId}, which is not trusted and is not its own` });
+      store.ignored.push({
+        file: doc.entry.file,
+        reason: `signed by key ${v.keyId}, which is not trusted and is not its own`,
+      });
     }
     return store;
   }
@@ -153,7 +164,12 @@ export class TrustStore {
       const pem = table && typeof table === 'object' ? (table as { pem?: unknown }).pem : undefined;
       // Three forms: `public_key = "ed25519:…"`, `[public_key] pem = "ed25519:…"` (a raw key in the
       // pem slot, as the RYE tooling also writes) and `[public_key] pem = """-----BEGIN…"""`.
-      const rawText = typeof table === 'string' ? table : typeof pem === 'string' && pem.trim().startsWith('ed25519:') ? pem.trim() : undefined;
+      const rawText =
+        typeof table === 'string'
+          ? table
+          : typeof pem === 'string' && pem.trim().startsWith('ed25519:')
+            ? pem.trim()
+            : undefined;
       let key: KeyObject;
       let fingerprint: string;
       let v1: string | undefined;
@@ -225,7 +241,7 @@ export function v1Content(kind: Kind | 'config', text: string): string | undefin
 }
 
 /** What a v2 signature covers: everything after the signature line. */
-export function v2Content(text: string, line: SignatureLine): string {
+function v2Content(text: string, line: SignatureLine): string {
   let rest = splitLine(text)[1];
   if (line.lineIndex === 1) rest = splitLine(rest)[1];
   return rest;
@@ -243,12 +259,15 @@ export function verifyText(text: string, kind: Kind | 'config', ext: string, sto
   if (read.state === 'absent') {
     return { signed: false, integrity: 'unsigned', reason: `no rye:signed: line; sign it (rye sign ${kind}:${id})` };
   }
-  if (read.state === 'malformed') return { signed: false, integrity: 'invalid', reason: `malformed signature line: ${read.reason}` };
+  if (read.state === 'malformed')
+    return { signed: false, integrity: 'invalid', reason: `malformed signature line: ${read.reason}` };
   const line = read.line;
   // `signed` means a valid signature by a trusted key: a signature line alone is not a promise.
   const base = { signed: false, keyId: line.keyId, generation: line.generation };
   const candidates: (string | undefined)[] =
-    line.generation === 1 ? [v1Content(kind, text)] : [v2Content(text, line), v2Content(text.replace(/\r\n/g, '\n'), line)];
+    line.generation === 1
+      ? [v1Content(kind, text)]
+      : [v2Content(text, line), v2Content(text.replace(/\r\n/g, '\n'), line)];
   if (line.generation === 1 && candidates[0] === undefined) {
     return { ...base, integrity: 'invalid', reason: 'signed directive has no <directive> element to verify' };
   }
@@ -262,11 +281,19 @@ export function verifyText(text: string, kind: Kind | 'config', ext: string, sto
   }
   const trusted = store.keys.get(line.keyId);
   if (!trusted) {
-    return { ...base, integrity: 'untrusted', reason: `signed by untrusted key ${line.keyId}; trusted keys: ${store.describe()}` };
+    return {
+      ...base,
+      integrity: 'untrusted',
+      reason: `signed by untrusted key ${line.keyId}; trusted keys: ${store.describe()}`,
+    };
   }
   const sig = decodeSignature(line.signature);
   if (!sig || !edVerify(null, Buffer.from(line.hash, 'ascii'), trusted.key, sig)) {
-    return { ...base, integrity: 'invalid', reason: `Ed25519 signature does not verify with key ${line.keyId} (${trusted.owner})` };
+    return {
+      ...base,
+      integrity: 'invalid',
+      reason: `Ed25519 signature does not verify with key ${line.keyId} (${trusted.owner})`,
+    };
   }
   return { ...base, signed: true, integrity: 'verified' };
 }

@@ -25,12 +25,19 @@ export function verifyItem(file: string, options: SpaceOptions = {}): ItemVerifi
   const folder = at >= 0 ? parts[at + 1] : undefined;
   const kind = (Object.keys(KIND_FOLDERS) as Kind[]).find((k) => KIND_FOLDERS[k] === folder);
   if (!kind) {
-    throw new InvalidArgumentError(`${full} is not inside .ai/directives, .ai/tools or .ai/knowledge`, { hint: 'pass the path of an item file' });
+    throw new InvalidArgumentError(`${full} is not inside .ai/directives, .ai/tools or .ai/knowledge`, {
+      hint: 'pass the path of an item file',
+    });
   }
   const ext = path.extname(full);
   const rel = parts.slice(at + 2).join('/');
   const id = rel.slice(0, rel.length - ext.length);
-  const ownSpace = { label: 'project', kind: 'project' as const, aiDir: parts.slice(0, at + 1).join(path.sep), rank: 0 };
+  const ownSpace = {
+    label: 'project',
+    kind: 'project' as const,
+    aiDir: parts.slice(0, at + 1).join(path.sep),
+    rank: 0,
+  };
   const trust = TrustStore.load([ownSpace, ...resolveSpaces({ ...options, projectPath: undefined })]);
   const text = readRegularFile(full, DEFAULT_MAX_FILE_BYTES).toString('utf8');
   return { path: full, kind, id, ...verifyText(text, kind, ext, trust, id) };

@@ -69,6 +69,12 @@ impl Error {
         }
     }
 
+    /// The stable shape every caller sees: `{"code", "message", "hint", "position"}`.
+    pub fn payload_json(&self) -> String {
+        serde_json::json!({ "code": self.code(), "message": self.to_string(), "hint": self.hint(), "position": self.position() })
+            .to_string()
+    }
+
     /// Character offset of a syntax error, when there is one.
     pub fn position(&self) -> Option<usize> {
         match self {

@@ -670,3 +670,20 @@ fn an_exact_match_outranks_a_typo_even_in_a_heavier_field() {
     let rescue = SearchRequest { fuzzy: 2, ..q("zandbux") };
     assert_eq!(ids(&idx, rescue).len(), 3);
 }
+
+#[test]
+fn search_many_json_frames_each_answer_and_refuses_the_largest_past_the_limit() {
+    let index = index(&corpus());
+    let every = SearchRequest { limit: 10, ..q("rye*") };
+    let reqs = vec![every, q("a AND (b"), q("nothingmatchesthis")];
+    let all: serde_json::Value = serde_json::from_str(&index.search_many_json(&reqs, usize::MAX)).unwrap();
+    assert!(all[0]["ok"]["hits"].as_array().is_some_and(|h| !h.is_empty()), "{all}");
+    assert_eq!(all[1]["error"]["code"], "E_QUERY_SYNTAX");
+    assert!(all[2].get("ok").is_some());
+    // One byte short of the whole answer: only the largest entry is refused.
+    let whole = index.search_many_json(&reqs, usize::MAX).len();
+    let tight: serde_json::Value = serde_json::from_str(&index.search_many_json(&reqs, whole - 1)).unwrap();
+    assert_eq!(tight[0]["error"]["code"], "E_LIMIT", "{tight}");
+    assert_eq!(tight[1]["error"]["code"], "E_QUERY_SYNTAX");
+    assert_eq!(tight[2], all[2]);
+}

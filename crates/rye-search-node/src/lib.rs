@@ -18,13 +18,8 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Marker that prefixes structured error payloads in JS error messages.
 const ERROR_MARKER: &str = "RYE_ERROR:";
 
-/// The stable shape of an error for JavaScript: `{code, message, hint, position}`.
-fn error_payload(e: &CoreError) -> serde_json::Value {
-    serde_json::json!({ "code": e.code(), "message": e.to_string(), "hint": e.hint(), "position": e.position() })
-}
-
 fn to_js(e: CoreError) -> napi::Error {
-    napi::Error::from_reason(format!("{ERROR_MARKER}{}", error_payload(&e)))
+    napi::Error::from_reason(format!("{ERROR_MARKER}{}", e.payload_json()))
 }
 
 /// Runs one entry point with panics contained (see the module comment).
@@ -181,54 +176,7 @@ impl Task for SearchManyTask {
 
 fn search_many(index: &SearchIndex, requests: &str) -> napi::Result<String> {
     let reqs: Vec<SearchRequest> = serde_json::from_str(requests).map_err(|e| bad_json("search requests", e))?;
-    // Each response is written to JSON on the thread that searched it, then the parts are joined.
-    let mut parts = index.search_many_with(&reqs, |r| match r {
-        Ok(res) => {
-            let mut out = Vec::with_capacity(1024);
-            out.extend_from_slice(b"{\"ok\":");
-            res.write_json(&mut out);
-            out.push(b'}');
-            out
-        }
-        Err(e) => error_entry(&e),
-    });
-    // An answer too long for one JS string fails query by query, largest first, not as a whole.
-    let mut total: usize = parts.iter().map(|p| p.len() + 1).sum::<usize>() + 1;
-    if total > MAX_JS_STRING {
-        let mut order: Vec<usize> = (0..parts.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(parts[i].len()));
-        for i in order {
-            if total <= MAX_JS_STRING {
-                break;
-            }
-            let refusal = error_entry(&CoreError::Limit {
-                message: format!(
-                    "this answer ({} bytes) would make the whole batch too long to return",
-                    parts[i].len()
-                ),
-                hint: "ask for fewer results or shorter previews, or split the batch".into(),
-            });
-            total = total - parts[i].len() + refusal.len();
-            parts[i] = refusal;
-        }
-    }
-    let mut out = Vec::with_capacity(total + 1);
-    out.push(b'[');
-    for (i, part) in parts.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(part);
-    }
-    out.push(b']');
-    String::from_utf8(out).map_err(|e| to_js(CoreError::Internal(e.to_string())))
-}
-
-fn error_entry(e: &CoreError) -> Vec<u8> {
-    let mut out = b"{\"error\":".to_vec();
-    serde_json::to_writer(&mut out, &error_payload(e)).expect("writing to a Vec");
-    out.push(b'}');
-    out
+    Ok(index.search_many_json(&reqs, MAX_JS_STRING))
 }
 
 /// One write session; changes become visible at `commit`, or are discarded by `abort`.

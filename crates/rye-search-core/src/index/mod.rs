@@ -42,6 +42,7 @@ use crate::tokenizer::{self, IdentTokenizer, TOKENIZER_NAME};
 
 mod batch;
 mod filters;
+mod many;
 mod preview;
 mod search;
 
