@@ -3,11 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-
 import { createMemoryIndex } from '../dist/index.js';
-import { CLI, knowledge, runCli, workspace } from './helpers.mjs';
+import { knowledge, runCli, workspace, connectMcp } from './helpers.mjs';
 
 describe('answers built for agents', () => {
   it('Node API: has_more and next_offset page to the end; preview_chars and include_fields cut the answer', async () => {
@@ -92,14 +89,7 @@ describe('answers built for agents', () => {
     assert.equal(runCli(['search', 'alpha', '--until', '2000-01-01', '--json', ...common]).status, 1);
     assert.equal(cli.next_offset, 5);
     assert.deepEqual(Object.keys(cli.results[0]).sort(), ['id', 'score', 'type']);
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'mcp', ...common],
-      stderr: 'pipe',
-      env: { ...process.env, CI: '1' },
-    });
-    const client = new Client({ name: 'agent-test', version: '1.0.0' });
-    await client.connect(transport);
+    const { client } = await connectMcp([...common], { name: 'agent-test' });
     const full = await client.callTool({ name: 'rye_search', arguments: { query: 'alpha', limit: 10 } });
     assert.ok(
       full.structuredContent.results.every((r) => r.tokens > 100 && r.date),

@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI = path.join(ROOT, 'bin', 'rye-search.js');
@@ -61,6 +63,24 @@ export function workspace() {
       fs.rmSync(root, { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
     },
   };
+}
+
+/** The CLI options that point a command at a workspace and nothing else (no default bundle). */
+export function wsArgs(ws) {
+  return ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
+}
+
+/** Starts `rye-search mcp <args>` and connects an MCP SDK client to it, as an agent's host does. */
+export async function connectMcp(args, { name = 'rye-search-test', stderr = 'pipe' } = {}) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', ...args],
+    stderr,
+    env: { ...process.env, CI: '1' },
+  });
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
 }
 
 /** Runs the CLI synchronously; returns { status, stdout, stderr }. */

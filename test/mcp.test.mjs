@@ -7,11 +7,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 import { signText, trustFile } from '../dist/index.js';
-import { CLI, directive, pyTool, spawnCli, workspace } from './helpers.mjs';
+import { directive, pyTool, spawnCli, workspace, connectMcp, wsArgs } from './helpers.mjs';
 
 const author = generateKeyPairSync('ed25519').privateKey;
 
@@ -42,27 +41,9 @@ describe('MCP over stdio', () => {
   let client;
   let stderr = '';
   before(async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        CLI,
-        'mcp',
-        '--project',
-        ws.project,
-        '--user-space',
-        ws.user,
-        '--cache-dir',
-        ws.cache,
-        '--no-default-bundle',
-        '--bundle',
-        `core=${ws.bundle('core')}`,
-      ],
-      stderr: 'pipe',
-      env: { ...process.env, CI: '1' },
-    });
+    let transport;
+    ({ client, transport } = await connectMcp([...wsArgs(ws), '--bundle', `core=${ws.bundle('core')}`]));
     transport.stderr.on('data', (d) => (stderr += d));
-    client = new Client({ name: 'rye-search-test', version: '1.0.0' });
-    await client.connect(transport);
   });
   after(async () => {
     await client.close();

@@ -4,11 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-
 import { createMemoryIndex } from '../dist/index.js';
-import { CLI, knowledge, runCli, workspace } from './helpers.mjs';
+import { knowledge, runCli, workspace, connectMcp } from './helpers.mjs';
 
 const DOCS = [
   { id: 'tools/create', title: 'Create a tool', description: 'make a new tool from a template' },
@@ -66,14 +63,7 @@ describe('plain questions', () => {
     const env = JSON.parse(cli.stdout);
     assert.equal(env.total, 1);
     assert.equal(env.relaxed, true);
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'mcp', ...common],
-      stderr: 'pipe',
-      env: { ...process.env, CI: '1' },
-    });
-    const client = new Client({ name: 'questions-test', version: '1.0.0' });
-    await client.connect(transport);
+    const { client } = await connectMcp([...common], { name: 'questions-test' });
     const res = await client.callTool({
       name: 'rye_search',
       arguments: { query: 'limit how much money an agent can spend' },

@@ -5,11 +5,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-
 import { createMemoryIndex, openIndex } from '../dist/index.js';
-import { CLI, knowledge, pyTool, runCli, workspace } from './helpers.mjs';
+import { CLI, knowledge, pyTool, runCli, workspace, connectMcp, wsArgs } from './helpers.mjs';
 
 function run(args, env) {
   return new Promise((resolve) => {
@@ -97,24 +94,7 @@ describe('scope * means every kind', () => {
       '--no-default-bundle',
     ]);
     assert.equal(JSON.parse(cli.stdout).total, 2, cli.stderr);
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        CLI,
-        'mcp',
-        '--project',
-        ws.project,
-        '--user-space',
-        ws.user,
-        '--cache-dir',
-        ws.cache,
-        '--no-default-bundle',
-      ],
-      stderr: 'pipe',
-      env: { ...process.env, CI: '1' },
-    });
-    const client = new Client({ name: 'scope-test', version: '1.0.0' });
-    await client.connect(transport);
+    const { client } = await connectMcp([...wsArgs(ws)], { name: 'scope-test' });
     for (const args of [{ query: 'alpha', scope: '*' }, { query: 'alpha' }]) {
       const res = await client.callTool({ name: 'rye_search', arguments: args });
       assert.ok(!res.isError, res.content[0].text);

@@ -6,11 +6,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-
 import { openIndex, rawPublicKey, signText, trustFile } from '../dist/index.js';
-import { CLI, pyTool, runCli, workspace } from './helpers.mjs';
+import { pyTool, runCli, workspace, connectMcp } from './helpers.mjs';
 
 const author = generateKeyPairSync('ed25519').privateKey;
 const other = generateKeyPairSync('ed25519').privateKey;
@@ -101,14 +98,7 @@ describe('shadows among the searched spaces', () => {
   });
 
   it('MCP: rye_fetch query mode with space project has no shadows; its integrity failure has the same fields as the CLI', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'mcp', ...common(ws)],
-      stderr: 'pipe',
-      env: { ...process.env, CI: '1' },
-    });
-    const client = new Client({ name: 'trust-test', version: '1.0.0' });
-    await client.connect(transport);
+    const { client } = await connectMcp([...common(ws)], { name: 'trust-test' });
     const search = await client.callTool({
       name: 'rye_search',
       arguments: { query: 'read', scope: 'tool', space: 'project' },

@@ -5,10 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-
-import { CLI, pyTool, spawnCli, workspace } from '../helpers.mjs';
+import { pyTool, spawnCli, workspace, connectMcp, wsArgs } from '../helpers.mjs';
 
 const INIT = {
   jsonrpc: '2.0',
@@ -171,23 +168,7 @@ describe('stdio transport under hostile clients', () => {
         Array.from({ length: 300 }, (_, i) => [`tools/t${i}.py`, pyTool({ description: `tool number ${i} alpha` })]),
       ),
     );
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        CLI,
-        'mcp',
-        '--project',
-        ws.project,
-        '--user-space',
-        ws.user,
-        '--cache-dir',
-        ws.cache,
-        '--no-default-bundle',
-      ],
-      stderr: 'ignore',
-    });
-    const client = new Client({ name: 'soak', version: '1' });
-    await client.connect(transport);
+    const { client, transport } = await connectMcp([...wsArgs(ws)], { name: 'soak', stderr: 'ignore' });
     const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${transport.pid}/status`, 'utf8'))[1]) / 1024;
     const call = (i) =>
       i % 5 === 4

@@ -3,11 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-
 import { createMemoryIndex } from '../../dist/index.js';
-import { CLI, runCli, workspace } from '../helpers.mjs';
+import { runCli, workspace, connectMcp, wsArgs } from '../helpers.mjs';
 
 const CASES = [
   ['Café au lait', 'cafe', 'Café'],
@@ -55,24 +52,7 @@ describe('previews of text whose folded form changes length', () => {
     ]);
     assert.equal(cli.status, 0, cli.stderr);
     assert.match(JSON.parse(cli.stdout).results[0].preview, /Café/);
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        CLI,
-        'mcp',
-        '--project',
-        ws.project,
-        '--user-space',
-        ws.user,
-        '--cache-dir',
-        ws.cache,
-        '--no-default-bundle',
-      ],
-      stderr: 'pipe',
-      env: { ...process.env, CI: '1' },
-    });
-    const client = new Client({ name: 'unicode-test', version: '1.0.0' });
-    await client.connect(transport);
+    const { client } = await connectMcp([...wsArgs(ws)], { name: 'unicode-test' });
     for (const query of ['cafe', 'creme', 'strasse', 'brulee']) {
       const res = await client.callTool({ name: 'rye_search', arguments: { query, scope: 'knowledge' } });
       assert.ok(!res.isError, res.content[0].text);
