@@ -13,11 +13,12 @@ mod memory_dir;
 pub mod query;
 mod request;
 mod schema;
+pub mod semantic;
 mod stored;
 pub mod tokenizer;
 
 pub use document::{ItemDoc, ManifestEntry};
 pub use error::{contained, Error, Result};
 pub use index::{meta_facet, Batch, SearchIndex, MAX_LIMIT, MAX_OFFSET};
-pub use request::{Filter, Hit, SearchRequest, SearchResponse, SortBy, Weights};
+pub use request::{Filter, Hit, Matched, Mode, SearchRequest, SearchResponse, SortBy, Weights};
 pub use schema::{version_number, SCHEMA_VERSION, TEXT_FIELDS};

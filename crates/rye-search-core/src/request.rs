@@ -74,6 +74,7 @@ pub struct SearchRequest {
     pub weights: Weights,
     /// Characters of preview per hit; 0 disables previews.
     pub preview_chars: usize,
+    pub mode: Mode,
 }
 
 impl Default for SearchRequest {
@@ -94,6 +95,38 @@ impl Default for SearchRequest {
             offset: 0,
             weights: Weights::default(),
             preview_chars: 200,
+            mode: Mode::Auto,
+        }
+    }
+}
+
+/// How a search runs: `Auto` runs plain questions as hybrid (when a model is loaded) and every
+/// other query (operators, quotes, wildcards, fields, identifiers) as keyword.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    #[default]
+    Auto,
+    Keyword,
+    Semantic,
+    Hybrid,
+}
+
+/// How one hit matched; `Keyword` on keyword searches (not written to the wire there).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Matched {
+    #[default]
+    Keyword,
+    Semantic,
+    Both,
+}
+
+impl Matched {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Matched::Keyword => "keyword",
+            Matched::Semantic => "semantic",
+            Matched::Both => "both",
         }
     }
 }
@@ -107,6 +140,7 @@ pub struct Hit {
     /// JSON array of [`ITEM_FIELDS`] as the index wrote it: passed through verbatim, never
     /// parsed here.
     pub item: String,
+    pub matched: Matched,
 }
 
 /// What `Hit::item` holds, in order.
@@ -129,10 +163,12 @@ pub struct SearchResponse {
     pub warnings: Vec<String>,
     /// A plain question found nothing with every word, and was answered without some of them.
     pub relaxed: bool,
+    /// What ran: `keyword`, `hybrid` or `semantic`.
+    pub search_type: &'static str,
 }
 
 impl SearchResponse {
-    /// `{"total","hits":[[id,score,preview,item]],"warnings"}`, written by hand so that each hit's
+    /// `{"total","hits":[[id,score,preview,item(,matched)]],"warnings","searchType"}`, written by hand so that each hit's
     /// stored JSON is copied instead of parsed and serialised again. Hits are arrays: the reader
     /// is `JSON.parse`, which builds arrays several times faster than objects with keys.
     pub fn write_json(&self, out: &mut Vec<u8>) {
@@ -154,6 +190,11 @@ impl SearchResponse {
             json(out, &h.preview);
             out.push(b',');
             out.extend_from_slice(if h.item.is_empty() { b"null" } else { h.item.as_bytes() });
+            if self.search_type != "keyword" {
+                out.extend_from_slice(b",\"");
+                out.extend_from_slice(h.matched.as_str().as_bytes());
+                out.push(b'"');
+            }
             out.push(b']');
         }
         out.extend_from_slice(b"],\"warnings\":");
@@ -161,6 +202,9 @@ impl SearchResponse {
         if self.relaxed {
             out.extend_from_slice(b",\"relaxed\":true");
         }
+        out.extend_from_slice(b",\"searchType\":\"");
+        out.extend_from_slice(self.search_type.as_bytes());
+        out.push(b'"');
         out.push(b'}');
     }
 

@@ -9,7 +9,7 @@ use crate::tokenizer::TOKENIZER_NAME;
 
 /// Bumped whenever the schema, the tokenizer or what is stored per item (the facade's `extra`)
 /// changes; an index with another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 17;
+pub const SCHEMA_VERSION: u32 = 18;
 
 /// The five weighted text fields, in the order of [`crate::Weights`].
 pub const TEXT_FIELDS: [&str; 5] = ["title", "name", "description", "category", "content"];
@@ -34,6 +34,8 @@ pub struct Fields {
     /// What a hit shows besides id, score and preview, as one JSON array written at index time:
     /// a hit reads one stored value instead of deserialising ten.
     pub item: Field,
+    /// The item's embedding (see `semantic::quantize`), when a model was loaded at indexing.
+    pub vector: Field,
 }
 
 impl Fields {
@@ -72,6 +74,7 @@ pub fn build() -> (Schema, Fields) {
         size: b.add_u64_field("size", num()),
         // Read only by the manifest: a column, not a term dictionary of random strings.
         item: b.add_text_field("item", STORED),
+        vector: b.add_bytes_field(crate::semantic::VECTOR_FIELD, FAST),
     };
     (b.build(), fields)
 }

@@ -1,6 +1,7 @@
 //! Write batches: one writer, upserts by key, atomic commits.
 
 use super::*;
+use crate::semantic;
 
 /// One write session. Nothing is visible to readers until `commit`; dropping it discards.
 pub struct Batch {
@@ -44,12 +45,25 @@ impl KnownKeys {
 
 impl Batch {
     /// Adds documents, replacing any with the same key.
+    /// Items are embedded (on all cores) when a model is loaded.
     pub fn upsert(&mut self, docs: &[ItemDoc]) -> Result<()> {
-        for d in docs {
+        let vectors: Vec<Option<Vec<u8>>> = match semantic::model() {
+            Some(model) => docs
+                .par_iter()
+                .with_min_len(64)
+                .map(|d| model.embed(&semantic::item_text(d)).map(|v| semantic::quantize(&v)))
+                .collect(),
+            None => vec![None; docs.len()],
+        };
+        for (d, vector) in docs.iter().zip(vectors) {
             if self.keys.add(&d.key)? {
                 self.writer.delete_term(Term::from_field_text(self.fields.key, &d.key));
             }
-            self.writer.add_document(to_document(&self.fields, d))?;
+            let mut doc = to_document(&self.fields, d);
+            if let Some(v) = vector {
+                doc.add_bytes(self.fields.vector, &v);
+            }
+            self.writer.add_document(doc)?;
         }
         Ok(())
     }

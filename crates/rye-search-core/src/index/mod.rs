@@ -24,7 +24,9 @@ use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::store::Compressor;
 use tantivy::InvertedIndexReader;
-use tantivy::{DocId, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError};
+use tantivy::{
+    DocId, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, TantivyError,
+};
 
 use crate::all_terms::LazyAllTerms;
 use crate::collect::{SortColumns, StoredIds, TopRanked};
@@ -35,7 +37,7 @@ use crate::memory_dir::MemoryDirectory;
 use crate::query::budget::Budget;
 use crate::query::build::{is_term_leaf, positive_tokens, Builder};
 use crate::query::{parse, relax};
-use crate::request::{Filter, Hit, SearchRequest, SearchResponse};
+use crate::request::{Filter, Hit, SearchRequest, SearchResponse, SortBy};
 use crate::schema::{self, version_number, Fields, SCHEMA_VERSION};
 use crate::stored::{stored_texts, utf8};
 use crate::tokenizer::{self, IdentTokenizer, TOKENIZER_NAME};
@@ -43,6 +45,7 @@ use crate::tokenizer::{self, IdentTokenizer, TOKENIZER_NAME};
 mod batch;
 mod filters;
 mod many;
+mod modes;
 mod preview;
 mod search;
 
@@ -71,6 +74,7 @@ struct SegmentParts {
     columns: Arc<SortColumns>,
     store: Arc<HitStore>,
     all_terms: LazyAllTerms,
+    vectors: modes::VectorsCell,
 }
 
 pub struct SearchIndex {

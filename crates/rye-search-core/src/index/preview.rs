@@ -12,6 +12,13 @@ pub(super) fn preview(g: &SnippetGenerator, terms: &[String], content: &str, cha
     cut_at_word(&collapsed, chars)
 }
 
+/// The beginning of `content`, for a hit no term of the query matched (found by meaning).
+pub(super) fn start_of(content: &str, chars: usize) -> String {
+    let window = preview_window(content, std::iter::empty(), chars);
+    let collapsed: String = window.split_whitespace().collect::<Vec<_>>().join(" ");
+    cut_at_word(&collapsed, chars)
+}
+
 /// At most `chars` characters of `text`, ending on a word boundary when the cut would split a
 /// word (`STRAẞE` is never shown as `STRAẞ`); a single word longer than the budget is cut.
 fn cut_at_word(text: &str, chars: usize) -> String {

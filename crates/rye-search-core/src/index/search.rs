@@ -1,10 +1,25 @@
-//! Running a query: building it, collecting the top ranked hits with exact totals, loading the page.
+//! Running a keyword query: building it, collecting the top ranked hits with exact totals, loading
+//! the page.
 
-use super::preview::preview;
+use super::preview::{self, preview};
 use super::*;
+use crate::request::Matched;
+use tantivy::DocAddress;
+
+/// The ranked matches of one query, before their page is loaded.
+pub(super) struct Ranking {
+    /// Raw scores (or sort order) and addresses, best first, up to the number wanted.
+    pub top: Vec<(f32, DocAddress)>,
+    pub total: usize,
+    pub best: f32,
+    pub query: Box<dyn Query>,
+    pub warnings: Vec<String>,
+    pub relaxed: bool,
+}
 
 impl SearchIndex {
-    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+    /// The page limits every mode shares.
+    pub(super) fn check_page(req: &SearchRequest) -> Result<()> {
         if req.limit > MAX_LIMIT {
             return Err(Error::limit(
                 format!("limit {} is above the maximum of {MAX_LIMIT}", req.limit),
@@ -17,31 +32,41 @@ impl SearchIndex {
                 "narrow the query with scope, fields or filters",
             ));
         }
-        let searcher = self.reader.searcher();
+        Ok(())
+    }
+
+    /// Ranks the keyword matches of `req` (its `wanted` best). A plain question: stop words never
+    /// have to match; when the other words together find nothing, the one that matches least is
+    /// dropped, again, until something is found.
+    pub(super) fn rank_keyword(
+        &self,
+        req: &SearchRequest,
+        searcher: &tantivy::Searcher,
+        parts: &[Arc<SegmentParts>],
+        wanted: usize,
+    ) -> Result<Ranking> {
         let node = parse(&req.query)?;
         // Proximity asks for every word, near each other: it never relaxes.
         let plain = if req.proximity.is_none() { relax::plain_query_words(&req.query, &node) } else { None };
         let Some(words) = plain else {
-            return self.search_node(req, &searcher, node);
+            return self.rank_node(req, searcher, parts, node, wanted);
         };
-        // A plain question: stop words never have to match; when the other words together find
-        // nothing, the one that matches least is dropped, again, until something is found.
         let (mut words, _stop_words) = relax::without_stop_words(words);
         let mut dropped = Vec::new();
         loop {
-            let mut res = self.search_node(req, &searcher, relax::all_of(&words))?;
-            if res.total > 0 || words.len() <= 1 {
+            let mut ranking = self.rank_node(req, searcher, parts, relax::all_of(&words), wanted)?;
+            if ranking.total > 0 || words.len() <= 1 {
                 if !dropped.is_empty() {
-                    res.relaxed = true;
-                    res.warnings.push(format!(
+                    ranking.relaxed = true;
+                    ranking.warnings.push(format!(
                         "no item has every word; found without: {} (put words in quotes or join them with AND to require them)",
                         dropped.join(", ")
                     ));
                 }
-                return Ok(res);
+                return Ok(ranking);
             }
             let rarest =
-                (0..words.len()).min_by_key(|&i| self.doc_freq(&searcher, &words[i])).expect("two words or more");
+                (0..words.len()).min_by_key(|&i| self.doc_freq(searcher, &words[i])).expect("two words or more");
             dropped.push(words.remove(rarest));
         }
     }
@@ -63,12 +88,14 @@ impl SearchIndex {
             .unwrap_or(0)
     }
 
-    fn search_node(
+    fn rank_node(
         &self,
         req: &SearchRequest,
         searcher: &tantivy::Searcher,
+        parts: &[Arc<SegmentParts>],
         node: parse::Node,
-    ) -> Result<SearchResponse> {
+        wanted: usize,
+    ) -> Result<Ranking> {
         let f = &self.fields;
         let weights = req.weights.as_array();
         let all_fields: Vec<(Field, f32)> =
@@ -80,7 +107,6 @@ impl SearchIndex {
             .map(|(name, text)| parse(text).map(|n| (name, text, n)).map_err(|e| in_field(name, e)))
             .collect::<Result<Vec<_>>>()?;
         let budget = Budget::for_query(std::iter::once(&node).chain(field_nodes.iter().map(|f| &f.2)), req.fuzzy > 0);
-        let parts = self.segment_parts(searcher)?;
         let all_terms = || parts.iter().map(|p| &p.all_terms).collect();
         let mut builder = Builder::new(searcher, all_terms(), &req.query, req.fuzzy.min(2) as u8, &budget);
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
@@ -128,50 +154,62 @@ impl SearchIndex {
 
         let collector = TopRanked {
             sort: req.sort_by,
-            wanted: req.offset + req.limit,
+            wanted,
             prune: false, // decided by `collect` once the query's postings are known
             columns: parts.iter().map(|p| p.columns.clone()).collect(),
         };
         let found = collect(searcher, &*query, collector)?;
-        let total = found.seen as usize;
-        let best = found.best;
-        let page: Vec<(f32, Hit)> = found
-            .top
-            .iter()
-            .skip(req.offset)
-            .map(|r| {
-                Ok((
-                    r.score,
-                    self.materialise(&parts[r.address.segment_ord as usize], r.address.doc_id, req.preview_chars > 0)?,
-                ))
-            })
-            .collect::<Result<_>>()?;
+        Ok(Ranking {
+            top: found.top.iter().map(|r| (r.score, r.address)).collect(),
+            total: found.seen as usize,
+            best: found.best,
+            query,
+            warnings,
+            relaxed: false,
+        })
+    }
 
-        let snippets = if req.preview_chars > 0 && !page.is_empty() {
-            let mut g = SnippetGenerator::create(searcher, &*query, f.content())?;
-            g.set_max_num_chars(req.preview_chars);
-            let mut terms = Vec::new();
-            query.query_terms(&mut |term, _| {
-                if term.field() == f.content() {
-                    if let Some(text) = term.value().as_str() {
-                        terms.push(text.to_string());
+    /// Loads the hits of a page (`(score, address, how it matched)`, scores already 0–1), with
+    /// previews around the terms of `query` when they are wanted.
+    pub(super) fn load_page(
+        &self,
+        req: &SearchRequest,
+        searcher: &tantivy::Searcher,
+        parts: &[Arc<SegmentParts>],
+        query: Option<&dyn Query>,
+        page: &[(f64, DocAddress, Matched)],
+    ) -> Result<Vec<Hit>> {
+        let f = &self.fields;
+        let snippets = match query {
+            Some(query) if req.preview_chars > 0 && !page.is_empty() => {
+                let mut g = SnippetGenerator::create(searcher, query, f.content())?;
+                g.set_max_num_chars(req.preview_chars);
+                let mut terms = Vec::new();
+                query.query_terms(&mut |term, _| {
+                    if term.field() == f.content() {
+                        if let Some(text) = term.value().as_str() {
+                            terms.push(text.to_string());
+                        }
                     }
-                }
-            });
-            Some((g, terms))
-        } else {
-            None
+                });
+                Some((g, terms))
+            }
+            _ => None,
         };
         let mut hits = Vec::with_capacity(page.len());
-        for (raw, mut hit) in page {
-            hit.score = normalise(raw, best);
+        for &(score, address, matched) in page {
+            let mut hit =
+                self.materialise(&parts[address.segment_ord as usize], address.doc_id, req.preview_chars > 0)?;
+            hit.score = score;
+            hit.matched = matched;
             hit.preview = match &snippets {
                 Some((g, terms)) => preview(g, terms, &hit.preview, req.preview_chars),
+                None if req.preview_chars > 0 => preview::start_of(&hit.preview, req.preview_chars),
                 None => String::new(),
             };
             hits.push(hit);
         }
-        Ok(SearchResponse { total, hits, warnings, relaxed: false })
+        Ok(hits)
     }
 
     /// Runs many searches on all cores; each result stands on its own.
@@ -193,7 +231,7 @@ impl SearchIndex {
     }
 
     /// What searches read of each segment of `searcher`, opened on first use.
-    fn segment_parts(&self, searcher: &tantivy::Searcher) -> Result<Vec<Arc<SegmentParts>>> {
+    pub(super) fn segment_parts(&self, searcher: &tantivy::Searcher) -> Result<Vec<Arc<SegmentParts>>> {
         let mut cache = self.segments.lock().unwrap_or_else(|e| e.into_inner());
         let segments = searcher.segment_readers();
         if segments.iter().any(|s| !cache.contains_key(&s.segment_id())) {
@@ -206,6 +244,7 @@ impl SearchIndex {
                         columns: Arc::new(SortColumns::open(s, Some(stored_ids))?),
                         store,
                         all_terms: LazyAllTerms::new(&self.fields.text),
+                        vectors: Default::default(),
                     }));
                 }
             }
@@ -326,7 +365,7 @@ fn in_field(name: &str, e: Error) -> Error {
     }
 }
 
-fn normalise(raw: f32, best: f32) -> f64 {
+pub(super) fn normalise(raw: f32, best: f32) -> f64 {
     let s = if best > 0.0 { (raw / best).clamp(0.0, 1.0) as f64 } else { 1.0 };
     (s * 10_000.0).round() / 10_000.0
 }

@@ -1,0 +1,224 @@
+//! What a search runs: keyword ranking, semantic ranking (cosine over the item vectors of the
+//! items the filters let through), or both fused by reciprocal rank (hybrid).
+
+use std::sync::OnceLock;
+
+use tantivy::DocAddress;
+
+use super::search::{normalise, Ranking};
+use super::*;
+use crate::request::{Matched, Mode, SearchResponse};
+use crate::semantic::{self, quantize, SegmentVectors};
+
+/// How far past the page each list is ranked before fusing: deep enough that an item ranked
+/// low by one list and high by the other is seen.
+const FUSION_DEPTH: usize = 50;
+/// Reciprocal rank fusion's constant (Cormack et al.): damps the head of each list.
+const RRF_K: f32 = 60.0;
+/// A keyword list that matched every word weighs this much more than the semantic one: exact
+/// words are the better evidence when there are any. A relaxed keyword list weighs the same.
+const KEYWORD_WEIGHT: f32 = 2.0;
+/// Cosine similarity from which an item counts as found by meaning.
+pub const SEMANTIC_MIN: f32 = 0.3;
+
+impl SearchIndex {
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        Self::check_page(req)?;
+        let searcher = self.reader.searcher();
+        let parts = self.segment_parts(&searcher)?;
+        let mut warnings = Vec::new();
+        let model = semantic::model();
+        let mode = match req.mode {
+            Mode::Keyword => Mode::Keyword,
+            Mode::Auto if !is_question(req) => Mode::Keyword,
+            _ if model.is_none() => {
+                warnings.push(
+                    "semantic search is off: no embedding model is loaded, so this ran as a keyword search".into(),
+                );
+                Mode::Keyword
+            }
+            Mode::Auto => Mode::Hybrid,
+            explicit => explicit,
+        };
+        if mode != Mode::Keyword && req.sort_by != SortBy::Score {
+            warnings.push(format!("sort_by is ignored in {} mode: results are ranked by relevance", mode_name(mode)));
+        }
+        let query_vector = model.as_ref().and_then(|m| m.embed(&req.query));
+        let mut res = match (mode, query_vector) {
+            (Mode::Keyword, _) => self.keyword(req, &searcher, &parts)?,
+            (_, None) => {
+                warnings.push("no word of the query is known to the embedding model: keyword results only".into());
+                self.keyword(req, &searcher, &parts)?
+            }
+            (Mode::Semantic, Some(v)) => self.semantic(req, &searcher, &parts, &v)?,
+            (_, Some(v)) => self.hybrid(req, &searcher, &parts, &v)?,
+        };
+        res.warnings.splice(0..0, warnings);
+        Ok(res)
+    }
+
+    fn keyword(&self, req: &SearchRequest, searcher: &Searcher, parts: &[Arc<SegmentParts>]) -> Result<SearchResponse> {
+        let ranking = self.rank_keyword(req, searcher, parts, req.offset + req.limit)?;
+        let page: Vec<_> = ranking
+            .top
+            .iter()
+            .skip(req.offset)
+            .map(|&(raw, address)| (normalise(raw, ranking.best), address, Matched::Keyword))
+            .collect();
+        let hits = self.load_page(req, searcher, parts, Some(&*ranking.query), &page)?;
+        Ok(SearchResponse {
+            total: ranking.total,
+            hits,
+            warnings: ranking.warnings,
+            relaxed: ranking.relaxed,
+            search_type: "keyword",
+        })
+    }
+
+    fn semantic(
+        &self,
+        req: &SearchRequest,
+        searcher: &Searcher,
+        parts: &[Arc<SegmentParts>],
+        vector: &[f32],
+    ) -> Result<SearchResponse> {
+        let (top, total) = self.rank_semantic(req, searcher, parts, vector, req.offset + req.limit)?;
+        let best = top.first().map_or(1.0, |t| t.0);
+        let page: Vec<_> =
+            top.iter().skip(req.offset).map(|&(sim, a)| (normalise(sim, best), a, Matched::Semantic)).collect();
+        let hits = self.load_page(req, searcher, parts, None, &page)?;
+        Ok(SearchResponse { total, hits, warnings: Vec::new(), relaxed: false, search_type: "semantic" })
+    }
+
+    fn hybrid(
+        &self,
+        req: &SearchRequest,
+        searcher: &Searcher,
+        parts: &[Arc<SegmentParts>],
+        vector: &[f32],
+    ) -> Result<SearchResponse> {
+        let depth = req.offset + req.limit + FUSION_DEPTH;
+        let keyword = self.rank_keyword(req, searcher, parts, depth)?;
+        let (semantic, semantic_total) = self.rank_semantic(req, searcher, parts, vector, depth)?;
+        let keyword_weight = if keyword.relaxed { 1.0 } else { KEYWORD_WEIGHT };
+        let mut fused: HashMap<DocAddress, (f32, Matched)> = HashMap::with_capacity(2 * depth);
+        for (rank, &(_, address)) in keyword.top.iter().enumerate() {
+            fused.insert(address, (keyword_weight / (RRF_K + 1.0 + rank as f32), Matched::Keyword));
+        }
+        let mut both = 0;
+        for (rank, &(_, address)) in semantic.iter().enumerate() {
+            let share = 1.0 / (RRF_K + 1.0 + rank as f32);
+            let entry = fused.entry(address).or_insert((0.0, Matched::Semantic));
+            if entry.1 == Matched::Keyword {
+                entry.1 = Matched::Both;
+                both += 1;
+            }
+            entry.0 += share;
+        }
+        let mut ranked: Vec<(f32, DocAddress, Matched)> = fused.into_iter().map(|(a, (s, m))| (s, a, m)).collect();
+        // Equal fused scores break by address: the same query always pages the same way.
+        ranked.sort_by(|a, b| {
+            b.0.total_cmp(&a.0).then(a.1.segment_ord.cmp(&b.1.segment_ord)).then(a.1.doc_id.cmp(&b.1.doc_id))
+        });
+        let best = ranked.first().map_or(1.0, |r| r.0);
+        let page: Vec<_> =
+            ranked.iter().skip(req.offset).take(req.limit).map(|&(s, a, m)| (normalise(s, best), a, m)).collect();
+        let hits = self.load_page(req, searcher, parts, Some(&*keyword.query), &page)?;
+        let Ranking { total, warnings, relaxed, .. } = keyword;
+        // Items found both ways are counted once; past the fused depth that is an estimate.
+        let total = (total + semantic_total).saturating_sub(both).max(ranked.len().min(total + semantic_total));
+        Ok(SearchResponse { total, hits, warnings, relaxed, search_type: "hybrid" })
+    }
+
+    /// The `wanted` items most similar to `vector` among those the request's restrictions let
+    /// through, with how many reach [`SEMANTIC_MIN`]. Exact: every candidate is compared.
+    fn rank_semantic(
+        &self,
+        req: &SearchRequest,
+        searcher: &Searcher,
+        parts: &[Arc<SegmentParts>],
+        vector: &[f32],
+        wanted: usize,
+    ) -> Result<(Vec<(f32, DocAddress)>, usize)> {
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(AllQuery))];
+        clauses.extend(self.restrictions(searcher, req)?);
+        let filter = BooleanQuery::new(clauses);
+        let weight = filter.weight(EnableScoring::disabled_from_searcher(searcher))?;
+        let quantized = quantize(vector);
+        let (query, scale_bytes) = quantized.split_at(vector.len());
+        let query: Vec<i8> = query.iter().map(|b| *b as i8).collect();
+        let query_scale = f32::from_le_bytes(scale_bytes.try_into().expect("four bytes"));
+        let mut top: Vec<(f32, DocAddress)> = Vec::new();
+        let mut total = 0usize;
+        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            let vectors = parts[ord].vectors(reader, vector.len())?;
+            let alive = reader.alive_bitset();
+            weight.for_each_no_score(reader, &mut |docs| {
+                for &doc in docs {
+                    if alive.is_some_and(|a| !a.is_alive(doc)) {
+                        continue;
+                    }
+                    let sim = vectors.similarity(doc, &query, query_scale);
+                    if sim >= SEMANTIC_MIN {
+                        total += 1;
+                        top.push((sim, DocAddress::new(ord as u32, doc)));
+                    }
+                }
+                // Keep the buffer bounded: cut back to the best `wanted` now and then.
+                if top.len() > 4 * wanted.max(64) {
+                    keep_best(&mut top, wanted);
+                }
+            })?;
+        }
+        keep_best(&mut top, wanted);
+        Ok((top, total))
+    }
+}
+
+fn keep_best(top: &mut Vec<(f32, DocAddress)>, wanted: usize) {
+    top.sort_by(|a, b| {
+        b.0.total_cmp(&a.0).then(a.1.segment_ord.cmp(&b.1.segment_ord)).then(a.1.doc_id.cmp(&b.1.doc_id))
+    });
+    top.truncate(wanted);
+}
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Auto => "auto",
+        Mode::Keyword => "keyword",
+        Mode::Semantic => "semantic",
+        Mode::Hybrid => "hybrid",
+    }
+}
+
+/// A plain question: two or more plain words, none of them an identifier (`create_tool`,
+/// `rye/core`, `v1.2`, `camelCase`), no operator, quote, wildcard, field or proximity, ranked
+/// by relevance. Everything else is a keyword query.
+fn is_question(req: &SearchRequest) -> bool {
+    if !req.fields.is_empty() || req.proximity.is_some() || req.sort_by != SortBy::Score {
+        return false;
+    }
+    let Ok(node) = parse(&req.query) else { return false };
+    let Some(words) = relax::plain_query_words(&req.query, &node) else { return false };
+    let identifier = |w: &String| {
+        w.contains(['_', '/', '.', ':', '-', '@', '#'])
+            || w.chars().any(|c| c.is_ascii_digit())
+            || w.chars().skip(1).any(|c| c.is_uppercase()) && w.chars().any(|c| c.is_lowercase())
+    };
+    !words.iter().any(identifier) && relax::without_stop_words(words).0.len() >= 2
+}
+
+impl SegmentParts {
+    /// This segment's item vectors, read on the first semantic search.
+    fn vectors(&self, reader: &SegmentReader, dims: usize) -> Result<Arc<SegmentVectors>> {
+        if let Some(v) = self.vectors.get().filter(|v| v.dims() == dims) {
+            return Ok(v.clone());
+        }
+        let v = Arc::new(SegmentVectors::open(reader, dims)?);
+        let _ = self.vectors.set(v.clone());
+        Ok(v)
+    }
+}
+
+/// Empty until the first semantic search of a segment.
+pub(super) type VectorsCell = OnceLock<Arc<SegmentVectors>>;

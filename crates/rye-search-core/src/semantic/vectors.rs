@@ -1,0 +1,83 @@
+//! Item vectors as int8 with one scale each (a quarter of the f32 size; cosine error well under
+//! 1%), kept in a bytes fast field and read into one flat array per segment on first use.
+
+use tantivy::SegmentReader;
+
+use crate::error::Result;
+
+pub const VECTOR_FIELD: &str = "vector";
+
+/// `v` (a unit vector) as `dims` i8 values followed by its f32 scale.
+pub fn quantize(v: &[f32]) -> Vec<u8> {
+    let max = v.iter().fold(0f32, |m, x| m.max(x.abs())).max(f32::MIN_POSITIVE);
+    let scale = max / 127.0;
+    let mut out: Vec<u8> = v.iter().map(|x| ((x / scale).round().clamp(-127.0, 127.0) as i8) as u8).collect();
+    out.extend(scale.to_le_bytes());
+    out
+}
+
+/// Every vector of one segment, by doc id; a doc without one (added without a model, or with no
+/// known word) never matches semantically.
+pub struct SegmentVectors {
+    dims: usize,
+    values: Vec<i8>,
+    scales: Vec<f32>,
+}
+
+impl SegmentVectors {
+    pub fn open(segment: &SegmentReader, dims: usize) -> Result<SegmentVectors> {
+        let max_doc = segment.max_doc() as usize;
+        let mut values = vec![0i8; max_doc * dims];
+        let mut scales = vec![0f32; max_doc];
+        if let Some(column) = segment.fast_fields().bytes(VECTOR_FIELD)? {
+            // The dictionary is read once in order; docs then point into it by ordinal.
+            let mut by_ord: Vec<Vec<u8>> = Vec::with_capacity(column.num_terms());
+            let mut stream = column.dictionary().stream()?;
+            while stream.advance() {
+                by_ord.push(stream.key().to_vec());
+            }
+            for doc in 0..max_doc {
+                let Some(ord) = column.ords().first(doc as u32) else { continue };
+                let Some(bytes) = by_ord.get(ord as usize).filter(|b| b.len() == dims + 4) else { continue };
+                for (slot, b) in values[doc * dims..][..dims].iter_mut().zip(&bytes[..dims]) {
+                    *slot = *b as i8;
+                }
+                scales[doc] = f32::from_le_bytes(bytes[dims..].try_into().unwrap());
+            }
+        }
+        Ok(SegmentVectors { dims, values, scales })
+    }
+
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// Cosine similarity of `doc` with the quantized query (`query_scale` from [`quantize`]).
+    #[inline]
+    pub fn similarity(&self, doc: u32, query: &[i8], query_scale: f32) -> f32 {
+        let doc = doc as usize;
+        let scale = self.scales[doc];
+        if scale == 0.0 {
+            return 0.0;
+        }
+        let row = &self.values[doc * self.dims..][..self.dims];
+        let dot: i32 = row.iter().zip(query).map(|(a, b)| *a as i32 * *b as i32).sum();
+        dot as f32 * scale * query_scale
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantized_vectors_keep_their_cosine() {
+        let a: Vec<f32> = (0..64).map(|i| ((i * 7 % 13) as f32 - 6.0) / 20.0).collect();
+        let norm = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let a: Vec<f32> = a.iter().map(|x| x / norm).collect();
+        let q = quantize(&a);
+        let scale = f32::from_le_bytes(q[64..].try_into().unwrap());
+        let back: f32 = q[..64].iter().zip(&a).map(|(b, x)| (*b as i8) as f32 * scale * x).sum();
+        assert!((back - 1.0).abs() < 0.01, "{back}");
+    }
+}

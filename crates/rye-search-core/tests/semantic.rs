@@ -1,0 +1,77 @@
+//! Semantic search with the model the package ships.
+
+use std::path::Path;
+
+use rye_search_core::semantic::{load_model, model};
+use rye_search_core::{ItemDoc, Mode, SearchIndex, SearchRequest};
+
+fn shipped_model() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../model/minilm-static-256.rye-embed");
+    assert_eq!(load_model(&path).unwrap(), 256);
+}
+
+#[test]
+fn embeddings_match_the_python_model_they_were_distilled_with() {
+    shipped_model();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/fixtures/embeddings.json");
+    let cases: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    let m = model().unwrap();
+    for case in cases {
+        let expected: Vec<f32> =
+            case["vector"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect();
+        let got = m.embed(case["text"].as_str().unwrap()).unwrap();
+        let cosine: f32 = got.iter().zip(&expected).map(|(a, b)| a * b).sum();
+        assert!(cosine > 0.99, "{}: cosine {cosine}", case["text"]);
+    }
+}
+
+fn doc(id: &str, title: &str, description: &str) -> ItemDoc {
+    serde_json::from_value(serde_json::json!({
+        "key": format!("tool\u{0}project\u{0}{id}"), "id": id, "kind": "tool", "space": "project",
+        "name": id, "title": title, "description": description, "content": description,
+    }))
+    .unwrap()
+}
+
+#[test]
+fn a_question_in_other_words_finds_the_item_and_filters_stay_exact() {
+    shipped_model();
+    let index = SearchIndex::in_memory().unwrap();
+    let mut batch = index.batch().unwrap();
+    batch
+        .upsert(&[
+            doc(
+                "tmux",
+                "terminal multiplexer",
+                "lets you switch between several programs in one terminal, detach them and reattach them later",
+            ),
+            doc("gzip", "GNU compression utility", "reduces the size of files"),
+            doc("curl", "command line tool for transferring data with URL syntax", "fetches web pages"),
+        ])
+        .unwrap();
+    batch.commit().unwrap();
+    let question = "keep my programs running after I disconnect";
+    let keyword =
+        index.search(&SearchRequest { query: question.into(), mode: Mode::Keyword, ..Default::default() }).unwrap();
+    assert_eq!(keyword.search_type, "keyword");
+    let auto = index.search(&SearchRequest { query: question.into(), ..Default::default() }).unwrap();
+    assert_eq!(auto.search_type, "hybrid");
+    assert_eq!(auto.hits[0].id, "tmux", "{:?}", auto.hits.iter().map(|h| &h.id).collect::<Vec<_>>());
+    assert!(auto.hits.iter().all(|h| (0.0..=1.0).contains(&h.score)));
+    let semantic = index
+        .search(&SearchRequest { query: "make files smaller".into(), mode: Mode::Semantic, ..Default::default() })
+        .unwrap();
+    assert_eq!(semantic.hits[0].id, "gzip");
+    // Identifiers and operators stay keyword in auto mode.
+    let ident = index.search(&SearchRequest { query: "tmux OR gzip".into(), ..Default::default() }).unwrap();
+    assert_eq!(ident.search_type, "keyword");
+    let other_kind = index
+        .search(&SearchRequest {
+            query: question.into(),
+            kind: Some("directive".into()),
+            mode: Mode::Hybrid,
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(other_kind.total, 0);
+}
