@@ -837,4 +837,5 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeBatch = nativeBinding.NativeBatch
 module.exports.NativeIndex = nativeBinding.NativeIndex
+module.exports.loadModel = nativeBinding.loadModel
 module.exports.statMany = nativeBinding.statMany

@@ -47,5 +47,9 @@ export declare class NativeIndex {
 /**
  * Stats `\0`-separated paths on all cores: `[mtime µs, size, kind]` per path
  * (kind 0 missing, 1 file, 2 directory, 3 other).
+ * Loads the embedding model every index of this process uses for semantic search; returns its
+ * dimensions. Without one, searches are keyword-only.
  */
+export declare function loadModel(path: string): number
+
 export declare function statMany(paths: string): Float64Array

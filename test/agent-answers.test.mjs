@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { createMemoryIndex } from '../dist/index.js';
-import { knowledge, runCli, workspace, connectMcp } from './helpers.mjs';
+import { knowledge, runCli, workspace, connectMcp, wsArgs } from './helpers.mjs';
 
 describe('answers built for agents', () => {
   it('Node API: has_more and next_offset page to the end; preview_chars and include_fields cut the answer', async () => {
@@ -68,7 +68,7 @@ describe('answers built for agents', () => {
         ]),
       ),
     );
-    const common = ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
+    const common = [...wsArgs(ws)];
     const cli = JSON.parse(
       runCli([
         'search',

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { directive, pyTool, runCli, workspace } from './helpers.mjs';
+import { directive, pyTool, runCli, workspace, wsArgs } from './helpers.mjs';
 
 describe('rye-search CLI', () => {
   const ws = workspace();
@@ -14,17 +14,7 @@ describe('rye-search CLI', () => {
       'tools/rye/file/read.py': pyTool({ description: 'Read file contents', category: 'rye/file' }),
     });
     ws.write('core', { 'tools/rye/file/read.py': pyTool({ description: 'Read file contents, system copy' }) });
-    common = [
-      '--project',
-      ws.project,
-      '--user-space',
-      ws.user,
-      '--cache-dir',
-      ws.cache,
-      '--no-default-bundle',
-      '--bundle',
-      `core=${ws.bundle('core')}`,
-    ];
+    common = [...wsArgs(ws), '--bundle', `core=${ws.bundle('core')}`];
   });
   after(() => ws.cleanup());
 

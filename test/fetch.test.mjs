@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { openIndex, signText, trustFile } from '../dist/index.js';
-import { directive, knowledge, pyTool, runCli, workspace } from './helpers.mjs';
+import { directive, knowledge, pyTool, runCli, workspace, wsArgs } from './helpers.mjs';
 
 const author = generateKeyPairSync('ed25519').privateKey;
 const sign = (text, kind, ext, generation = 2) => signText(text, kind, ext, author, { generation });
@@ -206,7 +206,7 @@ describe('fetch and verify CLI', () => {
       [`config/keys/trusted/${trust.name}`]: trust.text,
       'tools/good.py': sign(pyTool({ description: 'good' }), 'tool', '.py'),
     });
-    common = ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
+    common = [...wsArgs(ws)];
   });
   after(() => ws.cleanup());
 

@@ -327,21 +327,7 @@ describe('MCP over HTTP', () => {
   let child;
   let url;
   before(async () => {
-    child = spawnCli(
-      [
-        'mcp',
-        '--http',
-        '0',
-        '--project',
-        ws.project,
-        '--user-space',
-        ws.user,
-        '--cache-dir',
-        ws.cache,
-        '--no-default-bundle',
-      ],
-      { env: { CI: '1' } },
-    );
+    child = spawnCli(['mcp', '--http', '0', ...wsArgs(ws)], { env: { CI: '1' } });
     url = await new Promise((resolve, reject) => {
       let err = '';
       child.stderr.on('data', (d) => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { createMemoryIndex } from '../dist/index.js';
-import { knowledge, runCli, workspace, connectMcp } from './helpers.mjs';
+import { knowledge, runCli, workspace, connectMcp, wsArgs } from './helpers.mjs';
 
 const DOCS = [
   { id: 'tools/create', title: 'Create a tool', description: 'make a new tool from a template' },
@@ -57,7 +57,7 @@ describe('plain questions', () => {
         description: 'limit how much an agent can spend',
       }),
     });
-    const common = ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
+    const common = [...wsArgs(ws)];
     const cli = runCli(['search', 'limit how much money an agent can spend', '--json', ...common]);
     assert.equal(cli.status, 0, cli.stderr);
     const env = JSON.parse(cli.stdout);

@@ -27,22 +27,7 @@ describe('one index per configuration of spaces', () => {
         Array.from({ length: 30 }, (_, i) => [`tools/b${i}.py`, pyTool({ description: `zebra bundle tool ${i}` })]),
       ),
     );
-    const base = [
-      'search',
-      'zebra',
-      '--scope',
-      'tool',
-      '--limit',
-      '0',
-      '--json',
-      '--project',
-      ws.project,
-      '--user-space',
-      ws.user,
-      '--cache-dir',
-      ws.cache,
-      '--no-default-bundle',
-    ];
+    const base = ['search', 'zebra', '--scope', 'tool', '--limit', '0', '--json', ...wsArgs(ws)];
     const withBundle = { RYE_SYSTEM_BUNDLES: `extra=${ws.bundle('extra')}` };
     const without = { RYE_SYSTEM_BUNDLES: '' };
     let wrong = 0;
@@ -79,20 +64,7 @@ describe('scope * means every kind', () => {
     // Copying the envelope's scope back works.
     assert.equal((await index.search({ query: 'alpha', scope: omitted.scope })).total, 2);
     await index.close();
-    const cli = runCli([
-      'search',
-      'alpha',
-      '--scope',
-      '*',
-      '--json',
-      '--project',
-      ws.project,
-      '--user-space',
-      ws.user,
-      '--cache-dir',
-      ws.cache,
-      '--no-default-bundle',
-    ]);
+    const cli = runCli(['search', 'alpha', '--scope', '*', '--json', ...wsArgs(ws)]);
     assert.equal(JSON.parse(cli.stdout).total, 2, cli.stderr);
     const { client } = await connectMcp([...wsArgs(ws)], { name: 'scope-test' });
     for (const args of [{ query: 'alpha', scope: '*' }, { query: 'alpha' }]) {
@@ -138,7 +110,7 @@ describe('errors that say what is wrong', () => {
   it('the CLI names the problem and the accepted forms, without stack traces', async () => {
     const ws = workspace();
     ws.write('project', { 'tools/thread.py': pyTool({ description: 'thread pool' }) });
-    const common = ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
+    const common = [...wsArgs(ws)];
     const cases = [
       [['search', '(', ...common], /unclosed parenthesis/],
       [['search', 'x', '--limit', '-1', ...common], /limit -1 is out of range[\s\S]*0 or more/],
@@ -170,18 +142,7 @@ describe('errors that say what is wrong', () => {
     await new Promise((r) => busy.listen(0, '127.0.0.1', r));
     const ws = workspace();
     ws.write('project', { 'tools/a.py': pyTool({ description: 'a' }) });
-    const res = runCli([
-      'mcp',
-      '--http',
-      String(busy.address().port),
-      '--project',
-      ws.project,
-      '--user-space',
-      ws.user,
-      '--cache-dir',
-      ws.cache,
-      '--no-default-bundle',
-    ]);
+    const res = runCli(['mcp', '--http', String(busy.address().port), ...wsArgs(ws)]);
     busy.close();
     assert.equal(res.status, 2);
     assert.match(res.stderr, /already in use[\s\S]*--http 0/);

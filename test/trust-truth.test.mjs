@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { openIndex, rawPublicKey, signText, trustFile } from '../dist/index.js';
-import { pyTool, runCli, workspace, connectMcp } from './helpers.mjs';
+import { pyTool, runCli, workspace, connectMcp, wsArgs } from './helpers.mjs';
 
 const author = generateKeyPairSync('ed25519').privateKey;
 const other = generateKeyPairSync('ed25519').privateKey;
@@ -30,17 +30,7 @@ function setup() {
   return ws;
 }
 
-const common = (ws) => [
-  '--project',
-  ws.project,
-  '--user-space',
-  ws.user,
-  '--cache-dir',
-  ws.cache,
-  '--no-default-bundle',
-  '--bundle',
-  `core=${ws.bundle('core')}`,
-];
+const common = (ws) => [...wsArgs(ws), '--bundle', `core=${ws.bundle('core')}`];
 
 describe('shadows among the searched spaces', () => {
   let ws;
@@ -148,30 +138,9 @@ describe('trust documents', () => {
     assert.deepEqual(Object.keys(ignored).sort(), [edited.name, foreign.name].sort());
     assert.match(ignored[edited.name], /modified/);
     assert.match(ignored[foreign.name], /not trusted/);
-    const cli = runCli([
-      'verify',
-      '--project',
-      ws.project,
-      '--user-space',
-      ws.user,
-      '--cache-dir',
-      ws.cache,
-      '--no-default-bundle',
-    ]);
+    const cli = runCli(['verify', ...wsArgs(ws)]);
     assert.match(cli.stdout, /2 trust files ignored/);
-    const json = JSON.parse(
-      runCli([
-        'verify',
-        '--json',
-        '--project',
-        ws.project,
-        '--user-space',
-        ws.user,
-        '--cache-dir',
-        ws.cache,
-        '--no-default-bundle',
-      ]).stdout,
-    );
+    const json = JSON.parse(runCli(['verify', '--json', ...wsArgs(ws)]).stdout);
     assert.equal(json.ignoredTrustFiles.length, 2);
     await index.close();
     ws.cleanup();

@@ -2,6 +2,7 @@
  * Loads the generated napi-rs binding and translates its errors into typed errors.
  */
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 import { fromNative, RyeSearchError } from './errors.js';
 
@@ -25,7 +26,26 @@ function load(): Binding {
       cause,
     });
   }
+  loadModel(binding);
   return binding;
+}
+
+/** The embedding model the package ships; `RYE_SEARCH_MODEL` names another file, or `off`. */
+export const DEFAULT_MODEL = fileURLToPath(new URL('../model/minilm-static-256.rye-embed', import.meta.url));
+
+/**
+ * Loads the embedding model once per process. Without it (file missing, damaged, or turned off)
+ * every search runs as keyword search and says so in its warnings: never a failure.
+ */
+function loadModel(b: Binding): void {
+  const file = process.env.RYE_SEARCH_MODEL || DEFAULT_MODEL;
+  if (file === 'off') return;
+  try {
+    b.loadModel(file);
+  } catch (err) {
+    const why = fromNative(err);
+    process.stderr.write(`rye-search: semantic search is off (keyword only): ${(why as Error).message}\n`);
+  }
 }
 
 /** Calls into native code, rethrowing its errors as typed errors. */

@@ -6,7 +6,7 @@ import { InvalidArgumentError } from './errors.js';
 import { parseScope } from './scope.js';
 import type { Space } from './spaces.js';
 import { wellFormed } from './validate.js';
-import type { NativeFilter, NativeRequest, SortBy } from './wire.js';
+import type { NativeFilter, NativeRequest, SearchMode, SortBy } from './wire.js';
 
 export type { SortBy };
 
@@ -45,6 +45,12 @@ export interface SearchOptions {
   since?: string;
   /** Only items dated at or before: an ISO date or a duration back from now. */
   until?: string;
+  /**
+   * `auto` (default): plain questions run hybrid (keyword + semantic, fused), anything with
+   * operators, quotes, wildcards, fields or identifiers runs as keyword. Or force `keyword`,
+   * `semantic` or `hybrid`.
+   */
+  mode?: SearchMode;
 }
 
 // The engine's limits (largest page and offset, the fuzzy distance) belong to the core, which
@@ -227,6 +233,7 @@ const OPTION_NAMES = new Set([
   'include_fields',
   'since',
   'until',
+  'mode',
 ]);
 
 /** Result fields an answer can be narrowed to. */
@@ -249,6 +256,7 @@ export const RESULT_FIELDS = [
   'metadata',
   'shadows',
   'shadowed_by',
+  'match',
 ] as const;
 export type ResultField = (typeof RESULT_FIELDS)[number];
 
@@ -303,5 +311,15 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     limit: integer(opts.limit, 'limit', 0, Number.MAX_SAFE_INTEGER, DEFAULT_LIMIT),
     offset: integer(opts.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0),
     previewChars: integer(opts.previewChars ?? opts.preview_chars, 'preview_chars', 0, 10_000, 200),
+    mode: searchMode(opts.mode),
   };
+}
+
+export const SEARCH_MODES: readonly SearchMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];
+
+function searchMode(mode: unknown): SearchMode {
+  if (mode === undefined || mode === null) return 'auto';
+  if (!SEARCH_MODES.includes(mode as SearchMode))
+    bad(`unknown mode ${JSON.stringify(mode)}`, `use ${SEARCH_MODES.join(', ')}`);
+  return mode as SearchMode;
 }

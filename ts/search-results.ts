@@ -5,7 +5,7 @@ import type { Kind } from './scope.js';
 import { sourceOf } from './spaces.js';
 import { includedFields, type SearchOptions } from './search-request.js';
 import type { Integrity } from './trust/trust.js';
-import type { NativeHit, NativeRequest, NativeResponse } from './wire.js';
+import type { MatchKind, NativeHit, NativeRequest, NativeResponse } from './wire.js';
 
 /** Where a result comes from: its space's kind (a bundle's id is in `bundle`). */
 export type Source = 'project' | 'user' | 'system';
@@ -37,6 +37,8 @@ export interface SearchResult {
   metadata?: Record<string, unknown>;
   shadows?: ShadowEntry[];
   shadowed_by?: string;
+  /** How it was found, in hybrid and semantic searches: by its words, by meaning, or both. */
+  match?: MatchKind;
 }
 
 export interface SearchResponse {
@@ -47,7 +49,8 @@ export interface SearchResponse {
   space: string;
   limit: number;
   offset: number;
-  search_type: 'keyword';
+  /** What ran: `keyword`, `hybrid` (keyword and semantic, fused) or `semantic`. */
+  search_type: 'keyword' | 'hybrid' | 'semantic';
   /** More results follow this page: ask again with `offset: next_offset`. */
   has_more: boolean;
   next_offset?: number;
@@ -69,7 +72,7 @@ export function shadowsAmong(lookup: ShadowLookup, searched: readonly { label: s
 }
 
 function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
-  const [id, score, preview, [kind, space, name, title, description, category, path, date, extra]] = hit;
+  const [id, score, preview, [kind, space, name, title, description, category, path, date, extra], matched] = hit;
   const result: SearchResult = {
     id,
     name,
@@ -88,6 +91,7 @@ function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
   if (typeof extra?.[3] === 'number') result.tokens = extra[3];
   if (space.startsWith('system:')) result.bundle = space.slice('system:'.length);
   if (extra?.[2]) result.metadata = extra[2];
+  if (matched) result.match = matched;
   const copies = shadows?.(kind, id);
   if (copies && copies.length > 1) {
     const [winner, ...rest] = copies;
@@ -116,7 +120,7 @@ export function envelope(
     space,
     limit: req.limit,
     offset: req.offset,
-    search_type: 'keyword',
+    search_type: res.searchType,
     has_more: after < res.total,
   };
   if (after < res.total) out.next_offset = after;

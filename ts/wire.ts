@@ -7,6 +7,12 @@ import type { Kind } from './scope.js';
 
 export type SortBy = 'score' | 'name' | 'date';
 
+/** How a search runs (see `Mode` in request.rs). */
+export type SearchMode = 'auto' | 'keyword' | 'semantic' | 'hybrid';
+
+/** How a hit matched, in hybrid and semantic searches. */
+export type MatchKind = 'keyword' | 'semantic' | 'both';
+
 export interface NativeFilter {
   type: 'anyOf' | 'noneOf' | 'version' | 'date';
   [k: string]: unknown;
@@ -27,6 +33,7 @@ export interface NativeRequest {
   limit: number;
   offset: number;
   previewChars: number;
+  mode: SearchMode;
 }
 
 /**
@@ -83,7 +90,7 @@ export type NativeItem = [
   extra: StoredExtra | null,
 ];
 
-export type NativeHit = [id: string, score: number, preview: string, item: NativeItem];
+export type NativeHit = [id: string, score: number, preview: string, item: NativeItem, matched?: MatchKind];
 
 export interface NativeResponse {
   total: number;
@@ -91,4 +98,5 @@ export interface NativeResponse {
   warnings: string[];
   /** A plain question was answered without some of its words. */
   relaxed?: true;
+  searchType: 'keyword' | 'hybrid' | 'semantic';
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 
 import { rng } from './fixtures/unicode-cases.mjs';
-import { runCli, workspace } from '../helpers.mjs';
+import { runCli, workspace, wsArgs } from '../helpers.mjs';
 
 const ITEMS = 300;
 
@@ -22,16 +22,7 @@ describe('corrupt index cache', () => {
         ]),
       ),
     );
-    const args = [
-      '--project',
-      ws.project,
-      '--user-space',
-      ws.user,
-      '--cache-dir',
-      ws.cache,
-      '--no-default-bundle',
-      '--json',
-    ];
+    const args = [...wsArgs(ws), '--json'];
     const search = () => runCli(['search', 'cafe', '--scope', 'knowledge', '--limit', '3', ...args]);
     const first = search();
     assert.equal(first.status, 0, first.stderr);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 
 import { openIndex } from '../../dist/index.js';
-import { CLI, directive, knowledge, pyTool, workspace } from '../helpers.mjs';
+import { CLI, directive, knowledge, pyTool, workspace, wsArgs } from '../helpers.mjs';
 
 const hasFifo = (() => {
   try {
@@ -20,15 +20,11 @@ const hasFifo = (() => {
 
 /** The CLI with every space inside the workspace; a hang fails after `timeout` ms. */
 function cli(ws, args, timeout = 30_000) {
-  const res = spawnSync(
-    process.execPath,
-    [CLI, ...args, '--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'],
-    {
-      encoding: 'utf8',
-      env: { ...process.env, CI: '1', RYE_SYSTEM_BUNDLES: '', RYE_DEV_MODE: '1' },
-      timeout,
-    },
-  );
+  const res = spawnSync(process.execPath, [CLI, ...args, ...wsArgs(ws)], {
+    encoding: 'utf8',
+    env: { ...process.env, CI: '1', RYE_SYSTEM_BUNDLES: '', RYE_DEV_MODE: '1' },
+    timeout,
+  });
   assert.notEqual(res.error?.code, 'ETIMEDOUT', `rye-search ${args.join(' ')} did not finish in ${timeout} ms`);
   return res;
 }

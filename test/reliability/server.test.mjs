@@ -20,18 +20,7 @@ describe('HTTP transport under hostile clients', () => {
   let port;
   before(async () => {
     ws.write('project', { 'tools/a.py': pyTool({ description: 'alpha' }) });
-    server = spawnCli([
-      'mcp',
-      '--http',
-      '0',
-      '--project',
-      ws.project,
-      '--user-space',
-      ws.user,
-      '--cache-dir',
-      ws.cache,
-      '--no-default-bundle',
-    ]);
+    server = spawnCli(['mcp', '--http', '0', ...wsArgs(ws)]);
     port = await new Promise((resolve, reject) => {
       let err = '';
       server.stderr.on('data', (d) => {
@@ -117,16 +106,7 @@ describe('stdio transport under hostile clients', () => {
   it('garbage lines get parse errors; stdout carries only JSON-RPC; the server keeps answering', async () => {
     const ws = workspace();
     ws.write('project', { 'tools/a.py': pyTool({ description: 'alpha' }) });
-    const child = spawnCli([
-      'mcp',
-      '--project',
-      ws.project,
-      '--user-space',
-      ws.user,
-      '--cache-dir',
-      ws.cache,
-      '--no-default-bundle',
-    ]);
+    const child = spawnCli(['mcp', ...wsArgs(ws)]);
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     const send = (line) => child.stdin.write(`${line}\n`);

@@ -38,18 +38,7 @@ describe('previews of text whose folded form changes length', () => {
   it('CLI and MCP: a knowledge file with Café is searched as cafe', async () => {
     const ws = workspace();
     ws.write('project', { 'knowledge/menu.md': 'Café au lait, crème brûlée and Straße food\n' });
-    const cli = runCli([
-      'search',
-      'cafe',
-      '--project',
-      ws.project,
-      '--user-space',
-      ws.user,
-      '--cache-dir',
-      ws.cache,
-      '--no-default-bundle',
-      '--json',
-    ]);
+    const cli = runCli(['search', 'cafe', ...wsArgs(ws), '--json']);
     assert.equal(cli.status, 0, cli.stderr);
     assert.match(JSON.parse(cli.stdout).results[0].preview, /Café/);
     const { client } = await connectMcp([...wsArgs(ws)], { name: 'unicode-test' });

@@ -49,6 +49,7 @@ export function formatSearch(res: SearchResponse, dates = false): string {
     let id = r.id;
     if (r.shadows?.length) id += `  (shadows ${r.shadows.map((s) => s.space).join(', ')})`;
     if (r.shadowed_by) id += `  (shadowed by ${r.shadowed_by})`;
+    if (r.match === 'semantic') id += '  (by meaning)';
     rows.push([
       r.score.toFixed(3),
       r.type,
@@ -69,7 +70,7 @@ export function formatSearch(res: SearchResponse, dates = false): string {
   const shown = `${res.offset + 1}–${res.offset + res.results.length} of ${res.total}`;
   out.push(
     '',
-    `${shown} result${res.total === 1 ? '' : 's'} for ${JSON.stringify(res.query)} in ${res.scope} (${res.space})`,
+    `${shown} result${res.total === 1 ? '' : 's'} for ${JSON.stringify(res.query)} in ${res.scope} (${res.space}, ${res.search_type})`,
   );
   for (const w of res.warnings ?? []) out.push(`warning: ${w}`);
   return out.join('\n');

@@ -24,6 +24,7 @@ terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards, * for eve
   --until T            only items dated at or before T
   --preview-chars N    preview length per result (default 200, 0 for none)
   --include-fields L   only these result fields in --json (id and type always), e.g. id,score,description
+  --mode M             auto (default: plain questions hybrid, anything else keyword), keyword, semantic or hybrid
 ${COMMON_HELP}
 
 Exit status: 0 results found, 1 no results, 2 error.`;
@@ -52,6 +53,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
       since: { type: 'string' },
       until: { type: 'string' },
       'include-fields': { type: 'string' },
+      mode: { type: 'string' },
     },
   });
   if (values.help) {
@@ -88,6 +90,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
     since: values.since,
     until: values.until,
     includeFields: values['include-fields']?.split(',').map((f) => f.trim()) as SearchOptions['includeFields'],
+    mode: values.mode as SearchOptions['mode'],
   };
   const index = await openIndex(openOptions(values));
   try {

@@ -108,8 +108,9 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
     {
       title: 'Fetch RYE items',
       description:
-        'Two modes. ID mode (item_id, or item_ids for several): return the verified content of an item, cascading project → user → system, ' +
-        'optionally copying it to the project or user space. Query mode (query + scope): discover items like rye_search.',
+        'Load what rye_search found. ID mode (item_id, or item_ids for up to 50): the verified content of an item, cascading ' +
+        'project → user → system, optionally copied to the project or user space. Query mode (query + scope): discover ' +
+        'items like rye_search. Example: {"item_id": "tool:rye/core/sign"}.',
       inputSchema: fetchInput,
       outputSchema: fetchOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

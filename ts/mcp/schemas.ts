@@ -68,6 +68,14 @@ export const queryArgs = {
     .max(2000)
     .optional()
     .describe('Preview length per result in characters (default 200; 0 = no preview, the smallest answer)'),
+  mode: z
+    .enum(['auto', 'keyword', 'semantic', 'hybrid'])
+    .optional()
+    .describe(
+      'How to search. auto (default): a plain question ("keep shell sessions alive after ssh disconnects") runs hybrid, ' +
+        'keyword plus meaning, fused; queries with operators, quotes, wildcards, fields or identifiers run as keyword. ' +
+        'keyword: words only. semantic: meaning only. hybrid: both.',
+    ),
   include_fields: z
     .array(z.enum(RESULT_FIELDS))
     .optional()
@@ -94,6 +102,10 @@ export const resultSchema = z
     metadata: z.record(z.unknown()).optional(),
     shadows: z.array(z.object({ space: z.string() })).optional(),
     shadowed_by: z.string().optional(),
+    match: z
+      .enum(['keyword', 'semantic', 'both'])
+      .optional()
+      .describe('hybrid and semantic searches: found by its words, by meaning, or both'),
   })
   .passthrough();
 
@@ -105,7 +117,9 @@ export const envelopeShape = {
   space: z.string(),
   limit: z.number().int(),
   offset: z.number().int(),
-  search_type: z.literal('keyword'),
+  search_type: z
+    .enum(['keyword', 'hybrid', 'semantic'])
+    .describe('what ran: keyword, hybrid (keyword and meaning, fused) or semantic'),
   has_more: z.boolean().describe('more results follow this page'),
   next_offset: z.number().int().optional().describe('the offset of the next page, when has_more'),
   usage_hint: z.string().optional().describe('how to load an item, or get the next page'),

@@ -39,6 +39,7 @@ export function toSearchOptions(args: SearchArgs): SearchOptions {
     until: args.until,
     preview_chars: args.preview_chars,
     include_fields: args.include_fields,
+    mode: args.mode,
   };
 }
 
@@ -57,8 +58,13 @@ export function registerSearchTool(server: McpServer, ctx: McpContext): void {
     {
       title: 'Search RYE items',
       description:
-        'Find directives, tools or knowledge items by keyword (BM25 with field boosts), with AND/OR/NOT, "phrases", wildcards, ' +
-        'fuzzy matching and proximity. Results carry their space, signature integrity and shadowing.',
+        'Find which directive, tool or knowledge item fits a need; use rye_fetch afterwards to load one by its id. ' +
+        'Ask in plain words (a sentence runs hybrid: keyword plus meaning) or in query syntax: ' +
+        'words must all match (AND, OR, NOT, parentheses), "exact phrase", wild*card; ' +
+        'scope narrows by kind and namespace ("tool", "tool.rye.core.*"); ' +
+        'fields/filters match one field or metadata exactly. ' +
+        'Results carry score (0-1), space, signature integrity, shadowing and a token estimate. ' +
+        'Example: {"query": "sign a bundle", "scope": "tool", "limit": 5, "preview_chars": 0}.',
       inputSchema: searchInput,
       outputSchema: envelopeShape,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },

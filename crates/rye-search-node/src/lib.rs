@@ -129,6 +129,13 @@ impl NativeIndex {
 
 /// Stats `\0`-separated paths on all cores: `[mtime µs, size, kind]` per path
 /// (kind 0 missing, 1 file, 2 directory, 3 other).
+/// Loads the embedding model every index of this process uses for semantic search; returns its
+/// dimensions. Without one, searches are keyword-only.
+#[napi]
+pub fn load_model(path: String) -> napi::Result<u32> {
+    guarded(|| rye_search_core::semantic::load_model(std::path::Path::new(&path)).map(|d| d as u32).map_err(to_js))
+}
+
 #[napi]
 pub fn stat_many(paths: String) -> napi::Result<Float64Array> {
     guarded(|| {

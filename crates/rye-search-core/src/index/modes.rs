@@ -16,8 +16,11 @@ const FUSION_DEPTH: usize = 50;
 /// Reciprocal rank fusion's constant (Cormack et al.): damps the head of each list.
 const RRF_K: f32 = 60.0;
 /// A keyword list that matched every word weighs this much more than the semantic one: exact
-/// words are the better evidence when there are any. A relaxed keyword list weighs the same.
-const KEYWORD_WEIGHT: f32 = 2.0;
+/// words are the better evidence when there are any.
+const KEYWORD_WEIGHT: f32 = 100.0;
+/// A relaxed keyword list (no item had every word) is weak evidence: on the Debian questions
+/// of bench/questions.js it ranked the answer lower than meaning alone did.
+const RELAXED_KEYWORD_WEIGHT: f32 = 0.2;
 /// Cosine similarity from which an item counts as found by meaning.
 pub const SEMANTIC_MIN: f32 = 0.3;
 
@@ -100,7 +103,7 @@ impl SearchIndex {
         let depth = req.offset + req.limit + FUSION_DEPTH;
         let keyword = self.rank_keyword(req, searcher, parts, depth)?;
         let (semantic, semantic_total) = self.rank_semantic(req, searcher, parts, vector, depth)?;
-        let keyword_weight = if keyword.relaxed { 1.0 } else { KEYWORD_WEIGHT };
+        let keyword_weight = if keyword.relaxed { RELAXED_KEYWORD_WEIGHT } else { KEYWORD_WEIGHT };
         let mut fused: HashMap<DocAddress, (f32, Matched)> = HashMap::with_capacity(2 * depth);
         for (rank, &(_, address)) in keyword.top.iter().enumerate() {
             fused.insert(address, (keyword_weight / (RRF_K + 1.0 + rank as f32), Matched::Keyword));

@@ -1,0 +1,66 @@
+// Natural-language quality, keyword vs auto (hybrid for plain questions), on the question sets
+// of bench/questions.js: hits in the top 5 / 10, MRR@10, zero-result rate. RYE questions run
+// over the real RYE corpus as spaces, Debian questions over all 63,666 packages.
+//   node bench/nl-quality.js [ryeos|debian|all]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { createMemoryIndex, openIndex } from '../dist/index.js';
+import { packages } from './corpus.js';
+import { DEBIAN_QUESTIONS, RYE_QUESTIONS } from './questions.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const RYEOS = path.resolve(HERE, '..', '..', 'shared', 'corpus', 'ryeos');
+const which = process.argv[2] ?? 'all';
+
+async function score(name, questions, search, matches) {
+  const rows = [];
+  for (const mode of ['keyword', 'auto', 'semantic']) {
+    let top5 = 0;
+    let top10 = 0;
+    let rr = 0;
+    let empty = 0;
+    for (const [question, want] of questions) {
+      const res = await search({ query: question, limit: 10, previewChars: 0, mode });
+      if (res.total === 0) empty++;
+      const rank = res.results.findIndex((r) => matches(r, want));
+      if (rank >= 0) {
+        rr += 1 / (rank + 1);
+        top10++;
+        if (rank < 5) top5++;
+      }
+    }
+    const n = questions.length;
+    rows.push({ set: name, mode, questions: n, top5, top10, mrr10: +(rr / n).toFixed(3), zeroResult: empty });
+  }
+  console.table(rows);
+  return rows;
+}
+
+const out = [];
+if (which === 'all' || which === 'ryeos') {
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rye-nl-'));
+  const bundles = fs.readdirSync(path.join(RYEOS, 'system')).map((id) => ({ id, root: path.join(RYEOS, 'system', id) }));
+  const index = await openIndex({
+    projectPath: path.join(RYEOS, 'project'),
+    userSpace: path.join(cache, 'user'),
+    cacheDir: cache,
+    systemBundles: bundles,
+    includeDefaultBundle: false,
+  });
+  out.push(...(await score('ryeos', RYE_QUESTIONS, (o) => index.search(o), (r, want) => r.id === want)));
+  await index.close();
+  fs.rmSync(cache, { recursive: true, force: true });
+}
+if (which === 'all' || which === 'debian') {
+  const index = createMemoryIndex();
+  const docs = packages();
+  for (let i = 0; i < docs.length; i += 5000) {
+    await index.add(docs.slice(i, i + 5000));
+  }
+  out.push(...(await score('debian', DEBIAN_QUESTIONS, (o) => index.search(o), (r, want) => r.name === want)));
+}
+fs.mkdirSync(path.join(HERE, 'results'), { recursive: true });
+fs.writeFileSync(path.join(HERE, 'results', `nl-quality-${which}.json`), `${JSON.stringify(out, null, 2)}\n`);
