@@ -42,7 +42,9 @@ async function score(name, questions, search, matches) {
 const out = [];
 if (which === 'all' || which === 'ryeos') {
   const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rye-nl-'));
-  const bundles = fs.readdirSync(path.join(RYEOS, 'system')).map((id) => ({ id, root: path.join(RYEOS, 'system', id) }));
+  const bundles = fs
+    .readdirSync(path.join(RYEOS, 'system'))
+    .map((id) => ({ id, root: path.join(RYEOS, 'system', id) }));
   const index = await openIndex({
     projectPath: path.join(RYEOS, 'project'),
     userSpace: path.join(cache, 'user'),
@@ -50,7 +52,14 @@ if (which === 'all' || which === 'ryeos') {
     systemBundles: bundles,
     includeDefaultBundle: false,
   });
-  out.push(...(await score('ryeos', RYE_QUESTIONS, (o) => index.search(o), (r, want) => r.id === want)));
+  out.push(
+    ...(await score(
+      'ryeos',
+      RYE_QUESTIONS,
+      (o) => index.search(o),
+      (r, want) => r.id === want,
+    )),
+  );
   await index.close();
   fs.rmSync(cache, { recursive: true, force: true });
 }
@@ -60,7 +69,14 @@ if (which === 'all' || which === 'debian') {
   for (let i = 0; i < docs.length; i += 5000) {
     await index.add(docs.slice(i, i + 5000));
   }
-  out.push(...(await score('debian', DEBIAN_QUESTIONS, (o) => index.search(o), (r, want) => r.name === want)));
+  out.push(
+    ...(await score(
+      'debian',
+      DEBIAN_QUESTIONS,
+      (o) => index.search(o),
+      (r, want) => r.name === want,
+    )),
+  );
 }
 fs.mkdirSync(path.join(HERE, 'results'), { recursive: true });
 fs.writeFileSync(path.join(HERE, 'results', `nl-quality-${which}.json`), `${JSON.stringify(out, null, 2)}\n`);

@@ -1,0 +1,114 @@
+// Natural-language questions (issue 22, semantic part): a shipped embedding model, items embedded
+// at indexing, `mode: auto | keyword | semantic | hybrid` on every entry point, the envelope's
+// `search_type` and each result's `match`; filters stay exact; without the model, keyword only
+// with a clear warning.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { createMemoryIndex } from '../dist/index.js';
+import { knowledge, runCli, workspace, connectMcp, wsArgs } from './helpers.mjs';
+
+const DOCS = [
+  {
+    id: 'tools/tmux',
+    title: 'terminal multiplexer',
+    description: 'switch between several programs in one terminal, detach them and reattach them later',
+  },
+  {
+    id: 'tools/gzip',
+    title: 'GNU compression utility',
+    description: 'reduces the size of files',
+    content: 'gzip compresses files with the deflate algorithm.',
+  },
+  { id: 'tools/curl', title: 'URL transfer tool', description: 'fetches web pages and talks to HTTP APIs' },
+  { id: 'guides/cooking', kind: 'directive', title: 'Bake bread', description: 'knead dough and bake a loaf' },
+];
+const QUESTION = 'keep my shell alive when ssh drops';
+
+describe('semantic search', () => {
+  it('Node API: a plain question runs hybrid and finds the item said in other words', async () => {
+    const index = createMemoryIndex();
+    await index.add(DOCS);
+    const keyword = await index.search({ query: QUESTION, mode: 'keyword' });
+    assert.equal(keyword.search_type, 'keyword');
+    assert.equal(keyword.total, 0, 'no item has these words');
+    const auto = await index.search({ query: QUESTION });
+    assert.equal(auto.search_type, 'hybrid');
+    assert.equal(auto.results[0].id, 'tools/tmux');
+    assert.ok(auto.results.every((r) => ['keyword', 'semantic', 'both'].includes(r.match)));
+    assert.ok(auto.results.every((r) => r.score >= 0 && r.score <= 1));
+    const semantic = await index.search({ query: 'make files smaller', mode: 'semantic' });
+    assert.equal(semantic.search_type, 'semantic');
+    assert.equal(semantic.results[0].id, 'tools/gzip');
+    assert.equal(semantic.results[0].match, 'semantic');
+    assert.ok(semantic.results[0].preview.length > 0, 'a hit found by meaning still has a preview');
+    // Identifiers, operators and quotes stay keyword in auto mode.
+    for (const query of ['tools/gzip', 'gzip OR curl', '"compression utility"', 'create_tool files']) {
+      assert.equal((await index.search({ query })).search_type, 'keyword', query);
+    }
+    await assert.rejects(index.search({ query: 'x', mode: 'vector' }), { code: 'E_INVALID_ARGUMENT' });
+  });
+
+  it('Node API: scope, filters and paging stay exact in semantic and hybrid modes', async () => {
+    const index = createMemoryIndex();
+    await index.add(DOCS);
+    for (const mode of ['semantic', 'hybrid']) {
+      const res = await index.search({ query: 'bake some bread at home', scope: 'tool', mode });
+      assert.ok(
+        res.results.every((r) => r.type === 'tool'),
+        `${mode}: only tools`,
+      );
+      const all = await index.search({ query: 'programs files web pages', mode, limit: 10 });
+      const first = await index.search({ query: 'programs files web pages', mode, limit: 1 });
+      const second = await index.search({ query: 'programs files web pages', mode, limit: 1, offset: 1 });
+      assert.deepEqual(
+        [...first.results, ...second.results].map((r) => r.id),
+        all.results.slice(0, 2).map((r) => r.id),
+        `${mode}: pages agree with one long page`,
+      );
+    }
+    const [many] = await index.searchMany([{ query: QUESTION }]);
+    assert.equal(many.search_type, 'hybrid');
+  });
+
+  it('CLI: --mode, and keyword only with a clear warning when the model is turned off', () => {
+    const ws = workspace();
+    ws.write('project', {
+      'knowledge/tmux.md': knowledge({ name: 'tmux', title: 'terminal multiplexer', description: DOCS[0].description }),
+      'knowledge/gzip.md': knowledge({ name: 'gzip', title: 'compression utility', description: DOCS[1].description }),
+    });
+    const run = (args, env) => runCli(['search', ...args, '--json', ...wsArgs(ws)], { env });
+    const semantic = JSON.parse(run(['make files smaller', '--mode', 'semantic']).stdout);
+    assert.equal(semantic.search_type, 'semantic');
+    assert.equal(semantic.results[0].id, 'gzip');
+    const off = run([QUESTION], { RYE_SEARCH_MODEL: 'off' });
+    const res = JSON.parse(off.stdout);
+    assert.equal(res.search_type, 'keyword');
+    assert.match(res.warnings.join(' '), /semantic search is off/);
+    const bad = run(['x', '--mode', 'vector']);
+    assert.equal(bad.status, 2, bad.stderr);
+    ws.cleanup();
+  });
+
+  it('MCP: mode is a described argument; answers say what ran and how each result matched', async () => {
+    const ws = workspace();
+    ws.write('project', {
+      'knowledge/tmux.md': knowledge({ name: 'tmux', title: 'terminal multiplexer', description: DOCS[0].description }),
+      'knowledge/gzip.md': knowledge({ name: 'gzip', title: 'compression utility', description: DOCS[1].description }),
+    });
+    const { client } = await connectMcp(wsArgs(ws), { name: 'semantic-test' });
+    const { tools } = await client.listTools();
+    const search = tools.find((t) => t.name === 'rye_search');
+    assert.deepEqual(search.inputSchema.properties.mode.enum, ['auto', 'keyword', 'semantic', 'hybrid']);
+    assert.match(search.inputSchema.properties.mode.description, /plain question/);
+    const res = await client.callTool({ name: 'rye_search', arguments: { query: QUESTION } });
+    assert.ok(!res.isError, res.content[0].text);
+    assert.equal(res.structuredContent.search_type, 'hybrid');
+    assert.equal(res.structuredContent.results[0].id, 'tmux');
+    assert.ok(res.structuredContent.results[0].match);
+    const bad = await client.callTool({ name: 'rye_search', arguments: { query: 'x', mode: 'vector' } });
+    assert.equal(bad.isError, true);
+    await client.close();
+    ws.cleanup();
+  });
+});
