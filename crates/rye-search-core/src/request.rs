@@ -112,6 +112,17 @@ pub enum Mode {
     Hybrid,
 }
 
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Auto => "auto",
+            Mode::Keyword => "keyword",
+            Mode::Semantic => "semantic",
+            Mode::Hybrid => "hybrid",
+        }
+    }
+}
+
 /// How one hit matched; `Keyword` on keyword searches (not written to the wire there).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Matched {

@@ -8,7 +8,7 @@ use tantivy::DocAddress;
 use super::search::{normalise, Ranking};
 use super::*;
 use crate::request::{Matched, Mode, SearchResponse};
-use crate::semantic::{self, quantize, SegmentVectors};
+use crate::semantic::{self, quantized, SegmentVectors};
 
 /// How far past the page each list is ranked before fusing: deep enough that an item ranked
 /// low by one list and high by the other is seen.
@@ -47,9 +47,10 @@ impl SearchIndex {
             explicit => explicit,
         };
         if mode != Mode::Keyword && req.sort_by != SortBy::Score {
-            warnings.push(format!("sort_by is ignored in {} mode: results are ranked by relevance", mode_name(mode)));
+            warnings.push(format!("sort_by is ignored in {} mode: results are ranked by relevance", mode.as_str()));
         }
-        let query_vector = model.as_ref().and_then(|m| m.embed(&req.query));
+        // Only a search that ranks by meaning embeds its query.
+        let query_vector = if mode == Mode::Keyword { None } else { model.as_ref().and_then(|m| m.embed(&req.query)) };
         let mut res = match (mode, query_vector) {
             (Mode::Keyword, _) => self.keyword(req, &searcher, &parts)?,
             (_, None) => {
@@ -122,17 +123,14 @@ impl SearchIndex {
             entry.0 += share;
         }
         let mut ranked: Vec<(f32, DocAddress, Matched)> = fused.into_iter().map(|(a, (s, m))| (s, a, m)).collect();
-        // Equal fused scores break by address: the same query always pages the same way.
-        ranked.sort_by(|a, b| {
-            b.0.total_cmp(&a.0).then(a.1.segment_ord.cmp(&b.1.segment_ord)).then(a.1.doc_id.cmp(&b.1.doc_id))
-        });
+        ranked.sort_by(|a, b| best_first((a.0, a.1), (b.0, b.1)));
         let best = ranked.first().map_or(1.0, |r| r.0);
         let page: Vec<_> =
             ranked.iter().skip(req.offset).take(req.limit).map(|&(s, a, m)| (normalise(s, best), a, m)).collect();
         let hits = self.load_page(req, searcher, parts, Some(&*keyword.query), &page)?;
         let Ranking { total, warnings, relaxed, .. } = keyword;
         // Items found both ways are counted once; past the fused depth that is an estimate.
-        let total = (total + semantic_total).saturating_sub(both).max(ranked.len().min(total + semantic_total));
+        let total = total + semantic_total - both;
         Ok(SearchResponse { total, hits, warnings, relaxed, search_type: "hybrid" })
     }
 
@@ -150,10 +148,7 @@ impl SearchIndex {
         clauses.extend(self.restrictions(searcher, req)?);
         let filter = BooleanQuery::new(clauses);
         let weight = filter.weight(EnableScoring::disabled_from_searcher(searcher))?;
-        let quantized = quantize(vector);
-        let (query, scale_bytes) = quantized.split_at(vector.len());
-        let query: Vec<i8> = query.iter().map(|b| *b as i8).collect();
-        let query_scale = f32::from_le_bytes(scale_bytes.try_into().expect("four bytes"));
+        let (query, query_scale) = quantized(vector);
         let mut top: Vec<(f32, DocAddress)> = Vec::new();
         let mut total = 0usize;
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
@@ -181,20 +176,14 @@ impl SearchIndex {
     }
 }
 
-fn keep_best(top: &mut Vec<(f32, DocAddress)>, wanted: usize) {
-    top.sort_by(|a, b| {
-        b.0.total_cmp(&a.0).then(a.1.segment_ord.cmp(&b.1.segment_ord)).then(a.1.doc_id.cmp(&b.1.doc_id))
-    });
-    top.truncate(wanted);
+/// Higher score first; equal scores break by address, so the same query always pages the same way.
+fn best_first(a: (f32, DocAddress), b: (f32, DocAddress)) -> std::cmp::Ordering {
+    b.0.total_cmp(&a.0).then(a.1.segment_ord.cmp(&b.1.segment_ord)).then(a.1.doc_id.cmp(&b.1.doc_id))
 }
 
-fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Auto => "auto",
-        Mode::Keyword => "keyword",
-        Mode::Semantic => "semantic",
-        Mode::Hybrid => "hybrid",
-    }
+fn keep_best(top: &mut Vec<(f32, DocAddress)>, wanted: usize) {
+    top.sort_by(|a, b| best_first(*a, *b));
+    top.truncate(wanted);
 }
 
 /// A plain question: two or more plain words, none of them an identifier (`create_tool`,

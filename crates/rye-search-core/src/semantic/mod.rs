@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::{Arc, RwLock};
 
 pub use model::StaticModel;
-pub use vectors::{quantize, SegmentVectors, VECTOR_FIELD};
+pub use vectors::{quantize, quantized, SegmentVectors, VECTOR_FIELD};
 
 use crate::document::ItemDoc;
 use crate::error::Result;

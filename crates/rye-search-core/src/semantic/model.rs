@@ -211,8 +211,7 @@ mod tests {
 
     #[test]
     fn damaged_files_are_refused_not_panicked_on() {
-        let m = tiny();
-        let _ = m; // the bytes of a valid file, cut at every length
+        // The bytes of a valid file, cut at every length.
         let vocab_file = {
             let mut b = MAGIC.to_vec();
             b.extend(2u32.to_le_bytes());

@@ -7,11 +7,17 @@ use crate::error::Result;
 
 pub const VECTOR_FIELD: &str = "vector";
 
-/// `v` (a unit vector) as `dims` i8 values followed by its f32 scale.
-pub fn quantize(v: &[f32]) -> Vec<u8> {
+/// `v` as i8 values and the scale that maps them back (`x ≈ value × scale`).
+pub fn quantized(v: &[f32]) -> (Vec<i8>, f32) {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs())).max(f32::MIN_POSITIVE);
     let scale = max / 127.0;
-    let mut out: Vec<u8> = v.iter().map(|x| ((x / scale).round().clamp(-127.0, 127.0) as i8) as u8).collect();
+    (v.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8).collect(), scale)
+}
+
+/// `v` (a unit vector) as stored: `dims` i8 values followed by its f32 scale.
+pub fn quantize(v: &[f32]) -> Vec<u8> {
+    let (values, scale) = quantized(v);
+    let mut out: Vec<u8> = values.into_iter().map(|x| x as u8).collect();
     out.extend(scale.to_le_bytes());
     out
 }
