@@ -108,6 +108,19 @@ describe('semantic search', () => {
     assert.ok(res.structuredContent.results[0].match);
     const bad = await client.callTool({ name: 'rye_search', arguments: { query: 'x', mode: 'vector' } });
     assert.equal(bad.isError, true);
+    // rye_fetch's query mode takes it; its ID mode refuses it instead of ignoring it.
+    const found = await client.callTool({
+      name: 'rye_fetch',
+      arguments: { query: QUESTION, scope: '*', mode: 'semantic' },
+    });
+    assert.ok(!found.isError, found.content[0].text);
+    assert.equal(found.structuredContent.search_type, 'semantic');
+    const misplaced = await client.callTool({
+      name: 'rye_fetch',
+      arguments: { item_id: 'knowledge:tmux', mode: 'semantic' },
+    });
+    assert.equal(misplaced.isError, true);
+    assert.match(misplaced.content[0].text, /mode/);
     await client.close();
     ws.cleanup();
   });

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { fetchFailure, InvalidArgumentError } from '../errors.js';
 import type { McpContext } from './context.js';
 import { errorResult, okResult } from './errors.js';
-import { envelopeShape, queryArgs, resultSchema } from './schemas.js';
+import { envelopeShape, queryArgs } from './schemas.js';
 import { toSearchOptions, usageHint } from './search-tool.js';
 
 const { query, scope, ...shared } = queryArgs;
@@ -53,19 +53,13 @@ const fetchArgs = {
 const fetchInput = z.object(fetchArgs).strict();
 
 const ID_ONLY = ['item_type', 'destination', 'overwrite', 'version'] as const;
-const QUERY_ONLY = [
-  'offset',
-  'sort_by',
-  'fields',
-  'filters',
-  'fuzzy',
-  'proximity',
-  'limit',
-  'preview_chars',
-  'include_fields',
-  'since',
-  'until',
-] as const;
+/** Every search argument but the project: the one list rye_search's schema already is. */
+const QUERY_ONLY = Object.keys(shared).filter((k) => k !== 'project_path') as (keyof typeof shared)[];
+
+/** Query mode answers with rye_search's envelope, every field optional (ID mode has none of them). */
+const envelopeFields = Object.fromEntries(
+  Object.entries(envelopeShape).map(([key, schema]) => [key, schema.optional()]),
+) as { [K in keyof typeof envelopeShape]: z.ZodOptional<(typeof envelopeShape)[K]> };
 
 const fetchOutput = {
   status: z.literal('success').optional(),
@@ -83,19 +77,7 @@ const fetchOutput = {
   copied_to: z.enum(['project', 'user']).optional(),
   destination_path: z.string().optional(),
   warning: z.string().optional(),
-  results: z.array(resultSchema).optional(),
-  total: envelopeShape.total.optional(),
-  query: z.string().optional(),
-  scope: z.string().optional(),
-  space: z.string().optional(),
-  limit: z.number().int().optional(),
-  offset: z.number().int().optional(),
-  search_type: z.literal('keyword').optional(),
-  has_more: envelopeShape.has_more.optional(),
-  next_offset: envelopeShape.next_offset,
-  usage_hint: envelopeShape.usage_hint,
-  relaxed: envelopeShape.relaxed,
-  warnings: z.array(z.string()).optional(),
+  ...envelopeFields,
   items: z
     .array(z.record(z.unknown()))
     .optional()

@@ -82,7 +82,7 @@ export const queryArgs = {
     .describe('Only these result fields (id and type always), e.g. ["id", "score", "description"]: smaller answers'),
 };
 
-export const resultSchema = z
+const resultSchema = z
   .object({
     id: z.string(),
     name: z.string().optional(),
