@@ -1,5 +1,6 @@
-// Natural-language quality, keyword vs auto (hybrid for plain questions), on the question sets
-// of bench/questions.js: hits in the top 5 / 10, MRR@10, zero-result rate. RYE questions run
+// Natural-language quality, keyword vs auto (hybrid for plain questions) vs semantic, on the
+// question sets of bench/questions.js and the bench's known-item queries: hits in the top 5 / 10,
+// MRR@10, zero-result rate. RYE questions run
 // over the real RYE corpus as spaces, Debian questions over all 63,666 packages.
 //   node bench/nl-quality.js [ryeos|debian|all]
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 import { createMemoryIndex, openIndex } from '../dist/index.js';
 import { packages } from './corpus.js';
+import { queryMix } from './queries.js';
 import { DEBIAN_QUESTIONS, RYE_QUESTIONS } from './questions.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -75,6 +77,16 @@ if (which === 'all' || which === 'debian') {
       DEBIAN_QUESTIONS,
       (o) => index.search(o),
       (r, want) => r.name === want,
+    )),
+  ); // The lexical guard: the bench's 200 known-item queries (a package's synopsis words) must rank
+  // as well in auto mode as in keyword mode.
+  const known = queryMix().known.map((k) => [k.text, k.target]);
+  out.push(
+    ...(await score(
+      'debian known items',
+      known,
+      (o) => index.search(o),
+      (r, want) => r.id === want,
     )),
   );
 }

@@ -35,6 +35,27 @@ describe('plain questions', () => {
     assert.equal(many.relaxed, true);
   });
 
+  it('tags are searchable text as well as exact filters', async () => {
+    const index = createMemoryIndex();
+    await index.add([
+      { id: 'a', title: 'Snapshot tool', description: 'copies directories', tags: ['backup', 'archive'] },
+      { id: 'b', title: 'Backup guide', description: 'how to keep copies' },
+      { id: 'c', title: 'Editor', description: 'edits text' },
+    ]);
+    const res = await index.search({ query: 'archive', mode: 'keyword' });
+    assert.deepEqual(
+      res.results.map((r) => r.id),
+      ['a'],
+    );
+    const both = await index.search({ query: 'backup', mode: 'keyword' });
+    assert.deepEqual(both.results.map((r) => r.id).sort(), ['a', 'b']);
+    const filtered = await index.search({ query: '*', filters: { tags: 'backup' } });
+    assert.deepEqual(
+      filtered.results.map((r) => r.id),
+      ['a'],
+    );
+  });
+
   it('with fuzzy on, an exact match outranks a typo match, even in a heavier field', async () => {
     const index = createMemoryIndex();
     await index.add([

@@ -1,0 +1,43 @@
+// Cost of each search mode on a Debian tier (default c60k), the way users add data (batches of
+// 5,000) and search (previews on): add time, p50/p99 of single searches over the plain-language
+// questions and the known-item queries, and searchMany throughput.
+//   node bench/modes.js [c10k|c60k|c1m]
+import { createMemoryIndex } from '../dist/index.js';
+import { tier } from './corpus.js';
+import { queryMix } from './queries.js';
+import { DEBIAN_QUESTIONS } from './questions.js';
+
+const name = process.argv[2] ?? 'c60k';
+const docs = tier(name).map(({ base, ...d }) => d);
+const index = createMemoryIndex();
+const t0 = performance.now();
+for (let i = 0; i < docs.length; i += 5000) await index.add(docs.slice(i, i + 5000));
+const addMs = Math.round(performance.now() - t0);
+
+const queries = [...DEBIAN_QUESTIONS.map(([q]) => q), ...queryMix().known.map((k) => k.text)];
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+const rows = [];
+for (const mode of ['keyword', 'auto', 'hybrid', 'semantic']) {
+  const times = [];
+  for (let round = 0; round < 3; round++) {
+    for (const query of queries) {
+      const s = performance.now();
+      await index.search({ query, mode });
+      if (round > 0) times.push(performance.now() - s);
+    }
+  }
+  times.sort((a, b) => a - b);
+  const batch = Array.from({ length: 20 }, () => queries.map((query) => ({ query, mode }))).flat();
+  const s = performance.now();
+  await index.searchMany(batch);
+  const qps = Math.round(batch.length / ((performance.now() - s) / 1000));
+  rows.push({
+    tier: name,
+    mode,
+    p50Ms: +pct(times, 50).toFixed(2),
+    p99Ms: +pct(times, 99).toFixed(2),
+    searchManyQps: qps,
+  });
+}
+console.log(`${name}: ${docs.length} items added in ${addMs} ms (batches of 5,000, embedding included)`);
+console.table(rows);
