@@ -95,4 +95,39 @@ describe('plain questions', () => {
     await client.close();
     ws.cleanup();
   });
+
+  it('word forms: tools finds tool, creating finds create_tool, the exact word first; quotes stay exact', async () => {
+    const index = createMemoryIndex();
+    await index.add([
+      { id: 'create_tool', title: 'create_tool', description: 'make one from a template' },
+      { id: 'toolbox', title: 'Tools', description: 'several shell helpers' },
+      { id: 'unrelated', title: 'Notes', content: 'tooling and created drafts' },
+    ]);
+    const ids = async (query) => (await index.search({ query, mode: 'keyword' })).results.map((r) => r.id);
+    assert.deepEqual(await ids('tools'), ['toolbox', 'create_tool']);
+    assert.deepEqual(await ids('tool'), ['create_tool', 'toolbox']);
+    assert.deepEqual(await ids('creating'), ['create_tool']);
+    assert.deepEqual(await ids('"tools"'), ['toolbox']);
+
+    const ws = workspace();
+    ws.write('project', {
+      'knowledge/maker.md': knowledge({ name: 'maker', title: 'create_tool', description: 'makes a tool' }),
+    });
+    const common = [...wsArgs(ws)];
+    const cli = runCli(['search', 'creating tools', '--mode', 'keyword', '--json', ...common]);
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.deepEqual(
+      JSON.parse(cli.stdout).results.map((r) => r.id),
+      ['maker'],
+    );
+    const { client } = await connectMcp([...common], { name: 'word-forms-test' });
+    const res = await client.callTool({ name: 'rye_search', arguments: { query: 'creating tools', mode: 'keyword' } });
+    assert.ok(!res.isError, res.content[0].text);
+    assert.deepEqual(
+      res.structuredContent.results.map((r) => r.id),
+      ['maker'],
+    );
+    await client.close();
+    ws.cleanup();
+  });
 });

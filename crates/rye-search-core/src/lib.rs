@@ -14,6 +14,7 @@ pub mod query;
 mod request;
 mod schema;
 pub mod semantic;
+mod stem;
 mod stored;
 pub mod tokenizer;
 

@@ -5,11 +5,12 @@ use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
 
+use crate::stem::STEM_TOKENIZER_NAME;
 use crate::tokenizer::TOKENIZER_NAME;
 
 /// Bumped whenever the schema, the tokenizer or what is stored per item (the facade's `extra`)
 /// changes; an index with another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 19;
+pub const SCHEMA_VERSION: u32 = 20;
 
 /// The five weighted text fields, in the order of [`crate::Weights`].
 pub const TEXT_FIELDS: [&str; 5] = ["title", "name", "description", "category", "content"];
@@ -34,6 +35,8 @@ pub struct Fields {
     /// What a hit shows besides id, score and preview, as one JSON array written at index time:
     /// a hit reads one stored value instead of deserialising ten.
     pub item: Field,
+    /// The English stems of the short text fields' words (see [`crate::stem`]).
+    pub stem: Field,
     /// The item's embedding (see `semantic::quantize`), when a model was loaded at indexing.
     pub vector: Field,
 }
@@ -74,6 +77,15 @@ pub fn build() -> (Schema, Fields) {
         size: b.add_u64_field("size", num()),
         // Read only by the manifest: a column, not a term dictionary of random strings.
         item: b.add_text_field("item", STORED),
+        // Matched word by word, never as a phrase: frequencies without positions.
+        stem: b.add_text_field(
+            "stem",
+            TextOptions::default().set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer(STEM_TOKENIZER_NAME)
+                    .set_index_option(IndexRecordOption::WithFreqs),
+            ),
+        ),
         vector: b.add_bytes_field(crate::semantic::VECTOR_FIELD, FAST),
     };
     (b.build(), fields)

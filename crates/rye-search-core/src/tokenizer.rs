@@ -292,6 +292,12 @@ pub struct VecTokenStream {
     index: usize,
 }
 
+impl VecTokenStream {
+    pub fn new(tokens: Vec<Token>) -> Self {
+        VecTokenStream { tokens, index: 0 }
+    }
+}
+
 impl TokenStream for VecTokenStream {
     fn advance(&mut self) -> bool {
         if self.index < self.tokens.len() {
@@ -312,7 +318,7 @@ impl TokenStream for VecTokenStream {
 impl Tokenizer for IdentTokenizer {
     type TokenStream<'a> = VecTokenStream;
     fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
-        VecTokenStream { tokens: tokens(text), index: 0 }
+        VecTokenStream::new(tokens(text))
     }
 }
 

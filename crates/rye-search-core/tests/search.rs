@@ -87,7 +87,8 @@ fn boolean_operators() {
     assert_eq!(idx.search(&q("read OR websearch")).unwrap().total, 2);
     assert_eq!(idx.search(&q("read AND websearch")).unwrap().total, 0);
     assert_eq!(idx.search(&q("NOT read")).unwrap().total, 4);
-    assert_eq!(ids(&idx, q("files NOT temporary")), Vec::<String>::new());
+    // `files` also finds the word form `file` (title "Read file contents").
+    assert_eq!(ids(&idx, q("files NOT temporary")), vec!["rye/file-system/read"]);
     assert_eq!(ids(&idx, q("(search OR tool) NOT web")), vec!["rye/core/create_tool"]);
     // A word no document has, in any field: it drops out of a union and empties an AND.
     let scored = |query: &str| {
@@ -686,4 +687,24 @@ fn search_many_json_frames_each_answer_and_refuses_the_largest_past_the_limit() 
     assert_eq!(tight[0]["error"]["code"], "E_LIMIT", "{tight}");
     assert_eq!(tight[1]["error"]["code"], "E_QUERY_SYNTAX");
     assert_eq!(tight[2], all[2]);
+}
+
+#[test]
+fn word_forms_match_and_the_exact_word_ranks_first() {
+    let idx = index(&[
+        doc("a/create_tool", "project", "Create a tool", "Makes one from a template", ""),
+        doc("a/tools", "project", "Tools", "Several helpers for the shell", ""),
+        doc("a/creating", "project", "Notes", "About creating things", ""),
+        doc("a/other", "project", "Other", "Nothing here", "tooling"),
+    ]);
+    // `tools` finds `tool`, and the item with `tools` itself comes first.
+    assert_eq!(ids(&idx, q("tools")), vec!["a/tools", "a/create_tool"]);
+    assert_eq!(ids(&idx, q("tool")), vec!["a/create_tool", "a/tools"]);
+    // `creating` finds the identifier part `create`.
+    assert_eq!(ids(&idx, q("creating")), vec!["a/creating", "a/create_tool"]);
+    assert_eq!(ids(&idx, q("creating tools")), vec!["a/create_tool"]);
+    // Quotes and `fields` keep their exact meaning; content is not stemmed.
+    assert_eq!(ids(&idx, q("\"tools\"")), vec!["a/tools"]);
+    let in_title = SearchRequest { fields: BTreeMap::from([("title".into(), "tools".into())]), ..q("*") };
+    assert_eq!(ids(&idx, in_title), vec!["a/tools"]);
 }

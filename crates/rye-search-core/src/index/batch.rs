@@ -112,11 +112,14 @@ fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     doc.add_text(f.id, &d.id);
     for (field, value) in f.text.iter().zip([&d.title, &d.name, &d.description, &d.category]) {
         doc.add_text(*field, value);
+        doc.add_text(f.stem, value);
     }
     // Tags are searchable text at the category's weight (1.5, as the architecture note weighs
     // tags), besides exact `tags` filters: a second value of the category field.
     if let Some(tags) = d.meta.get("tags").filter(|t| !t.is_empty()) {
-        doc.add_text(f.text[3], tags.join(" "));
+        let tags = tags.join(" ");
+        doc.add_text(f.stem, &tags);
+        doc.add_text(f.text[3], tags);
     }
     doc.add_text(f.key, &d.key);
     doc.add_text(f.kind, &d.kind);

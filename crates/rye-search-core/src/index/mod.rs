@@ -39,6 +39,7 @@ use crate::query::build::{is_term_leaf, positive_tokens, Builder};
 use crate::query::{parse, relax};
 use crate::request::{Filter, Hit, SearchRequest, SearchResponse, SortBy};
 use crate::schema::{self, version_number, Fields, SCHEMA_VERSION};
+use crate::stem::{StemTokenizer, STEM_TOKENIZER_NAME};
 use crate::stored::{stored_texts, utf8};
 use crate::tokenizer::{self, IdentTokenizer, TOKENIZER_NAME};
 
@@ -126,6 +127,7 @@ impl SearchIndex {
 
     fn wrap(index: Index, fields: Fields, location: Option<PathBuf>) -> Result<Self> {
         index.tokenizers().register(TOKENIZER_NAME, IdentTokenizer);
+        index.tokenizers().register(STEM_TOKENIZER_NAME, StemTokenizer);
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         Ok(SearchIndex { index, reader, fields, location, segments: Mutex::default() })
     }

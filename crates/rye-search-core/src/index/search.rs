@@ -4,6 +4,7 @@
 use super::preview::{self, preview};
 use super::*;
 use crate::request::Matched;
+use crate::stem;
 use tantivy::DocAddress;
 
 /// The ranked matches of one query, before their page is loaded.
@@ -71,18 +72,17 @@ impl SearchIndex {
         }
     }
 
-    /// In how many documents a word's tokens all occur at most (its rarest token, best field).
+    /// In how many documents a word's tokens all occur at most (its rarest token, best field,
+    /// word forms included).
     fn doc_freq(&self, searcher: &tantivy::Searcher, word: &str) -> u64 {
         let tokens: Vec<String> = tokenizer::words(word).into_iter().flat_map(|w| w.parts).collect();
+        let count = |field, text: &str| searcher.doc_freq(&Term::from_field_text(field, text)).unwrap_or(0);
         tokens
             .iter()
             .map(|t| {
-                self.fields
-                    .text
-                    .iter()
-                    .map(|&f| searcher.doc_freq(&Term::from_field_text(f, t)).unwrap_or(0))
-                    .max()
-                    .unwrap_or(0)
+                let exact = self.fields.text.iter().map(|&f| count(f, t)).max().unwrap_or(0);
+                let forms = stem::stem(t).map_or(0, |s| count(self.fields.stem, &s));
+                exact.max(forms)
             })
             .min()
             .unwrap_or(0)
@@ -108,7 +108,8 @@ impl SearchIndex {
             .collect::<Result<Vec<_>>>()?;
         let budget = Budget::for_query(std::iter::once(&node).chain(field_nodes.iter().map(|f| &f.2)), req.fuzzy > 0);
         let all_terms = || parts.iter().map(|p| &p.all_terms).collect();
-        let mut builder = Builder::new(searcher, all_terms(), &req.query, req.fuzzy.min(2) as u8, &budget);
+        let mut builder = Builder::new(searcher, all_terms(), &req.query, req.fuzzy.min(2) as u8, &budget)
+            .with_stems(f.stem, stem::STEM_WEIGHT);
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         // `*` with `fields`: the field queries select and rank; matching everything adds only a
         // constant to every score (and would hide a lone field term from block-max WAND).

@@ -18,7 +18,7 @@ use super::few_postings::{FewPostingsQuery, FieldTerm, FEW_POSTINGS};
 use super::parse::Node;
 use crate::all_terms::LazyAllTerms;
 use crate::error::{Error, Result};
-use crate::tokenizer;
+use crate::{stem, tokenizer};
 
 /// Most terms one wildcard may expand to, per field (the most frequent are kept).
 pub const MAX_WILDCARD_EXPANSIONS: usize = 256;
@@ -49,6 +49,8 @@ pub struct Builder<'a> {
     pub warnings: Vec<String>,
     lev: Option<&'static LevenshteinAutomatonBuilder>,
     budget: &'a Budget,
+    /// The stem field and its boost: plain words also match their English word forms there.
+    stems: Option<(Field, f32)>,
 }
 
 /// Levenshtein automaton builders for distances 1 and 2, a transposition counting as one edit. Building one costs far more than a
@@ -68,7 +70,13 @@ impl<'a> Builder<'a> {
     ) -> Self {
         let fuzzy = fuzzy.min(2);
         let lev = (fuzzy > 0).then(|| lev_builder(fuzzy));
-        Builder { searcher, all_terms, query, fuzzy, warnings: Vec::new(), lev, budget }
+        Builder { searcher, all_terms, query, fuzzy, warnings: Vec::new(), lev, budget, stems: None }
+    }
+
+    /// Single words also match their stem in `field` (see [`crate::stem`]), at `boost`.
+    pub fn with_stems(mut self, field: Field, boost: f32) -> Self {
+        self.stems = Some((field, boost));
+        self
     }
 
     /// Builds `node` searched over `fields` (field, boost).
@@ -77,8 +85,12 @@ impl<'a> Builder<'a> {
             Node::All => Box::new(AllQuery),
             Node::Term(text) => self.term(text, fields)?,
             Node::Phrase(text) => {
+                // Quotes ask for the words as written: no other word forms.
                 let seq = self.token_sequence(text)?;
-                self.sequence(&seq, fields, 0)
+                let stems = self.stems.take();
+                let exact = self.sequence(&seq, fields, 0);
+                self.stems = stems;
+                exact
             }
             Node::Wildcard(pattern) => self.wildcard(pattern, fields)?,
             Node::Not(inner) => Box::new(BooleanQuery::new(vec![
@@ -172,16 +184,22 @@ impl<'a> Builder<'a> {
     /// One token over the fields that hold it: scored posting by posting when it has few
     /// postings (see [`FewPostingsQuery`]), else a union of term queries (block-max WAND).
     fn single(&self, token: &str, fields: &[(Field, f32)]) -> Box<dyn Query> {
-        let found: Option<Vec<FieldTerm>> = fields
+        let stem = self.stems.and_then(|(field, boost)| Some((field, boost, stem::stem(token)?)));
+        let targets: Vec<(Field, f32, &str)> = fields
             .iter()
-            .map(|&(field, boost)| {
-                let infos = self.lookup(field, token)?;
-                Some(FieldTerm { term: Term::from_field_text(field, token), boost, infos })
+            .map(|&(field, boost)| (field, boost, token))
+            .chain(stem.as_ref().map(|(f, b, s)| (*f, *b, &**s)))
+            .collect();
+        let found: Option<Vec<FieldTerm>> = targets
+            .iter()
+            .map(|&(field, boost, text)| {
+                let infos = self.lookup(field, text)?;
+                Some(FieldTerm { term: Term::from_field_text(field, text), boost, infos })
             })
             .collect();
         let Some(mut terms) = found else {
             // A dictionary could not be read: term queries report the error when they run.
-            let all = fields.iter().map(|&(field, boost)| term_query(Term::from_field_text(field, token), boost));
+            let all = targets.iter().map(|&(field, boost, text)| term_query(Term::from_field_text(field, text), boost));
             return any_of(all.collect());
         };
         terms.retain(|t| t.infos.iter().any(Option::is_some));

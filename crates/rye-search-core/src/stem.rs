@@ -1,0 +1,78 @@
+//! English word forms: `tools` finds `tool`, `creating` finds `create_tool`. A parallel `stem`
+//! field holds the stems of the short fields' words (title, name, description, category, tags)
+//! and weighs less than the exact fields, so exact words still rank first.
+//!
+//! Only plain ASCII words are stemmed (after diacritic folding, most Latin text is): the
+//! English stemmer has nothing to say about other scripts, numbers or identifiers, and those
+//! tokens stay out of the field.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+use tantivy::tokenizer::{Token, Tokenizer};
+
+use crate::tokenizer::{tokens, VecTokenStream};
+
+/// Name under which the stemming tokenizer is registered with Tantivy.
+pub const STEM_TOKENIZER_NAME: &str = "rye_stem";
+
+/// The stem field's boost: below every exact field (content weighs 1), so an item with the word
+/// itself ranks above one with only another form of it.
+pub const STEM_WEIGHT: f32 = 0.5;
+
+/// Words shorter than this are kept out: stems of two letters match noise.
+const MIN_STEM_CHARS: usize = 3;
+
+fn stemmer() -> &'static Stemmer {
+    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
+    STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+/// The stem of one lower-cased token, or None when the token is not a plain English word.
+pub fn stem(token: &str) -> Option<Cow<'_, str>> {
+    let plain = token.len() >= MIN_STEM_CHARS && token.bytes().all(|b| b.is_ascii_lowercase());
+    plain.then(|| stemmer().stem(token))
+}
+
+/// The identifier-aware tokenizer's tokens, stemmed; tokens that are not plain words dropped.
+#[derive(Clone, Default)]
+pub struct StemTokenizer;
+
+impl Tokenizer for StemTokenizer {
+    type TokenStream<'a> = VecTokenStream;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
+        let stemmed = tokens(text)
+            .into_iter()
+            .filter_map(|t| {
+                let text = stem(&t.text)?.into_owned();
+                Some(Token { text, ..t })
+            })
+            .collect();
+        VecTokenStream::new(stemmed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tantivy::tokenizer::TokenStream;
+
+    fn stems(text: &str) -> Vec<String> {
+        let mut stream = StemTokenizer.token_stream(text);
+        let mut out = Vec::new();
+        while stream.advance() {
+            out.push(stream.token().text.clone());
+        }
+        out
+    }
+
+    #[test]
+    fn word_forms_meet_at_one_stem() {
+        assert_eq!(stem("tools"), stem("tool"));
+        assert_eq!(stem("creating"), stem("create"));
+        assert_eq!(stems("create_tool"), ["creat", "tool"]);
+        assert_eq!(stems("Café 中文 v2 x ab Searching"), ["cafe", "search"]);
+        assert_eq!(stem("über"), None);
+    }
+}
