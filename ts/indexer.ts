@@ -227,14 +227,26 @@ export class Indexer {
         try {
           let done = 0;
           let written = 0;
-          for (let i = 0; i < changed.length; i += BATCH_DOCS) {
-            const slice = changed.slice(i, i + BATCH_DOCS);
-            const docs = await this.documents(slice, report, failed, stillSkipped);
-            if (docs.length) native(() => batch.upsert(JSON.stringify(docs)));
-            written += docs.length;
-            done += slice.length;
-            onProgress?.({ phase: 'reading', done, total: changed.length });
+          // The next slice is read while the last one is indexed on the thread pool.
+          let indexing: Promise<void> = Promise.resolve();
+          try {
+            for (let i = 0; i < changed.length; i += BATCH_DOCS) {
+              const slice = changed.slice(i, i + BATCH_DOCS);
+              const docs = await this.documents(slice, report, failed, stillSkipped);
+              await indexing;
+              if (docs.length) {
+                indexing = nativeAsync(() => batch.upsert(JSON.stringify(docs)));
+                // Handled here so a failure met while reading is not reported as unhandled.
+                indexing.catch(() => {});
+              }
+              written += docs.length;
+              done += slice.length;
+              onProgress?.({ phase: 'reading', done, total: changed.length });
+            }
+          } finally {
+            await indexing.catch(() => {});
           }
+          await indexing;
           // Files that were indexed and now cannot be read leave the index.
           const dropped = [...failed].filter((k) => manifest.has(k));
           for (const c of changed) {

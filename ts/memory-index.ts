@@ -153,7 +153,7 @@ export class MemoryIndex {
         const chunk = docs.slice(i, i + UPSERT_CHUNK);
         const payload = JSON.stringify(chunk.map(toNative));
         try {
-          native(() => batch.upsert(payload));
+          await nativeAsync(() => batch.upsert(payload));
         } catch (err) {
           // Text JSON cannot carry (an unpaired surrogate) is named here; anything else is rethrown.
           chunk.forEach(checkText);

@@ -106,7 +106,7 @@ impl NativeIndex {
         guarded(|| {
             let expected = expected_docs.map(|n| n as usize).unwrap_or(usize::MAX);
             let batch = self.inner.batch_for(expected).map_err(to_js)?;
-            Ok(NativeBatch { inner: Mutex::new(Some(batch)) })
+            Ok(NativeBatch { inner: Arc::new(Mutex::new(Some(batch))) })
         })
     }
 
@@ -189,7 +189,7 @@ fn search_many(index: &SearchIndex, requests: &str) -> napi::Result<String> {
 /// One write session; changes become visible at `commit`, or are discarded by `abort`.
 #[napi]
 pub struct NativeBatch {
-    inner: Mutex<Option<Batch>>,
+    inner: Arc<Mutex<Option<Batch>>>,
 }
 
 fn batch_used() -> napi::Error {
@@ -199,32 +199,31 @@ fn batch_used() -> napi::Error {
     })
 }
 
-impl NativeBatch {
-    /// Runs `f` on the open batch. A batch whose operation panicked is dropped (its writer lock
-    /// released, nothing committed): half-applied documents must never be committed.
-    fn with<T>(&self, f: impl FnOnce(&mut Batch) -> napi::Result<T>) -> napi::Result<T> {
-        let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let batch = guard.as_mut().ok_or_else(batch_used)?;
-        let result = guarded(|| f(batch));
-        if matches!(&result, Err(e) if e.reason.contains("E_INTERNAL")) {
-            guard.take();
-        }
-        result
+/// Runs `f` on the open batch. A batch whose operation panicked is dropped (its writer lock
+/// released, nothing committed): half-applied documents must never be committed.
+fn with_batch<T>(inner: &Mutex<Option<Batch>>, f: impl FnOnce(&mut Batch) -> napi::Result<T>) -> napi::Result<T> {
+    let mut guard = inner.lock().unwrap_or_else(|e| e.into_inner());
+    let batch = guard.as_mut().ok_or_else(batch_used)?;
+    let result = guarded(|| f(batch));
+    if matches!(&result, Err(e) if e.reason.contains("E_INTERNAL")) {
+        guard.take();
     }
+    result
 }
 
 #[napi]
 impl NativeBatch {
-    /// JSON array of documents; each replaces any document with the same key.
-    #[napi]
-    pub fn upsert(&self, docs: String) -> napi::Result<()> {
-        let docs: Vec<ItemDoc> = guarded(|| serde_json::from_str(&docs).map_err(|e| bad_json("documents", e)))?;
-        self.with(|b| b.upsert(&docs).map_err(to_js))
+    /// JSON array of documents; each replaces any document with the same key. Runs on libuv's
+    /// pool (tokenising and embedding take milliseconds per hundred documents), so the caller
+    /// can read the next files meanwhile; one upsert at a time per batch.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn upsert(&self, docs: String) -> AsyncTask<UpsertTask> {
+        AsyncTask::new(UpsertTask { batch: self.inner.clone(), docs })
     }
 
     #[napi]
     pub fn delete(&self, keys: Vec<String>) -> napi::Result<()> {
-        self.with(|b| {
+        with_batch(&self.inner, |b| {
             b.delete(&keys);
             Ok(())
         })
@@ -241,6 +240,24 @@ impl NativeBatch {
     #[napi]
     pub fn abort(&self) {
         self.inner.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+}
+
+pub struct UpsertTask {
+    batch: Arc<Mutex<Option<Batch>>>,
+    docs: String,
+}
+
+impl Task for UpsertTask {
+    type Output = ();
+    type JsValue = ();
+    fn compute(&mut self) -> napi::Result<()> {
+        let docs = std::mem::take(&mut self.docs);
+        let docs: Vec<ItemDoc> = guarded(|| serde_json::from_str(&docs).map_err(|e| bad_json("documents", e)))?;
+        with_batch(&self.batch, |b| b.upsert(&docs).map_err(to_js))
+    }
+    fn resolve(&mut self, _env: Env, _output: ()) -> napi::Result<()> {
+        Ok(())
     }
 }
 
