@@ -3,8 +3,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { createMemoryIndex } from '../dist/index.js';
-import { knowledge, runCli, workspace, connectMcp, wsArgs } from './helpers.mjs';
+import { generateKeyPairSync } from 'node:crypto';
+
+import { createMemoryIndex, openIndex, signText, trustFile } from '../dist/index.js';
+import { knowledge, pyTool, runCli, workspace, connectMcp, wsArgs } from './helpers.mjs';
 
 describe('answers built for agents', () => {
   it('Node API: has_more and next_offset page to the end; preview_chars and include_fields cut the answer', async () => {
@@ -112,6 +114,49 @@ describe('answers built for agents', () => {
       `MCP answer, 10 results: ${bytes(full)} bytes by default, ${bytes(lean)} with preview_chars 0 and include_fields [score, title]`,
     );
     await client.close();
+    ws.cleanup();
+  });
+
+  it('several ids in one fetch: Node API fetchMany and the CLI answer per id, in order', async () => {
+    const author = generateKeyPairSync('ed25519').privateKey;
+    const trust = trustFile(author, 'author');
+    const ws = workspace();
+    ws.write('project', {
+      [`config/keys/trusted/${trust.name}`]: trust.text,
+      'tools/rye/read.py': signText(pyTool({ description: 'Read a file' }), 'tool', '.py', author),
+      'tools/rye/loose.py': pyTool({ description: 'Unsigned helper' }),
+      'knowledge/guide.md': signText(knowledge({ name: 'guide', title: 'Guide' }, 'how to'), 'knowledge', '.md', author),
+    });
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+    });
+    const { items } = await index.fetchMany({ item_ids: ['tool:rye/read', 'tool:nope', 'tool:rye/loose', 'guide'] });
+    assert.deepEqual(
+      items.map((i) => i.status),
+      ['success', 'error', 'error', 'success'],
+    );
+    assert.equal(items[0].item_id, 'rye/read');
+    assert.equal(items[1].code, 'E_NOT_FOUND');
+    assert.equal(items[2].error_type, 'integrity');
+    assert.equal(items[3].item_type, 'knowledge');
+    const camel = await index.fetchMany({ itemIds: ['guide'] });
+    assert.equal(camel.items[0].status, 'success');
+    await assert.rejects(index.fetchMany({ item_ids: [] }), (err) => err.code === 'E_INVALID_ARGUMENT');
+    await index.close();
+
+    const json = runCli(['fetch', 'tool:rye/read', 'tool:nope', 'guide', '--json', ...wsArgs(ws)]);
+    assert.equal(json.status, 1, json.stderr);
+    assert.deepEqual(
+      JSON.parse(json.stdout).items.map((i) => i.status),
+      ['success', 'error', 'success'],
+    );
+    const text = runCli(['fetch', 'tool:rye/read', 'guide', ...wsArgs(ws)]);
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /Read a file[\s\S]*how to/);
+    assert.match(text.stderr, /# tool:rye\/read[\s\S]*# knowledge:guide/);
     ws.cleanup();
   });
 });

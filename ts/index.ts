@@ -1,5 +1,12 @@
 /** rye-search — public Node API. */
-export { openIndex, RyeIndex, type OpenIndexOptions, type VerifyReport } from './rye-index.js';
+export {
+  type FetchManyOptions,
+  MAX_ITEM_IDS,
+  openIndex,
+  RyeIndex,
+  type OpenIndexOptions,
+  type VerifyReport,
+} from './rye-index.js';
 export type { SearchFailure } from './search-runner.js';
 export { parseItemRef, InvalidIdError, type FetchOptions, type FetchResponse } from './fetch.js';
 export { verifyItem } from './trust/verify-item.js';

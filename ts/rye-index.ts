@@ -8,7 +8,7 @@ import path from 'node:path';
 import { defaultCacheDir, indexDirFor } from './cache.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
-import { InvalidArgumentError, NotFoundError } from './errors.js';
+import { fetchFailure, InvalidArgumentError, NotFoundError, type FetchFailure } from './errors.js';
 import { Indexer, type IndexReport, type ItemRef, type Progress } from './indexer.js';
 import { loadParsers } from './metadata.js';
 import { native, type NativeIndex } from './native.js';
@@ -26,6 +26,15 @@ import {
   type SystemBundle,
 } from './spaces.js';
 import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust/trust.js';
+
+/** Most ids one `fetchMany` (and `rye_fetch` with `item_ids`) loads. */
+export const MAX_ITEM_IDS = 50;
+
+export interface FetchManyOptions extends Omit<FetchOptions, 'item_id'> {
+  item_ids?: string[];
+  /** Alias of `item_ids`. */
+  itemIds?: string[];
+}
 
 export interface OpenIndexOptions {
   /** Directory that holds the project's `.ai/` (optional: without it only user and system spaces). */
@@ -115,6 +124,30 @@ export class RyeIndex {
       maxFileBytes: this.maxFileBytes,
       devMode: process.env.RYE_DEV_MODE === '1',
     });
+  }
+
+  /**
+   * Several items in one call (at most {@link MAX_ITEM_IDS}): per id, in order, its fetch response
+   * or its failure document. Verification and copy rules are those of `fetch`; one failure
+   * stays in its place and does not stop the others.
+   */
+  async fetchMany(opts: FetchManyOptions): Promise<{ items: (FetchResponse | FetchFailure)[] }> {
+    this.assertOpen();
+    const { item_ids: ids, itemIds, ...one } = opts ?? ({} as FetchManyOptions);
+    const list = ids ?? itemIds;
+    if (!Array.isArray(list) || list.length === 0 || list.length > MAX_ITEM_IDS)
+      throw new InvalidArgumentError(`item_ids must be a list of 1 to ${MAX_ITEM_IDS} ids`, {
+        hint: 'e.g. {"item_ids": ["tool:rye/core/sign", "knowledge:rye/guide"]}',
+      });
+    const items: (FetchResponse | FetchFailure)[] = [];
+    for (const item_id of list) {
+      try {
+        items.push(await this.fetch({ ...one, item_id }));
+      } catch (err) {
+        items.push(fetchFailure(err, item_id, one.item_type));
+      }
+    }
+    return { items };
   }
 
   /**

@@ -5,13 +5,11 @@ import { z } from 'zod';
 import { fetchFailure, InvalidArgumentError } from '../errors.js';
 import type { McpContext } from './context.js';
 import { errorResult, okResult } from './errors.js';
+import { MAX_ITEM_IDS } from '../rye-index.js';
 import { envelopeShape, queryArgs } from './schemas.js';
 import { toSearchOptions, usageHint } from './search-tool.js';
 
 const { query, scope, ...shared } = queryArgs;
-
-/** Items one rye_fetch call may load. */
-const MAX_ITEM_IDS = 50;
 
 const fetchArgs = {
   item_id: z
@@ -136,16 +134,8 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
           overwrite: args.overwrite,
         };
         if (many) {
-          // Each id on its own: verification and copy rules as for one; a failure stays in its place.
-          const items: Record<string, unknown>[] = [];
-          for (const item_id of args.item_ids!) {
-            try {
-              items.push((await index.fetch({ item_id, ...one })) as unknown as Record<string, unknown>);
-            } catch (err) {
-              items.push({ ...fetchFailure(err, item_id, args.item_type) });
-            }
-          }
-          return okResult({ items });
+          const res = await index.fetchMany({ item_ids: args.item_ids, ...one });
+          return okResult(res as unknown as Record<string, unknown>);
         }
         if (idMode) {
           const res = await index.fetch({ item_id: args.item_id!, ...one });
