@@ -125,7 +125,12 @@ describe('answers built for agents', () => {
       [`config/keys/trusted/${trust.name}`]: trust.text,
       'tools/rye/read.py': signText(pyTool({ description: 'Read a file' }), 'tool', '.py', author),
       'tools/rye/loose.py': pyTool({ description: 'Unsigned helper' }),
-      'knowledge/guide.md': signText(knowledge({ name: 'guide', title: 'Guide' }, 'how to'), 'knowledge', '.md', author),
+      'knowledge/guide.md': signText(
+        knowledge({ name: 'guide', title: 'Guide' }, 'how to'),
+        'knowledge',
+        '.md',
+        author,
+      ),
     });
     const index = await openIndex({
       projectPath: ws.project,
