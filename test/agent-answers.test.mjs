@@ -164,4 +164,47 @@ describe('answers built for agents', () => {
     assert.match(text.stderr, /# tool:rye\/read[\s\S]*# knowledge:guide/);
     ws.cleanup();
   });
+
+  it('MCP answers stay within a size budget, cut at a result boundary, and page on from the cut', async () => {
+    const ws = workspace();
+    ws.write(
+      'project',
+      Object.fromEntries(
+        Array.from({ length: 60 }, (_, i) => [
+          `knowledge/big${i}.md`,
+          knowledge(
+            { name: `big${i}`, title: `Budget note ${i}`, description: 'budget '.repeat(60) },
+            'budget '.repeat(300),
+          ),
+        ]),
+      ),
+    );
+    const { client } = await connectMcp(wsArgs(ws), { name: 'budget-test' });
+    const call = async (a) => client.callTool({ name: 'rye_search', arguments: { query: 'budget', ...a } });
+    const cut = await call({ limit: 60, preview_chars: 1000 });
+    assert.ok(!cut.isError, cut.content[0].text);
+    const page = cut.structuredContent;
+    assert.ok(page.results.length > 0 && page.results.length < 60, String(page.results.length));
+    assert.ok(Buffer.byteLength(cut.content[0].text) / 4 <= 8000, String(Buffer.byteLength(cut.content[0].text)));
+    assert.equal(page.has_more, true);
+    assert.equal(page.next_offset, page.results.length);
+    assert.ok(page.warnings.some((w) => /cut to \d+ of 60/.test(w)));
+    const rest = (await call({ limit: 60, offset: page.next_offset, preview_chars: 0, include_fields: ['score'] }))
+      .structuredContent;
+    const seen = [...page.results, ...rest.results].map((r) => r.id);
+    assert.equal(new Set(seen).size, 60);
+    const roomy = await call({ limit: 60, preview_chars: 1000, max_answer_tokens: 100_000 });
+    assert.equal(roomy.structuredContent.results.length, 60);
+    const small = await call({ limit: 60, preview_chars: 1000, max_answer_tokens: 500 });
+    assert.equal(small.structuredContent.results.length, 1);
+    const bad = await call({ max_answer_tokens: 10 });
+    assert.equal(bad.isError, true);
+    const viaFetch = await client.callTool({
+      name: 'rye_fetch',
+      arguments: { query: 'budget', scope: '*', limit: 60, preview_chars: 1000 },
+    });
+    assert.ok(viaFetch.structuredContent.results.length < 60);
+    await client.close();
+    ws.cleanup();
+  });
 });

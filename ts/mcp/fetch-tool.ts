@@ -7,7 +7,7 @@ import type { McpContext } from './context.js';
 import { errorResult, okResult } from './errors.js';
 import { MAX_ITEM_IDS } from '../rye-index.js';
 import { envelopeShape, queryArgs } from './schemas.js';
-import { toSearchOptions, usageHint } from './search-tool.js';
+import { searchAnswer, toSearchOptions } from './search-tool.js';
 
 const { query, scope, ...shared } = queryArgs;
 
@@ -141,14 +141,8 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
           const res = await index.fetch({ item_id: args.item_id!, ...one });
           return okResult(res as unknown as Record<string, unknown>);
         }
-        const res = await index.search(
-          toSearchOptions({
-            ...args,
-            query: args.query!,
-            scope: args.scope ?? '*',
-          }),
-        );
-        return okResult({ ...res, usage_hint: usageHint(res) } as unknown as Record<string, unknown>);
+        const res = await index.search(toSearchOptions({ ...args, query: args.query!, scope: args.scope ?? '*' }));
+        return searchAnswer(res, args.max_answer_tokens);
       } catch (err) {
         return errorResult({
           ...fetchFailure(err, idMode ? args.item_id : undefined, idMode ? args.item_type : undefined),

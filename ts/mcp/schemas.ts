@@ -2,6 +2,7 @@
 import { z } from 'zod';
 
 import { RESULT_FIELDS } from '../search-request.js';
+import { DEFAULT_ANSWER_TOKENS, MAX_ANSWER_TOKENS, MIN_ANSWER_TOKENS } from './answer-budget.js';
 
 const MAX_MCP_LIMIT = 100;
 
@@ -75,6 +76,16 @@ export const queryArgs = {
       'How to search. auto (default): a plain question ("keep shell sessions alive after ssh disconnects") runs hybrid, ' +
         'keyword plus meaning, fused; queries with operators, quotes, wildcards, fields or identifiers run as keyword. ' +
         'keyword: words only. semantic: meaning only. hybrid: both.',
+    ),
+  max_answer_tokens: z
+    .number()
+    .int()
+    .min(MIN_ANSWER_TOKENS)
+    .max(MAX_ANSWER_TOKENS)
+    .optional()
+    .describe(
+      `Size budget of this answer in estimated tokens (default ${DEFAULT_ANSWER_TOKENS}): a page that would not fit ends early, ` +
+        'with a warning and next_offset at the first result left out',
     ),
   include_fields: z
     .array(z.enum(RESULT_FIELDS))

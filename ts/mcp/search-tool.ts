@@ -1,9 +1,11 @@
 /** The `rye_search` tool: parameters and response as in the seeds. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 import type { SearchOptions } from '../search-request.js';
 import type { SearchResponse } from '../search-results.js';
+import { fitAnswer } from './answer-budget.js';
 import type { McpContext } from './context.js';
 import { errorPayload, errorResult, okResult } from './errors.js';
 import { envelopeShape, queryArgs } from './schemas.js';
@@ -43,6 +45,12 @@ export function toSearchOptions(args: SearchArgs): SearchOptions {
   };
 }
 
+/** A search page as an MCP answer: within its size budget, with the agent's next step. */
+export function searchAnswer(page: SearchResponse, maxTokens?: number): CallToolResult {
+  const res = fitAnswer(page, maxTokens);
+  return okResult({ ...res, usage_hint: usageHint(res) } as unknown as Record<string, unknown>);
+}
+
 /** One line telling an agent its next step: load an item, or ask for the next page. */
 export function usageHint(res: SearchResponse): string {
   const first = res.results[0];
@@ -72,8 +80,7 @@ export function registerSearchTool(server: McpServer, ctx: McpContext): void {
     async (args) => {
       try {
         const index = await ctx.index(args.project_path);
-        const res = await index.search(toSearchOptions(args));
-        return okResult({ ...res, usage_hint: usageHint(res) } as unknown as Record<string, unknown>);
+        return searchAnswer(await index.search(toSearchOptions(args)), args.max_answer_tokens);
       } catch (err) {
         return errorResult({ error: errorPayload(err), query: args.query });
       }
