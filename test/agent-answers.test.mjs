@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { generateKeyPairSync } from 'node:crypto';
 
 import { createMemoryIndex, openIndex, signText, trustFile } from '../dist/index.js';
-import { knowledge, pyTool, runCli, workspace, connectMcp, wsArgs } from './helpers.mjs';
+import { directive, knowledge, pyTool, runCli, workspace, connectMcp, wsArgs } from './helpers.mjs';
 
 describe('answers built for agents', () => {
   it('Node API: has_more and next_offset page to the end; preview_chars and include_fields cut the answer', async () => {
@@ -204,6 +204,49 @@ describe('answers built for agents', () => {
       arguments: { query: 'budget', scope: '*', limit: 60, preview_chars: 1000 },
     });
     assert.ok(viaFetch.structuredContent.results.length < 60);
+    await client.close();
+    ws.cleanup();
+  });
+
+  it('scope takes a list: items of any of the scopes, in one ranking, on every surface', async () => {
+    const index = createMemoryIndex();
+    await index.add([
+      { id: 'rye/deploy', kind: 'directive', title: 'deploy the app' },
+      { id: 'rye/ops/deploy-notes', kind: 'knowledge', title: 'deploy notes' },
+      { id: 'other/deploy-faq', kind: 'knowledge', title: 'deploy faq' },
+      { id: 'rye/deploy-tool', kind: 'tool', title: 'deploy tool' },
+    ]);
+    const ids = async (scope) =>
+      (await index.search({ query: 'deploy', scope, mode: 'keyword' })).results.map((r) => r.id).sort();
+    assert.deepEqual(await ids(['directive', 'knowledge.rye.*']), ['rye/deploy', 'rye/ops/deploy-notes']);
+    assert.deepEqual(await ids(['tool', '*']), await ids(undefined));
+    assert.equal((await index.search({ query: 'deploy', scope: ['directive', 'tool'] })).scope, 'directive, tool');
+    await assert.rejects(index.search({ query: 'deploy', scope: [] }), (err) => err.code === 'E_INVALID_SCOPE');
+    await assert.rejects(index.search({ query: 'deploy', scope: ['tool', 'tools'] }), (err) =>
+      /did you mean "tool"/.test(err.message),
+    );
+
+    const ws = workspace();
+    ws.write('project', {
+      'directives/deploy.md': directive('deploy', 'deploy the app'),
+      'knowledge/rye/deploy-notes.md': knowledge({ name: 'deploy-notes', title: 'deploy notes' }),
+      'tools/deploy_tool.py': pyTool({ description: 'deploy tool' }),
+    });
+    const cli = runCli(['search', 'deploy', '--scope', 'directive', '--scope', 'knowledge', '--json', ...wsArgs(ws)]);
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.deepEqual(
+      JSON.parse(cli.stdout)
+        .results.map((r) => r.type)
+        .sort(),
+      ['directive', 'knowledge'],
+    );
+    const { client } = await connectMcp(wsArgs(ws), { name: 'scopes-test' });
+    const res = await client.callTool({
+      name: 'rye_search',
+      arguments: { query: 'deploy', scope: ['tool', 'knowledge.rye.*'] },
+    });
+    assert.ok(!res.isError, res.content[0].text);
+    assert.deepEqual(res.structuredContent.results.map((r) => r.type).sort(), ['knowledge', 'tool']);
     await client.close();
     ws.cleanup();
   });

@@ -31,7 +31,7 @@ export interface PlainDocument {
   metadata?: Record<string, string | number | boolean | string[]>;
 }
 
-export type MemorySearchOptions = Omit<SearchOptions, 'scope'> & { scope?: string };
+export type MemorySearchOptions = SearchOptions;
 
 const RANK: Record<string, number> = { project: 0, user: 1 };
 const UPSERT_CHUNK = 5000;

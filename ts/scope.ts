@@ -78,3 +78,21 @@ export function parseScope(scope: unknown): Scope | undefined {
 function escapeRegex(s: string): string {
   return s.replace(/[\\.+*?()|[\]{}^$#&~-]/g, '\\$&');
 }
+
+/** Most scopes one search may name. */
+export const MAX_SCOPES = 20;
+
+/**
+ * A scope or a list of them (`["directive", "knowledge.rye.*"]`), each in the grammar above;
+ * an empty list means every kind, as does any `*` in it.
+ */
+export function parseScopes(scope: unknown): Scope[] {
+  if (!Array.isArray(scope)) {
+    const one = parseScope(scope);
+    return one ? [one] : [];
+  }
+  if (scope.length === 0 || scope.length > MAX_SCOPES)
+    fail(scope, `a list of scopes has 1 to ${MAX_SCOPES} entries`);
+  const parsed = scope.map(parseScope);
+  return parsed.some((s) => s === undefined) ? [] : (parsed as Scope[]);
+}

@@ -3,7 +3,7 @@
  * nothing is silently ignored.
  */
 import { InvalidArgumentError } from './errors.js';
-import { parseScope } from './scope.js';
+import { parseScopes } from './scope.js';
 import type { Space } from './spaces.js';
 import { wellFormed } from './validate.js';
 import type { NativeFilter, NativeRequest, SearchMode, SortBy } from './wire.js';
@@ -18,8 +18,11 @@ export interface DistanceOption {
 
 export interface SearchOptions {
   query: string;
-  /** Kind and namespace (`tool`, `tool.rye.core.*`, `rye.search.knowledge.*`); omitted = every kind. */
-  scope?: string;
+  /**
+   * Kind and namespace (`tool`, `tool.rye.core.*`, `rye.search.knowledge.*`), or a list of them
+   * (items in any, one ranking); omitted = every kind.
+   */
+  scope?: string | string[];
   /** `all` (default), `project`, `user`, `system`, `local`, or `system:<bundle_id>`. */
   space?: string;
   /** Alias of `space`, as `rye_fetch` names it. */
@@ -281,7 +284,7 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     if (!OPTION_NAMES.has(key)) bad(`unknown search option "${key}"`, `use ${[...OPTION_NAMES].join(', ')}`);
   if (typeof opts.query !== 'string') bad('query must be a string', 'use "*" to list everything');
   wellFormed(opts.query, 'query');
-  const scope = opts.scope === undefined ? undefined : parseScope(opts.scope);
+  const scopes = opts.scope === undefined ? [] : parseScopes(opts.scope);
   const sortBy = opts.sortBy ?? opts.sort_by ?? 'score';
   if (!['score', 'name', 'date'].includes(sortBy))
     bad(`unknown sort_by "${String(sortBy)}"`, 'use score, name or date');
@@ -298,10 +301,12 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
   const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY, warnings, 1000);
   return {
     query: opts.query,
-    kind: scope?.kind,
-    idPattern: scope?.idPattern,
-    namespace: scope && !scope.idPattern && scope.namespace ? scope.namespace : undefined,
-    namespaceExact: !!scope && !scope.under,
+    scopes: scopes.map((scope) => ({
+      kind: scope.kind,
+      idPattern: scope.idPattern,
+      namespace: !scope.idPattern && scope.namespace ? scope.namespace : undefined,
+      namespaceExact: !scope.under,
+    })),
     spaces: spaces ? spaces.map((s) => s.label) : [],
     fields,
     filters: filterList(opts.filters, timeBound(opts.since, 'since'), timeBound(opts.until, 'until')),

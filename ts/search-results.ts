@@ -116,7 +116,7 @@ export function envelope(
     results: keep ? results.map((r) => only(r, keep)) : results,
     total: res.total,
     query: opts.query,
-    scope: opts.scope ?? '*',
+    scope: scopeText(opts.scope),
     space,
     limit: req.limit,
     offset: req.offset,
@@ -128,6 +128,12 @@ export function envelope(
   const all = [...warnings, ...res.warnings];
   if (all.length) out.warnings = all;
   return out;
+}
+
+/** The scope as the envelope echoes it: a list of scopes joined by `, `. */
+function scopeText(scope: SearchOptions['scope']): string {
+  if (scope === undefined) return '*';
+  return Array.isArray(scope) ? scope.join(', ') : scope;
 }
 
 /** A result narrowed to the fields asked for (`id` and `type` always). */

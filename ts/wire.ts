@@ -18,12 +18,17 @@ export interface NativeFilter {
   [k: string]: unknown;
 }
 
-export interface NativeRequest {
-  query: string;
+export interface NativeScope {
   kind?: string;
   idPattern?: string;
   namespace?: string;
   namespaceExact: boolean;
+}
+
+export interface NativeRequest {
+  query: string;
+  /** Items in any of these scopes; empty = every item. */
+  scopes: NativeScope[];
   spaces: string[];
   fields: Record<string, string>;
   filters: NativeFilter[];

@@ -11,7 +11,8 @@ export const SEARCH_HELP = `Usage: rye-search search QUERY [options]
 Searches directives, tools and knowledge with the rye_search query language:
 terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards, * for everything.
 
-  --scope S            kind and namespace: tool, tool.rye.core.*, rye.search.knowledge.* (default: every kind)
+  --scope S            kind and namespace: tool, tool.rye.core.*, rye.search.knowledge.* (default: every kind);
+                       repeat it to search several scopes in one ranking
   --space X            all (default), project, user, system or system:<bundle> (alias --source)
   --limit N            results per page (default 10)
   --offset N           results to skip
@@ -39,7 +40,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       ...COMMON_OPTIONS,
-      scope: { type: 'string' },
+      scope: { type: 'string', multiple: true },
       space: { type: 'string' },
       source: { type: 'string' },
       limit: { type: 'string' },
@@ -76,7 +77,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
   const proximity = integerArg(values.proximity, 'proximity');
   const opts: SearchOptions = {
     query: positionals.join(' '),
-    scope: values.scope,
+    scope: values.scope && values.scope.length === 1 ? values.scope[0] : values.scope,
     space: values.space,
     source: values.source,
     limit: integerArg(values.limit, 'limit'),

@@ -1,6 +1,7 @@
 /** Zod schemas shared by the tools: arguments in, structured results out. */
 import { z } from 'zod';
 
+import { MAX_SCOPES } from '../scope.js';
 import { RESULT_FIELDS } from '../search-request.js';
 import { DEFAULT_ANSWER_TOKENS, MAX_ANSWER_TOKENS, MIN_ANSWER_TOKENS } from './answer-budget.js';
 
@@ -25,11 +26,11 @@ export const queryArgs = {
       'Search query: terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards; "*" lists everything',
     ),
   scope: z
-    .string()
-    .min(1)
+    .union([z.string().min(1), z.array(z.string().min(1)).min(1).max(MAX_SCOPES)])
     .optional()
     .describe(
-      'Kind and optional namespace: "tool", "tool.rye.core.*", "rye.search.knowledge.*"; "*" or omitted: every kind',
+      'Kind and optional namespace: "tool", "tool.rye.core.*", "rye.search.knowledge.*"; "*" or omitted: every kind. ' +
+        `A list (at most ${MAX_SCOPES}) searches items in any of them, one ranking: ["directive", "knowledge.rye.*"]`,
     ),
   project_path: z
     .string()

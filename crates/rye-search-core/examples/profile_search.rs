@@ -8,7 +8,7 @@ use std::time::Instant;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use rye_search_core::{ItemDoc, SearchIndex, SearchRequest};
+use rye_search_core::{ItemDoc, Scope, SearchIndex, SearchRequest};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -73,7 +73,7 @@ fn main() {
         .iter()
         .map(|q| SearchRequest {
             query: q.clone(),
-            kind: Some("knowledge".into()),
+            scopes: vec![Scope { kind: Some("knowledge".into()), ..Default::default() }],
             preview_chars: 0,
             fuzzy: std::env::var("FUZZY").ok().and_then(|f| f.parse().ok()).unwrap_or(0),
             weights: match std::env::var("ONLY").ok().as_deref() {

@@ -50,16 +50,24 @@ pub enum Filter {
     Date { from: Option<i64>, to: Option<i64> },
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One scope: a kind, and within it a namespace or an id pattern.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-pub struct SearchRequest {
-    pub query: String,
+pub struct Scope {
     pub kind: Option<String>,
     /// Regex over the item id (the scope's namespace), matched against the whole id.
     pub id_pattern: Option<String>,
     /// Items under this namespace (segment-aware); with `namespace_exact`, also the item itself.
     pub namespace: Option<String>,
     pub namespace_exact: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct SearchRequest {
+    pub query: String,
+    /// Items in any of these scopes; empty = every item.
+    pub scopes: Vec<Scope>,
     /// Space labels to search, in precedence order (used to break ties); empty = all.
     pub spaces: Vec<String>,
     pub fields: BTreeMap<String, String>,
@@ -81,10 +89,7 @@ impl Default for SearchRequest {
     fn default() -> Self {
         SearchRequest {
             query: String::new(),
-            kind: None,
-            id_pattern: None,
-            namespace: None,
-            namespace_exact: false,
+            scopes: Vec::new(),
             spaces: Vec::new(),
             fields: BTreeMap::new(),
             filters: Vec::new(),

@@ -1,6 +1,6 @@
 use std::collections::BTreeMap;
 
-use rye_search_core::{Error, Filter, ItemDoc, SearchIndex, SearchRequest, SortBy};
+use rye_search_core::{Error, Filter, ItemDoc, Scope, SearchIndex, SearchRequest, SortBy};
 
 fn doc(id: &str, space: &str, title: &str, description: &str, content: &str) -> ItemDoc {
     let name = id.rsplit('/').next().unwrap().to_string();
@@ -312,7 +312,8 @@ fn totals_are_exact_for_every_query_shape() {
         "*",
     ] {
         for kind in [None, Some("tool")] {
-            let req = SearchRequest { query: query.into(), kind: kind.map(String::from), ..Default::default() };
+            let scopes = kind.map(|k| Scope { kind: Some(k.into()), ..Default::default() }).into_iter().collect();
+            let req = SearchRequest { query: query.into(), scopes, ..Default::default() };
             // Sorted by name, nothing is skipped: every match is counted on the way.
             let by_name = index.search(&SearchRequest { limit: 1000, sort_by: SortBy::Name, ..req.clone() }).unwrap();
             let all = index.search(&SearchRequest { limit: 1000, ..req.clone() }).unwrap();
@@ -364,13 +365,21 @@ fn filters_fields_scope_and_kind() {
         }),
         Err(Error::InvalidArgument { .. })
     ));
-    let scoped = SearchRequest { id_pattern: Some("rye/core/.+".into()), ..q("alpha") };
+    let scope = Scope { id_pattern: Some("rye/core/.+".into()), ..Default::default() };
+    let scoped = SearchRequest { scopes: vec![scope], ..q("alpha") };
     assert_eq!(ids(&idx, scoped), vec!["rye/core/a"]);
     let fields = SearchRequest { fields: BTreeMap::from([("title".into(), "beta".into())]), ..q("*") };
     assert_eq!(ids(&idx, fields), vec!["rye/core_utils/b"]);
     let unknown = SearchRequest { fields: BTreeMap::from([("nope".into(), "x".into())]), ..q("*") };
     assert_eq!(idx.search(&unknown).unwrap_err().code(), "E_INVALID_ARGUMENT");
-    assert_eq!(idx.search(&SearchRequest { kind: Some("directive".into()), ..q("*") }).unwrap().total, 0);
+    let kind = |k: &str| Scope { kind: Some(k.into()), ..Default::default() };
+    assert_eq!(idx.search(&SearchRequest { scopes: vec![kind("directive")], ..q("*") }).unwrap().total, 0);
+    // Several scopes: items in any of them, one ranking.
+    let under = |ns: &str| Scope { kind: Some("tool".into()), namespace: Some(ns.into()), ..Default::default() };
+    let both = SearchRequest { scopes: vec![under("rye/core"), under("rye/core_utils")], ..q("*") };
+    assert_eq!(idx.search(&both).unwrap().total, 2);
+    let one = SearchRequest { scopes: vec![kind("directive"), under("rye/core_utils")], ..q("*") };
+    assert_eq!(ids(&idx, one), vec!["rye/core_utils/b"]);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use rye_search_core::semantic::{load_model, model};
-use rye_search_core::{ItemDoc, Mode, SearchIndex, SearchRequest};
+use rye_search_core::{ItemDoc, Mode, Scope, SearchIndex, SearchRequest};
 
 fn shipped_model() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../model/minilm-static-256.rye-embed");
@@ -68,7 +68,7 @@ fn a_question_in_other_words_finds_the_item_and_filters_stay_exact() {
     let other_kind = index
         .search(&SearchRequest {
             query: question.into(),
-            kind: Some("directive".into()),
+            scopes: vec![Scope { kind: Some("directive".into()), ..Default::default() }],
             mode: Mode::Hybrid,
             ..Default::default()
         })

@@ -2,6 +2,7 @@
 //! metadata filters.
 
 use super::*;
+use crate::request::Scope;
 
 impl SearchIndex {
     /// Kind, scope, spaces and filters: clauses that restrict but do not score.
@@ -21,25 +22,16 @@ impl SearchIndex {
             }
             Ok(n >= max_doc)
         };
-        if let Some(kind) = &req.kind {
-            if !covers_all(f.kind, &[kind])? {
-                out.push((Occur::Must, raw_term(f.kind, kind)));
+        match req.scopes.as_slice() {
+            [] => {}
+            [one] => out.extend(self.scope(one, &covers_all)?.into_iter().map(|q| (Occur::Must, q))),
+            several => {
+                let any = several
+                    .iter()
+                    .map(|scope| Ok((Occur::Should, all_of(self.scope(scope, &covers_all)?))))
+                    .collect::<Result<Vec<_>>>()?;
+                out.push((Occur::Must, Box::new(BooleanQuery::new(any))));
             }
-        }
-        if let Some(pattern) = &req.id_pattern {
-            let q = RegexQuery::from_pattern(pattern, f.id)
-                .map_err(|e| Error::invalid(format!("invalid scope pattern: {e}"), "check the scope"))?;
-            out.push((Occur::Must, Box::new(q)));
-        }
-        if let Some(ns) = &req.namespace {
-            let under = raw_term(f.namespace, ns);
-            let q = if req.namespace_exact {
-                Box::new(BooleanQuery::new(vec![(Occur::Should, under), (Occur::Should, raw_term(f.id, ns))]))
-                    as Box<dyn Query>
-            } else {
-                under
-            };
-            out.push((Occur::Must, q));
         }
         let spaces: Vec<&str> = req.spaces.iter().map(String::as_str).collect();
         if !spaces.is_empty() && !covers_all(f.space, &spaces)? {
@@ -47,6 +39,31 @@ impl SearchIndex {
         }
         for filter in &req.filters {
             out.push(self.filter(filter)?);
+        }
+        Ok(out)
+    }
+
+    /// What one scope requires of an item, every clause at once; none for every item.
+    fn scope(&self, scope: &Scope, covers_all: &dyn Fn(Field, &[&str]) -> Result<bool>) -> Result<Vec<Box<dyn Query>>> {
+        let f = &self.fields;
+        let mut out = Vec::new();
+        if let Some(kind) = &scope.kind {
+            if !covers_all(f.kind, &[kind])? {
+                out.push(raw_term(f.kind, kind));
+            }
+        }
+        if let Some(pattern) = &scope.id_pattern {
+            let q = RegexQuery::from_pattern(pattern, f.id)
+                .map_err(|e| Error::invalid(format!("invalid scope pattern: {e}"), "check the scope"))?;
+            out.push(Box::new(q));
+        }
+        if let Some(ns) = &scope.namespace {
+            let under = raw_term(f.namespace, ns);
+            out.push(if scope.namespace_exact {
+                Box::new(BooleanQuery::new(vec![(Occur::Should, under), (Occur::Should, raw_term(f.id, ns))]))
+            } else {
+                under
+            });
         }
         Ok(out)
     }
@@ -95,6 +112,14 @@ impl SearchIndex {
                 (Occur::Must, q)
             }
         })
+    }
+}
+
+fn all_of(mut clauses: Vec<Box<dyn Query>>) -> Box<dyn Query> {
+    match clauses.len() {
+        0 => Box::new(AllQuery),
+        1 => clauses.pop().expect("one clause"),
+        _ => Box::new(BooleanQuery::new(clauses.into_iter().map(|q| (Occur::Must, q)).collect())),
     }
 }
 
