@@ -91,8 +91,7 @@ export function parseScopes(scope: unknown): Scope[] {
     const one = parseScope(scope);
     return one ? [one] : [];
   }
-  if (scope.length === 0 || scope.length > MAX_SCOPES)
-    fail(scope, `a list of scopes has 1 to ${MAX_SCOPES} entries`);
+  if (scope.length === 0 || scope.length > MAX_SCOPES) fail(scope, `a list of scopes has 1 to ${MAX_SCOPES} entries`);
   const parsed = scope.map(parseScope);
   return parsed.some((s) => s === undefined) ? [] : (parsed as Scope[]);
 }
