@@ -250,4 +250,50 @@ describe('answers built for agents', () => {
     await client.close();
     ws.cleanup();
   });
+
+  it('min_score keeps only results scoring at least that much, totals and paging included, on every surface', async () => {
+    const index = createMemoryIndex();
+    await index.add(
+      Array.from({ length: 30 }, (_, i) => ({
+        id: `m${String(i).padStart(2, '0')}`,
+        title: i < 4 ? 'gamma' : 'other',
+        content: 'gamma text',
+      })),
+    );
+    const all = await index.search({ query: 'gamma', limit: 100, mode: 'keyword' });
+    const strong = all.results.filter((r) => r.score >= 0.5).map((r) => r.id);
+    assert.equal(strong.length, 4);
+    for (const sortBy of ['score', 'name']) {
+      const res = await index.search({ query: 'gamma', min_score: 0.5, limit: 3, sortBy, mode: 'keyword' });
+      assert.equal(res.total, 4);
+      assert.equal(res.has_more, true);
+      assert.ok(res.results.every((r) => strong.includes(r.id) && r.score >= 0.5));
+    }
+    const camel = await index.search({ query: 'gamma', minScore: 0.5, mode: 'keyword' });
+    assert.equal(camel.total, 4);
+    const hybrid = await index.search({ query: 'gamma text notes', min_score: 0.9, mode: 'hybrid' });
+    assert.ok(hybrid.results.every((r) => r.score >= 0.9));
+    await assert.rejects(index.search({ query: 'gamma', min_score: 2 }), (err) => err.code === 'E_INVALID_ARGUMENT');
+
+    const ws = workspace();
+    ws.write('project', {
+      'knowledge/strong.md': knowledge({ name: 'strong', title: 'gamma gamma', description: 'gamma' }),
+      'knowledge/weak.md': knowledge({ name: 'weak', title: 'notes' }, `${'filler words here '.repeat(30)} gamma`),
+    });
+    const cli = runCli(['search', 'gamma', '--min-score', '0.5', '--json', ...wsArgs(ws)]);
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.deepEqual(
+      JSON.parse(cli.stdout).results.map((r) => r.id),
+      ['strong'],
+    );
+    assert.equal(runCli(['search', 'gamma', '--min-score', 'high', ...wsArgs(ws)]).status, 2);
+    const { client } = await connectMcp(wsArgs(ws), { name: 'min-score-test' });
+    const res = await client.callTool({ name: 'rye_search', arguments: { query: 'gamma', min_score: 0.5 } });
+    assert.ok(!res.isError, res.content[0].text);
+    assert.equal(res.structuredContent.total, 1);
+    const loose = await client.callTool({ name: 'rye_search', arguments: { query: 'gamma' } });
+    assert.equal(loose.structuredContent.total, 2);
+    await client.close();
+    ws.cleanup();
+  });
 });

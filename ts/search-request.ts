@@ -54,6 +54,10 @@ export interface SearchOptions {
    * `semantic` or `hybrid`.
    */
   mode?: SearchMode;
+  /** Only results scoring at least this (0–1; scores are relative to the best result). */
+  minScore?: number;
+  /** Alias of `minScore`. */
+  min_score?: number;
 }
 
 // The engine's limits (largest page and offset, the fuzzy distance) belong to the core, which
@@ -237,6 +241,8 @@ const OPTION_NAMES = new Set([
   'since',
   'until',
   'mode',
+  'minScore',
+  'min_score',
 ]);
 
 /** Result fields an answer can be narrowed to. */
@@ -317,7 +323,18 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     offset: integer(opts.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0),
     previewChars: integer(opts.previewChars ?? opts.preview_chars, 'preview_chars', 0, 10_000, 200),
     mode: searchMode(opts.mode),
+    minScore: minScore(opts.minScore ?? opts.min_score),
   };
+}
+
+function minScore(value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1)
+    bad(
+      `min_score must be a number from 0 to 1, got ${JSON.stringify(value)}`,
+      'e.g. 0.3 keeps results scoring at least 30% of the best',
+    );
+  return value;
 }
 
 export const SEARCH_MODES: readonly SearchMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];

@@ -38,6 +38,8 @@ export interface NativeRequest {
   limit: number;
   offset: number;
   previewChars: number;
+  /** Only hits scoring at least this (0–1, relative to the best); 0 = every match. */
+  minScore: number;
   mode: SearchMode;
 }
 

@@ -59,6 +59,13 @@ export function integerArg(value: string | undefined, name: string): number | un
   return Number(value);
 }
 
+export function numberArg(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\s*\d*\.?\d+\s*$/.test(value))
+    throw new InvalidArgumentError(`--${name} must be a number, got "${value}"`, { hint: `e.g. --${name} 0.3` });
+  return Number(value);
+}
+
 /** `k=v` pairs; a key given twice (or `k=a,b`) becomes a list. */
 export function pairs(list: string[] | undefined, name: string, split = false): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { InvalidArgumentError } from '../errors.js';
 import { openIndex } from '../rye-index.js';
 import type { SearchOptions, SortBy } from '../search-request.js';
-import { COMMON_HELP, COMMON_OPTIONS, integerArg, openOptions, pairs } from './args.js';
+import { COMMON_HELP, COMMON_OPTIONS, integerArg, numberArg, openOptions, pairs } from './args.js';
 import { formatSearch } from './format.js';
 
 export const SEARCH_HELP = `Usage: rye-search search QUERY [options]
@@ -24,6 +24,7 @@ terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards, * for eve
   --since T            only items dated at or after T: an ISO date or 12h, 7d, 2w, 3m, 1y back from now
   --until T            only items dated at or before T
   --preview-chars N    preview length per result (default 200, 0 for none)
+  --min-score X        only results scoring at least X (0-1, relative to the best result)
   --include-fields L   only these result fields in --json (id and type always), e.g. id,score,description
   --mode M             auto (default: plain questions hybrid, anything else keyword), keyword, semantic or hybrid
 ${COMMON_HELP}
@@ -51,6 +52,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
       fuzzy: { type: 'string' },
       proximity: { type: 'string' },
       'preview-chars': { type: 'string' },
+      'min-score': { type: 'string' },
       since: { type: 'string' },
       until: { type: 'string' },
       'include-fields': { type: 'string' },
@@ -88,6 +90,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
     fuzzy: fuzzy === undefined ? undefined : { enabled: fuzzy > 0, max_distance: fuzzy },
     proximity: proximity === undefined ? undefined : { enabled: true, max_distance: proximity },
     previewChars: integerArg(values['preview-chars'], 'preview-chars'),
+    minScore: numberArg(values['min-score'], 'min-score'),
     since: values.since,
     until: values.until,
     includeFields: values['include-fields']?.split(',').map((f) => f.trim()) as SearchOptions['includeFields'],

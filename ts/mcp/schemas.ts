@@ -78,6 +78,14 @@ export const queryArgs = {
         'keyword plus meaning, fused; queries with operators, quotes, wildcards, fields or identifiers run as keyword. ' +
         'keyword: words only. semantic: meaning only. hybrid: both.',
     ),
+  min_score: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe(
+      'Only results scoring at least this (0-1, scores are relative to the best result); total counts only those',
+    ),
   max_answer_tokens: z
     .number()
     .int()

@@ -42,6 +42,7 @@ export function toSearchOptions(args: SearchArgs): SearchOptions {
     preview_chars: args.preview_chars,
     include_fields: args.include_fields,
     mode: args.mode,
+    min_score: args.min_score,
   };
 }
 

@@ -144,6 +144,8 @@ pub struct TopRanked {
     pub prune: bool,
     /// Columns per segment ordinal, when the caller keeps them open.
     pub columns: Vec<Arc<SortColumns>>,
+    /// Matches scoring below this are neither kept nor counted (`min_score`).
+    pub min_score: Score,
 }
 
 /// Segment-local sort key: larger is better.
@@ -161,6 +163,7 @@ pub struct SegmentTop {
     seen: u64,
     best: Score,
     columns: Arc<SortColumns>,
+    min_score: Score,
 }
 
 /// A document in the running top. Its full key (space, id and key ordinals) is read only when
@@ -306,6 +309,9 @@ impl SegmentCollector for SegmentTop {
     type Fruit = Collected;
 
     fn collect(&mut self, doc: DocId, score: Score) {
+        if score < self.min_score {
+            return;
+        }
         let score = quantise(score);
         self.seen += 1;
         self.best = self.best.max(score);
@@ -355,6 +361,7 @@ impl Collector for TopRanked {
             seen: 0,
             best: 0.0,
             columns,
+            min_score: self.min_score,
         })
     }
 

@@ -83,6 +83,8 @@ pub struct SearchRequest {
     /// Characters of preview per hit; 0 disables previews.
     pub preview_chars: usize,
     pub mode: Mode,
+    /// Only hits scoring at least this (0–1, relative to the best hit); 0 = every match.
+    pub min_score: f64,
 }
 
 impl Default for SearchRequest {
@@ -101,6 +103,7 @@ impl Default for SearchRequest {
             weights: Weights::default(),
             preview_chars: 200,
             mode: Mode::Auto,
+            min_score: 0.0,
         }
     }
 }

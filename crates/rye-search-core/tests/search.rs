@@ -717,3 +717,26 @@ fn word_forms_match_and_the_exact_word_ranks_first() {
     let in_title = SearchRequest { fields: BTreeMap::from([("title".into(), "tools".into())]), ..q("*") };
     assert_eq!(ids(&idx, in_title), vec!["a/tools"]);
 }
+
+#[test]
+fn min_score_keeps_the_hits_above_it_in_every_sort_with_exact_totals() {
+    let docs: Vec<ItemDoc> = (0..40)
+        .map(|i| doc(&format!("n/{i:02}"), "project", if i < 5 { "alpha" } else { "other" }, "", "alpha text"))
+        .collect();
+    let idx = index(&docs);
+    let all = idx.search(&SearchRequest { limit: 100, ..q("alpha") }).unwrap();
+    assert_eq!(all.total, 40);
+    let strong: Vec<String> = all.hits.iter().filter(|h| h.score >= 0.5).map(|h| h.id.clone()).collect();
+    assert_eq!(strong.len(), 5);
+    for sort_by in [SortBy::Score, SortBy::Name, SortBy::Date] {
+        for limit in [2, 100] {
+            let req = SearchRequest { min_score: 0.5, sort_by, limit, ..q("alpha") };
+            let res = idx.search(&req).unwrap();
+            assert_eq!(res.total, 5, "{sort_by:?} {limit}");
+            assert!(res.hits.iter().all(|h| strong.contains(&h.id)), "{sort_by:?}");
+            assert_eq!(res.hits.len(), limit.min(5));
+        }
+    }
+    let everything = idx.search(&SearchRequest { min_score: 0.0, ..q("alpha") }).unwrap();
+    assert_eq!(everything.total, 40);
+}

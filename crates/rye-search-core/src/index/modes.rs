@@ -65,7 +65,9 @@ impl SearchIndex {
     }
 
     fn keyword(&self, req: &SearchRequest, searcher: &Searcher, parts: &[Arc<SegmentParts>]) -> Result<SearchResponse> {
-        let ranking = self.rank_keyword(req, searcher, parts, req.offset + req.limit)?;
+        let wanted = req.offset + req.limit;
+        let ranking = self.rank_keyword(req, searcher, parts, wanted)?;
+        let ranking = self.at_least(req, searcher, parts, ranking, wanted)?;
         let page: Vec<_> = ranking
             .top
             .iter()
@@ -89,8 +91,9 @@ impl SearchIndex {
         parts: &[Arc<SegmentParts>],
         vector: &[f32],
     ) -> Result<SearchResponse> {
-        let (top, total) = self.rank_semantic(req, searcher, parts, vector, req.offset + req.limit)?;
+        let (mut top, mut total) = self.rank_semantic(req, searcher, parts, vector, req.offset + req.limit)?;
         let best = top.first().map_or(1.0, |t| t.0);
+        above_min_score(req, &mut top, |t| t.0, best, &mut total);
         let page: Vec<_> =
             top.iter().skip(req.offset).map(|&(sim, a)| (normalise(sim, best), a, Matched::Semantic)).collect();
         let hits = self.load_page(req, searcher, parts, None, &page)?;
@@ -125,12 +128,13 @@ impl SearchIndex {
         let mut ranked: Vec<(f32, DocAddress, Matched)> = fused.into_iter().map(|(a, (s, m))| (s, a, m)).collect();
         ranked.sort_by(|a, b| best_first((a.0, a.1), (b.0, b.1)));
         let best = ranked.first().map_or(1.0, |r| r.0);
+        let Ranking { total, warnings, relaxed, .. } = keyword;
+        // Items found both ways are counted once; past the fused depth that is an estimate.
+        let mut total = total + semantic_total - both;
+        above_min_score(req, &mut ranked, |r| r.0, best, &mut total);
         let page: Vec<_> =
             ranked.iter().skip(req.offset).take(req.limit).map(|&(s, a, m)| (normalise(s, best), a, m)).collect();
         let hits = self.load_page(req, searcher, parts, Some(&*keyword.query), &page)?;
-        let Ranking { total, warnings, relaxed, .. } = keyword;
-        // Items found both ways are counted once; past the fused depth that is an estimate.
-        let total = total + semantic_total - both;
         Ok(SearchResponse { total, hits, warnings, relaxed, search_type: "hybrid" })
     }
 
@@ -173,6 +177,27 @@ impl SearchIndex {
         }
         keep_best(&mut top, wanted);
         Ok((top, total))
+    }
+}
+
+/// A ranked list (best first) cut at `min_score` of the best. When the cut falls inside the
+/// list, everything above the bound is in it and the total is exact; past the list's depth it
+/// stays the estimate it was.
+fn above_min_score<T>(
+    req: &SearchRequest,
+    ranked: &mut Vec<T>,
+    score: impl Fn(&T) -> f32,
+    best: f32,
+    total: &mut usize,
+) {
+    if req.min_score <= 0.0 {
+        return;
+    }
+    let bound = (req.min_score - 0.00005).max(0.0);
+    let before = ranked.len();
+    ranked.retain(|r| normalise(score(r), best) >= bound);
+    if ranked.len() < before {
+        *total = ranked.len();
     }
 }
 

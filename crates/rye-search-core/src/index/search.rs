@@ -72,6 +72,41 @@ impl SearchIndex {
         }
     }
 
+    /// The ranking cut to the matches that score at least `min_score` of the best (scores are
+    /// relative to the best match), the total counting only those. Ranked by score, a page that
+    /// already reaches below the bound holds all of them; otherwise the query runs again, keeping
+    /// and counting only matches above the bound, so totals and pages stay exact in every sort.
+    pub(super) fn at_least(
+        &self,
+        req: &SearchRequest,
+        searcher: &tantivy::Searcher,
+        parts: &[Arc<SegmentParts>],
+        mut ranking: Ranking,
+        wanted: usize,
+    ) -> Result<Ranking> {
+        if req.min_score <= 0.0 || ranking.total == 0 {
+            return Ok(ranking);
+        }
+        // Scores are rounded to 4 decimals when shown: the bound is compared the same way.
+        let bound = (req.min_score as f32 - 0.00005).max(0.0) * ranking.best;
+        if req.sort_by == SortBy::Score && ranking.top.last().is_some_and(|t| t.0 < bound) {
+            ranking.top.retain(|t| t.0 >= bound);
+            ranking.total = ranking.top.len();
+            return Ok(ranking);
+        }
+        let collector = TopRanked {
+            sort: req.sort_by,
+            wanted,
+            prune: false,
+            columns: parts.iter().map(|p| p.columns.clone()).collect(),
+            min_score: bound,
+        };
+        let found = collect(searcher, &*ranking.query, collector)?;
+        ranking.top = found.top.iter().map(|r| (r.score, r.address)).collect();
+        ranking.total = found.seen as usize;
+        Ok(ranking)
+    }
+
     /// In how many documents a word's tokens all occur at most (its rarest token, best field,
     /// word forms included).
     fn doc_freq(&self, searcher: &tantivy::Searcher, word: &str) -> u64 {
@@ -158,6 +193,7 @@ impl SearchIndex {
             wanted,
             prune: false, // decided by `collect` once the query's postings are known
             columns: parts.iter().map(|p| p.columns.clone()).collect(),
+            min_score: f32::MIN,
         };
         let found = collect(searcher, &*query, collector)?;
         Ok(Ranking {
@@ -287,8 +323,10 @@ fn collect(
     let tally = PostingsTally { searcher, postings: Cell::new(0) };
     let weight = query.weight(EnableScoring::enabled_from_statistics_provider(&tally, searcher))?;
     let postings = tally.postings.get();
-    collector.prune =
-        is_term_union(query) && (postings < 2 * collector.wanted as u64 || postings >= PRUNE_MIN_POSTINGS);
+    // Counting only the matches above a minimum score visits every match anyway.
+    collector.prune = collector.min_score == f32::MIN
+        && is_term_union(query)
+        && (postings < 2 * collector.wanted as u64 || postings >= PRUNE_MIN_POSTINGS);
     let segments = searcher.segment_readers();
     let fruits: Vec<_> = segments
         .iter()
