@@ -296,4 +296,52 @@ describe('answers built for agents', () => {
     await client.close();
     ws.cleanup();
   });
+
+  it('highlights: the matched words of each preview as JavaScript string ranges; the CLI marks them', async () => {
+    const index = createMemoryIndex();
+    await index.add([
+      {
+        id: 'emoji',
+        title: 'signing bundles',
+        content: '🔑 Signing café bundles: sign_bundle checks every file. Unrelated tail.',
+      },
+      { id: 'plain', title: 'other', content: 'nothing matches here' },
+    ]);
+    const res = await index.search({ query: 'cafe bundle', mode: 'keyword' });
+    const hit = res.results[0];
+    assert.equal(hit.id, 'emoji');
+    const marked = hit.highlights.map(([a, b]) => hit.preview.slice(a, b));
+    // Diacritics folded, identifier parts and word forms found: the exact text of the preview.
+    assert.deepEqual(marked, ['café', 'bundles', 'bundle']);
+    const none = await index.search({ query: 'cafe', preview_chars: 0, mode: 'keyword' });
+    assert.equal(none.results[0].highlights, undefined);
+    const only = await index.search({ query: 'cafe', include_fields: ['highlights'], mode: 'keyword' });
+    assert.deepEqual(Object.keys(only.results[0]).sort(), ['highlights', 'id', 'type']);
+    const semantic = await index.search({ query: 'cryptographic signing of archives', mode: 'semantic' });
+    for (const r of semantic.results) assert.ok(Array.isArray(r.highlights));
+
+    const ws = workspace();
+    ws.write('project', {
+      'knowledge/sign.md': knowledge(
+        { name: 'sign', title: 'Signing' },
+        'How to sign a bundle so that others trust it.',
+      ),
+    });
+    const plain = runCli(['search', 'bundle', ...wsArgs(ws)]);
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.match(plain.stdout, /> How to sign a bundle/);
+    assert.ok(!plain.stdout.includes('\x1b['), 'no marks in a pipe');
+    const tty = runCli(['search', 'bundle', ...wsArgs(ws)], { env: { FORCE_COLOR: '1' } });
+    assert.ok(tty.stdout.includes('sign a \x1b[7mbundle\x1b[27m so'), tty.stdout);
+    const { client } = await connectMcp(wsArgs(ws), { name: 'highlights-test' });
+    const mcp = await client.callTool({ name: 'rye_search', arguments: { query: 'bundle' } });
+    assert.ok(!mcp.isError, mcp.content[0].text);
+    const [first] = mcp.structuredContent.results;
+    assert.deepEqual(
+      first.highlights.map(([a, b]) => first.preview.slice(a, b)),
+      ['bundle'],
+    );
+    await client.close();
+    ws.cleanup();
+  });
 });

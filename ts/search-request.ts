@@ -266,6 +266,7 @@ export const RESULT_FIELDS = [
   'shadows',
   'shadowed_by',
   'match',
+  'highlights',
 ] as const;
 export type ResultField = (typeof RESULT_FIELDS)[number];
 

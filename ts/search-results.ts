@@ -39,6 +39,8 @@ export interface SearchResult {
   shadowed_by?: string;
   /** How it was found, in hybrid and semantic searches: by its words, by meaning, or both. */
   match?: MatchKind;
+  /** The matched words in `preview`: `[start, end)` JavaScript string indices (with a preview). */
+  highlights?: [number, number][];
 }
 
 export interface SearchResponse {
@@ -72,7 +74,8 @@ export function shadowsAmong(lookup: ShadowLookup, searched: readonly { label: s
 }
 
 function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
-  const [id, score, preview, [kind, space, name, title, description, category, path, date, extra], matched] = hit;
+  const [id, score, preview, [kind, space, name, title, description, category, path, date, extra], matched, marks] =
+    hit;
   const result: SearchResult = {
     id,
     name,
@@ -92,6 +95,7 @@ function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
   if (space.startsWith('system:')) result.bundle = space.slice('system:'.length);
   if (extra?.[2]) result.metadata = extra[2];
   if (matched) result.match = matched;
+  if (marks) result.highlights = pairs(marks);
   const copies = shadows?.(kind, id);
   if (copies && copies.length > 1) {
     const [winner, ...rest] = copies;
@@ -127,6 +131,12 @@ export function envelope(
   if (res.relaxed) out.relaxed = true;
   const all = [...warnings, ...res.warnings];
   if (all.length) out.warnings = all;
+  return out;
+}
+
+function pairs(flat: number[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
   return out;
 }
 

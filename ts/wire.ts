@@ -97,7 +97,15 @@ export type NativeItem = [
   extra: StoredExtra | null,
 ];
 
-export type NativeHit = [id: string, score: number, preview: string, item: NativeItem, matched?: MatchKind];
+/** `matched` is null in keyword searches; `highlights` (flat start, end pairs) comes with a preview. */
+export type NativeHit = [
+  id: string,
+  score: number,
+  preview: string,
+  item: NativeItem,
+  matched?: MatchKind | null,
+  highlights?: number[],
+];
 
 export interface NativeResponse {
   total: number;

@@ -33,8 +33,26 @@ export function formatTable(rows: string[][]): string {
     .join('\n');
 }
 
+/** Terminal marks for matched words (reverse video), only when stdout is a terminal. */
+const MARK_ON = '\x1b[7m';
+const MARK_OFF = '\x1b[27m';
+
+/** A preview cut to `width`, its matched words marked when `marks` is set. */
+export function markedPreview(r: SearchResult, width: number, marks: boolean): string {
+  const text = cut(r.preview, width);
+  if (!marks || !r.highlights?.length) return text;
+  let out = '';
+  let at = 0;
+  for (const [start, end] of r.highlights) {
+    if (end > text.length - (text.length < r.preview.length ? 1 : 0)) break;
+    out += text.slice(at, start) + MARK_ON + text.slice(start, end) + MARK_OFF;
+    at = end;
+  }
+  return out + text.slice(at);
+}
+
 /** `dates`: show each result's date (when the search is about time: sorted by date, since, until). */
-export function formatSearch(res: SearchResponse, dates = false): string {
+export function formatSearch(res: SearchResponse, dates = false, marks = false): string {
   if (res.results.length === 0) {
     return res.total > 0
       ? `no results on this page (${res.total} in total, offset ${res.offset})`
@@ -59,7 +77,8 @@ export function formatSearch(res: SearchResponse, dates = false): string {
       id,
     ]);
     const line = [r.title && r.title !== r.name ? r.title : '', r.description].filter(Boolean).join(' — ');
-    notes.push(line ? `      ${cut(line, width)}` : '');
+    const preview = r.preview ? `      > ${markedPreview(r, width - 2, marks)}` : '';
+    notes.push([line ? `      ${cut(line, width)}` : '', preview].filter(Boolean).join('\n'));
   }
   const table = formatTable(rows).split('\n');
   const out = [table[0]!];

@@ -100,7 +100,11 @@ export async function searchCommand(argv: string[]): Promise<number> {
   try {
     const res = await index.search(opts);
     const dates = opts.sortBy === 'date' || opts.since !== undefined || opts.until !== undefined;
-    process.stdout.write(values.json ? `${JSON.stringify(res, null, 2)}\n` : `${formatSearch(res, dates)}\n`);
+    // Matched words are marked on a terminal, unless NO_COLOR is set (https://no-color.org);
+    // FORCE_COLOR marks them in a pipe too.
+    const force = process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0';
+    const marks = force || (process.stdout.isTTY === true && !process.env.NO_COLOR);
+    process.stdout.write(values.json ? `${JSON.stringify(res, null, 2)}\n` : `${formatSearch(res, dates, marks)}\n`);
     return res.total > 0 ? 0 : 1;
   } finally {
     await index.close();

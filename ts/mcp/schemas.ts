@@ -126,6 +126,10 @@ const resultSchema = z
       .enum(['keyword', 'semantic', 'both'])
       .optional()
       .describe('hybrid and semantic searches: found by its words, by meaning, or both'),
+    highlights: z
+      .array(z.tuple([z.number().int(), z.number().int()]))
+      .optional()
+      .describe('the matched words in preview, as [start, end) string indices'),
   })
   .passthrough();
 

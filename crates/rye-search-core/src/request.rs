@@ -160,6 +160,9 @@ pub struct Hit {
     /// parsed here.
     pub item: String,
     pub matched: Matched,
+    /// The matched words in `preview`, as `[start, end)` in UTF-16 code units (JavaScript string
+    /// indices), in order and not overlapping.
+    pub highlights: Vec<(u32, u32)>,
 }
 
 /// What `Hit::item` holds, in order.
@@ -187,7 +190,8 @@ pub struct SearchResponse {
 }
 
 impl SearchResponse {
-    /// `{"total","hits":[[id,score,preview,item(,matched)]],"warnings","searchType"}`, written by hand so that each hit's
+    /// `{"total","hits":[[id,score,preview,item(,matched(,highlights))]],"warnings","searchType"}`
+    /// (`matched` null in keyword searches; highlights only with a preview), written by hand so that each hit's
     /// stored JSON is copied instead of parsed and serialised again. Hits are arrays: the reader
     /// is `JSON.parse`, which builds arrays several times faster than objects with keys.
     pub fn write_json(&self, out: &mut Vec<u8>) {
@@ -209,10 +213,27 @@ impl SearchResponse {
             json(out, &h.preview);
             out.push(b',');
             out.extend_from_slice(if h.item.is_empty() { b"null" } else { h.item.as_bytes() });
-            if self.search_type != "keyword" {
-                out.extend_from_slice(b",\"");
-                out.extend_from_slice(h.matched.as_str().as_bytes());
-                out.push(b'"');
+            let keyword = self.search_type == "keyword";
+            if !keyword || !h.preview.is_empty() {
+                out.extend_from_slice(if keyword { b",null" } else { b"," });
+                if !keyword {
+                    out.push(b'"');
+                    out.extend_from_slice(h.matched.as_str().as_bytes());
+                    out.push(b'"');
+                }
+            }
+            if !h.preview.is_empty() {
+                // Flat `[start, end, start, end, …]`: cheaper to parse than pairs.
+                out.extend_from_slice(b",[");
+                for (k, (start, end)) in h.highlights.iter().enumerate() {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    json(out, start);
+                    out.push(b',');
+                    json(out, end);
+                }
+                out.push(b']');
             }
             out.push(b']');
         }

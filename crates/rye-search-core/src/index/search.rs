@@ -221,15 +221,18 @@ impl SearchIndex {
             Some(query) if req.preview_chars > 0 && !page.is_empty() => {
                 let mut g = SnippetGenerator::create(searcher, query, f.content())?;
                 g.set_max_num_chars(req.preview_chars);
-                let mut terms = Vec::new();
+                let (mut terms, mut stems) = (Vec::new(), HashSet::new());
                 query.query_terms(&mut |term, _| {
+                    let value = term.value();
+                    let Some(text) = value.as_str() else { return };
                     if term.field() == f.content() {
-                        if let Some(text) = term.value().as_str() {
-                            terms.push(text.to_string());
-                        }
+                        terms.push(text.to_string());
+                    } else if term.field() == f.stem {
+                        stems.insert(text.to_string());
                     }
                 });
-                Some((g, terms))
+                let marked: HashSet<String> = terms.iter().cloned().collect();
+                Some((g, terms, marked, stems))
             }
             _ => None,
         };
@@ -240,10 +243,13 @@ impl SearchIndex {
             hit.score = score;
             hit.matched = matched;
             hit.preview = match &snippets {
-                Some((g, terms)) => preview(g, terms, &hit.preview, req.preview_chars),
+                Some((g, terms, ..)) => preview(g, terms, &hit.preview, req.preview_chars),
                 None if req.preview_chars > 0 => preview::start_of(&hit.preview, req.preview_chars),
                 None => String::new(),
             };
+            if let Some((_, _, marked, stems)) = &snippets {
+                hit.highlights = preview::highlights(&hit.preview, marked, stems);
+            }
             hits.push(hit);
         }
         Ok(hits)
