@@ -344,4 +344,54 @@ describe('answers built for agents', () => {
     await client.close();
     ws.cleanup();
   });
+
+  it('facets: counts by type, space, category and integrity over every match, not the page', async () => {
+    const index = createMemoryIndex();
+    await index.add(
+      Array.from({ length: 12 }, (_, i) => ({
+        id: `f${i}`,
+        kind: i % 3 === 0 ? 'tool' : 'knowledge',
+        source: i < 4 ? 'user' : 'project',
+        category: i % 2 ? 'net' : 'fs',
+        title: 'epsilon',
+      })),
+    );
+    const res = await index.search({ query: 'epsilon', limit: 1, facets: true });
+    assert.equal(res.total, 12);
+    assert.deepEqual(res.counts, {
+      type: { knowledge: 8, tool: 4 },
+      space: { project: 8, user: 4 },
+      category: { fs: 6, net: 6 },
+      integrity: { unsigned: 12 },
+    });
+    const narrowed = await index.search({ query: 'epsilon', scope: 'tool', facets: true });
+    assert.deepEqual(narrowed.counts.type, { tool: 4 });
+    assert.equal((await index.search({ query: 'epsilon' })).counts, undefined);
+    await assert.rejects(index.search({ query: 'epsilon', facets: 'yes' }), (err) => err.code === 'E_INVALID_ARGUMENT');
+    const semantic = await index.search({ query: 'epsilon notes here', mode: 'hybrid', facets: true });
+    assert.ok(semantic.counts.type.knowledge >= 8);
+
+    const author = generateKeyPairSync('ed25519').privateKey;
+    const trust = trustFile(author, 'author');
+    const ws = workspace();
+    ws.write('project', {
+      [`config/keys/trusted/${trust.name}`]: trust.text,
+      'tools/net/fetch.py': signText(pyTool({ description: 'zeta fetch', category: 'net' }), 'tool', '.py', author),
+      'tools/net/post.py': pyTool({ description: 'zeta post', category: 'net' }),
+      'knowledge/zeta.md': knowledge({ name: 'zeta', title: 'zeta guide', category: 'docs' }),
+    });
+    const cli = runCli(['search', 'zeta', '--facets', '--limit', '1', '--json', ...wsArgs(ws)]);
+    assert.equal(cli.status, 0, cli.stderr);
+    const env = JSON.parse(cli.stdout);
+    assert.deepEqual(env.counts.integrity, { unsigned: 2, verified: 1 });
+    assert.deepEqual(env.counts.type, { knowledge: 1, tool: 2 });
+    const human = runCli(['search', 'zeta', '--facets', ...wsArgs(ws)]);
+    assert.match(human.stdout, /type: tool 2, knowledge 1/);
+    const { client } = await connectMcp(wsArgs(ws), { name: 'facets-test' });
+    const mcp = await client.callTool({ name: 'rye_search', arguments: { query: 'zeta', limit: 1, facets: true } });
+    assert.ok(!mcp.isError, mcp.content[0].text);
+    assert.deepEqual(mcp.structuredContent.counts.category, { docs: 1, net: 2 });
+    await client.close();
+    ws.cleanup();
+  });
 });

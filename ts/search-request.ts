@@ -58,6 +58,8 @@ export interface SearchOptions {
   minScore?: number;
   /** Alias of `minScore`. */
   min_score?: number;
+  /** Add `counts`: matches by type, space, category and integrity, over the whole match set. */
+  facets?: boolean;
 }
 
 // The engine's limits (largest page and offset, the fuzzy distance) belong to the core, which
@@ -243,6 +245,7 @@ const OPTION_NAMES = new Set([
   'mode',
   'minScore',
   'min_score',
+  'facets',
 ]);
 
 /** Result fields an answer can be narrowed to. */
@@ -325,7 +328,15 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     previewChars: integer(opts.previewChars ?? opts.preview_chars, 'preview_chars', 0, 10_000, 200),
     mode: searchMode(opts.mode),
     minScore: minScore(opts.minScore ?? opts.min_score),
+    facets: flag(opts.facets, 'facets'),
   };
+}
+
+function flag(value: unknown, name: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean')
+    bad(`${name} must be true or false, got ${JSON.stringify(value)}`, `e.g. "${name}": true`);
+  return value;
 }
 
 function minScore(value: unknown): number {

@@ -5,7 +5,7 @@ import type { Kind } from './scope.js';
 import { sourceOf } from './spaces.js';
 import { includedFields, type SearchOptions } from './search-request.js';
 import type { Integrity } from './trust/trust.js';
-import type { MatchKind, NativeHit, NativeRequest, NativeResponse } from './wire.js';
+import type { Counts, MatchKind, NativeHit, NativeRequest, NativeResponse } from './wire.js';
 
 /** Where a result comes from: its space's kind (a bundle's id is in `bundle`). */
 export type Source = 'project' | 'user' | 'system';
@@ -61,6 +61,8 @@ export interface SearchResponse {
    * words that matched least (they are named in `warnings`).
    */
   relaxed?: boolean;
+  /** With `facets: true`: matches by type, space, category and integrity, over the whole match set. */
+  counts?: Counts;
   warnings?: string[];
 }
 
@@ -129,6 +131,7 @@ export function envelope(
   };
   if (after < res.total) out.next_offset = after;
   if (res.relaxed) out.relaxed = true;
+  if (res.counts) out.counts = res.counts;
   const all = [...warnings, ...res.warnings];
   if (all.length) out.warnings = all;
   return out;

@@ -40,6 +40,8 @@ export interface NativeRequest {
   previewChars: number;
   /** Only hits scoring at least this (0–1, relative to the best); 0 = every match. */
   minScore: number;
+  /** Count the whole match set by type, space, category and integrity. */
+  facets: boolean;
   mode: SearchMode;
 }
 
@@ -114,4 +116,8 @@ export interface NativeResponse {
   /** A plain question was answered without some of its words. */
   relaxed?: true;
   searchType: 'keyword' | 'hybrid' | 'semantic';
+  counts?: Counts;
 }
+
+/** Facet → value → number of matches. */
+export type Counts = Record<'type' | 'space' | 'category' | 'integrity', Record<string, number>>;

@@ -91,6 +91,12 @@ export function formatSearch(res: SearchResponse, dates = false, marks = false):
     '',
     `${shown} result${res.total === 1 ? '' : 's'} for ${JSON.stringify(res.query)} in ${res.scope} (${res.space}, ${res.search_type})`,
   );
+  for (const [facet, values] of Object.entries(res.counts ?? {})) {
+    const list = Object.entries(values)
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .map(([v, n]) => `${v} ${n}`);
+    out.push(`${facet}: ${list.join(', ') || '-'}`);
+  }
   for (const w of res.warnings ?? []) out.push(`warning: ${w}`);
   return out.join('\n');
 }

@@ -25,6 +25,7 @@ terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards, * for eve
   --until T            only items dated at or before T
   --preview-chars N    preview length per result (default 200, 0 for none)
   --min-score X        only results scoring at least X (0-1, relative to the best result)
+  --facets             count all matches by type, space, category and integrity
   --include-fields L   only these result fields in --json (id and type always), e.g. id,score,description
   --mode M             auto (default: plain questions hybrid, anything else keyword), keyword, semantic or hybrid
 ${COMMON_HELP}
@@ -53,6 +54,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
       proximity: { type: 'string' },
       'preview-chars': { type: 'string' },
       'min-score': { type: 'string' },
+      facets: { type: 'boolean' },
       since: { type: 'string' },
       until: { type: 'string' },
       'include-fields': { type: 'string' },
@@ -91,6 +93,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
     proximity: proximity === undefined ? undefined : { enabled: true, max_distance: proximity },
     previewChars: integerArg(values['preview-chars'], 'preview-chars'),
     minScore: numberArg(values['min-score'], 'min-score'),
+    facets: values.facets,
     since: values.since,
     until: values.until,
     includeFields: values['include-fields']?.split(',').map((f) => f.trim()) as SearchOptions['includeFields'],

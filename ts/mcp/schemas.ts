@@ -86,6 +86,12 @@ export const queryArgs = {
     .describe(
       'Only results scoring at least this (0-1, scores are relative to the best result); total counts only those',
     ),
+  facets: z
+    .boolean()
+    .optional()
+    .describe(
+      'Add counts: matches by type, space, category and integrity over the whole match set, not only this page',
+    ),
   max_answer_tokens: z
     .number()
     .int()
@@ -153,5 +159,14 @@ export const envelopeShape = {
     .describe(
       'true when a plain question found nothing with every word and was answered without some (named in warnings)',
     ),
+  counts: z
+    .object({
+      type: z.record(z.number().int()),
+      space: z.record(z.number().int()),
+      category: z.record(z.number().int()),
+      integrity: z.record(z.number().int()),
+    })
+    .optional()
+    .describe('with facets: value -> number of matches, over the whole match set'),
   warnings: z.array(z.string()).optional(),
 };

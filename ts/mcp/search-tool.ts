@@ -43,6 +43,7 @@ export function toSearchOptions(args: SearchArgs): SearchOptions {
     include_fields: args.include_fields,
     mode: args.mode,
     min_score: args.min_score,
+    facets: args.facets,
   };
 }
 

@@ -85,6 +85,8 @@ pub struct SearchRequest {
     pub mode: Mode,
     /// Only hits scoring at least this (0–1, relative to the best hit); 0 = every match.
     pub min_score: f64,
+    /// Count the whole match set by type, space, category and integrity.
+    pub facets: bool,
 }
 
 impl Default for SearchRequest {
@@ -104,6 +106,7 @@ impl Default for SearchRequest {
             preview_chars: 200,
             mode: Mode::Auto,
             min_score: 0.0,
+            facets: false,
         }
     }
 }
@@ -187,6 +190,8 @@ pub struct SearchResponse {
     pub relaxed: bool,
     /// What ran: `keyword`, `hybrid` or `semantic`.
     pub search_type: &'static str,
+    /// With `facets`: facet → value → number of matches, over the whole match set.
+    pub counts: Option<crate::index::Counts>,
 }
 
 impl SearchResponse {
@@ -241,6 +246,10 @@ impl SearchResponse {
         json(out, &self.warnings);
         if self.relaxed {
             out.extend_from_slice(b",\"relaxed\":true");
+        }
+        if let Some(counts) = &self.counts {
+            out.extend_from_slice(b",\"counts\":");
+            json(out, counts);
         }
         out.extend_from_slice(b",\"searchType\":\"");
         out.extend_from_slice(self.search_type.as_bytes());

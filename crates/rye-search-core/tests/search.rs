@@ -740,3 +740,39 @@ fn min_score_keeps_the_hits_above_it_in_every_sort_with_exact_totals() {
     let everything = idx.search(&SearchRequest { min_score: 0.0, ..q("alpha") }).unwrap();
     assert_eq!(everything.total, 40);
 }
+
+#[test]
+fn facets_count_the_whole_match_set_not_the_page() {
+    let docs: Vec<ItemDoc> = (0..30)
+        .map(|i| {
+            let mut d = doc(&format!("f/{i:02}"), ["project", "user", "system:core"][i % 3], "delta", "", "");
+            d.kind = ["tool", "directive"][i % 2].into();
+            d.key = format!("{}:{}", d.kind, d.key);
+            let category = ["net", "fs", "ai", "ai"][i % 4];
+            d.meta = BTreeMap::from([
+                ("category".into(), vec![category.into()]),
+                ("integrity".into(), vec![if i < 10 { "verified" } else { "unsigned" }.into()]),
+            ]);
+            d
+        })
+        .collect();
+    let idx = index(&docs);
+    let res = idx.search(&SearchRequest { facets: true, limit: 2, ..q("delta") }).unwrap();
+    let counts = res.counts.expect("counts asked for");
+    let of = |facet: &str, value: &str| counts[facet].get(value).copied().unwrap_or(0);
+    assert_eq!((of("type", "tool"), of("type", "directive")), (15, 15));
+    assert_eq!((of("space", "project"), of("space", "user"), of("space", "system:core")), (10, 10, 10));
+    assert_eq!((of("category", "ai"), of("category", "net"), of("category", "fs")), (14, 8, 8));
+    assert_eq!((of("integrity", "verified"), of("integrity", "unsigned")), (10, 20));
+    // Restrictions narrow the counts as they narrow the total.
+    let scoped = SearchRequest {
+        facets: true,
+        scopes: vec![Scope { kind: Some("tool".into()), ..Default::default() }],
+        ..q("delta")
+    };
+    let res = idx.search(&scoped).unwrap();
+    assert_eq!(res.total, 15);
+    assert_eq!(res.counts.unwrap()["type"].len(), 1);
+    assert!(idx.search(&q("delta")).unwrap().counts.is_none());
+    assert!(!idx.search(&q("delta")).unwrap().to_json().contains("\"counts\""));
+}

@@ -44,6 +44,7 @@ use crate::stored::{stored_texts, utf8};
 use crate::tokenizer::{self, IdentTokenizer, TOKENIZER_NAME};
 
 mod batch;
+mod facets;
 mod filters;
 mod many;
 mod modes;
@@ -52,6 +53,7 @@ mod search;
 
 pub use batch::Batch;
 use batch::KnownKeys;
+pub use facets::Counts;
 pub use filters::meta_facet;
 
 /// Largest page a request may ask for, and deepest offset (bounded memory per query).

@@ -5,7 +5,8 @@ use std::sync::OnceLock;
 
 use tantivy::DocAddress;
 
-use super::search::{normalise, Ranking};
+use super::facets::MatchSet;
+use super::search::{min_bound, normalise, Ranking};
 use super::*;
 use crate::request::{Matched, Mode, SearchResponse};
 use crate::semantic::{self, quantized, SegmentVectors};
@@ -75,12 +76,20 @@ impl SearchIndex {
             .map(|&(raw, address)| (normalise(raw, ranking.best), address, Matched::Keyword))
             .collect();
         let hits = self.load_page(req, searcher, parts, Some(&*ranking.query), &page)?;
+        let counts = match req.facets {
+            true => {
+                let bound = (req.min_score > 0.0).then(|| min_bound(req.min_score, ranking.best));
+                Some(self.counts(searcher, &self.match_sets(searcher, &*ranking.query, bound)?)?)
+            }
+            false => None,
+        };
         Ok(SearchResponse {
             total: ranking.total,
             hits,
             warnings: ranking.warnings,
             relaxed: ranking.relaxed,
             search_type: "keyword",
+            counts,
         })
     }
 
@@ -91,13 +100,16 @@ impl SearchIndex {
         parts: &[Arc<SegmentParts>],
         vector: &[f32],
     ) -> Result<SearchResponse> {
-        let (mut top, mut total) = self.rank_semantic(req, searcher, parts, vector, req.offset + req.limit)?;
+        let mut sets = self.empty_sets(req, searcher);
+        let (mut top, mut total) =
+            self.rank_semantic(req, searcher, parts, vector, req.offset + req.limit, sets.as_deref_mut())?;
         let best = top.first().map_or(1.0, |t| t.0);
         above_min_score(req, &mut top, |t| t.0, best, &mut total);
         let page: Vec<_> =
             top.iter().skip(req.offset).map(|&(sim, a)| (normalise(sim, best), a, Matched::Semantic)).collect();
         let hits = self.load_page(req, searcher, parts, None, &page)?;
-        Ok(SearchResponse { total, hits, warnings: Vec::new(), relaxed: false, search_type: "semantic" })
+        let counts = sets.map(|sets| self.counts(searcher, &sets)).transpose()?;
+        Ok(SearchResponse { total, hits, warnings: Vec::new(), relaxed: false, search_type: "semantic", counts })
     }
 
     fn hybrid(
@@ -109,7 +121,10 @@ impl SearchIndex {
     ) -> Result<SearchResponse> {
         let depth = req.offset + req.limit + FUSION_DEPTH;
         let keyword = self.rank_keyword(req, searcher, parts, depth)?;
-        let (semantic, semantic_total) = self.rank_semantic(req, searcher, parts, vector, depth)?;
+        // Counts cover what either list matched.
+        let mut sets = if req.facets { Some(self.match_sets(searcher, &*keyword.query, None)?) } else { None };
+        let (semantic, semantic_total) =
+            self.rank_semantic(req, searcher, parts, vector, depth, sets.as_deref_mut())?;
         let keyword_weight = if keyword.relaxed { RELAXED_KEYWORD_WEIGHT } else { KEYWORD_WEIGHT };
         let mut fused: HashMap<DocAddress, (f32, Matched)> = HashMap::with_capacity(2 * depth);
         for (rank, &(_, address)) in keyword.top.iter().enumerate() {
@@ -135,7 +150,13 @@ impl SearchIndex {
         let page: Vec<_> =
             ranked.iter().skip(req.offset).take(req.limit).map(|&(s, a, m)| (normalise(s, best), a, m)).collect();
         let hits = self.load_page(req, searcher, parts, Some(&*keyword.query), &page)?;
-        Ok(SearchResponse { total, hits, warnings, relaxed, search_type: "hybrid" })
+        let counts = sets.map(|sets| self.counts(searcher, &sets)).transpose()?;
+        Ok(SearchResponse { total, hits, warnings, relaxed, search_type: "hybrid", counts })
+    }
+
+    /// Empty match sets to fill, when the request counts facets.
+    fn empty_sets(&self, req: &SearchRequest, searcher: &Searcher) -> Option<Vec<MatchSet>> {
+        req.facets.then(|| searcher.segment_readers().iter().map(|r| MatchSet::new(r.max_doc())).collect())
     }
 
     /// The `wanted` items most similar to `vector` among those the request's restrictions let
@@ -147,6 +168,7 @@ impl SearchIndex {
         parts: &[Arc<SegmentParts>],
         vector: &[f32],
         wanted: usize,
+        mut matched: Option<&mut [MatchSet]>,
     ) -> Result<(Vec<(f32, DocAddress)>, usize)> {
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(AllQuery))];
         clauses.extend(self.restrictions(searcher, req)?);
@@ -158,6 +180,7 @@ impl SearchIndex {
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             let vectors = parts[ord].vectors(reader, vector.len())?;
             let alive = reader.alive_bitset();
+            let mut set = matched.as_deref_mut().and_then(|sets| sets.get_mut(ord));
             weight.for_each_no_score(reader, &mut |docs| {
                 for &doc in docs {
                     if alive.is_some_and(|a| !a.is_alive(doc)) {
@@ -166,6 +189,9 @@ impl SearchIndex {
                     let sim = vectors.similarity(doc, &query, query_scale);
                     if sim >= SEMANTIC_MIN {
                         total += 1;
+                        if let Some(set) = set.as_deref_mut() {
+                            set.insert(doc);
+                        }
                         top.push((sim, DocAddress::new(ord as u32, doc)));
                     }
                 }

@@ -87,8 +87,7 @@ impl SearchIndex {
         if req.min_score <= 0.0 || ranking.total == 0 {
             return Ok(ranking);
         }
-        // Scores are rounded to 4 decimals when shown: the bound is compared the same way.
-        let bound = (req.min_score as f32 - 0.00005).max(0.0) * ranking.best;
+        let bound = min_bound(req.min_score, ranking.best);
         if req.sort_by == SortBy::Score && ranking.top.last().is_some_and(|t| t.0 < bound) {
             ranking.top.retain(|t| t.0 >= bound);
             ranking.total = ranking.top.len();
@@ -408,6 +407,12 @@ fn in_field(name: &str, e: Error) -> Error {
         }
         other => other,
     }
+}
+
+/// The raw score a hit needs to show at least `min_score` (scores are relative to the best and
+/// rounded to 4 decimals when shown: the bound is compared the same way).
+pub(super) fn min_bound(min_score: f64, best: f32) -> f32 {
+    (min_score as f32 - 0.00005).max(0.0) * best
 }
 
 pub(super) fn normalise(raw: f32, best: f32) -> f64 {
