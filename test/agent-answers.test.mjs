@@ -394,4 +394,47 @@ describe('answers built for agents', () => {
     await client.close();
     ws.cleanup();
   });
+
+  it('boost_recent favours newer items among similar matches, bounded, on every surface', async () => {
+    const day = 86_400_000;
+    const index = createMemoryIndex();
+    await index.add([
+      { id: 'old', title: 'notes', content: 'lambda notes', date: Date.now() - 400 * day },
+      { id: 'new', title: 'notes', content: 'lambda notes too', date: Date.now() - day },
+      { id: 'classic', title: 'lambda', date: '2015-01-01' },
+    ]);
+    const ids = async (o) => (await index.search({ query: 'lambda', mode: 'keyword', ...o })).results.map((r) => r.id);
+    assert.deepEqual(await ids({}), ['classic', 'old', 'new']);
+    assert.deepEqual(await ids({ boost_recent: true }), ['classic', 'new', 'old']);
+    assert.deepEqual(await ids({ boostRecent: '7d' }), ['classic', 'new', 'old']);
+    assert.deepEqual(await ids({ boost_recent: false }), ['classic', 'old', 'new']);
+    await assert.rejects(
+      index.search({ query: 'lambda', boost_recent: 'soon' }),
+      (err) => err.code === 'E_INVALID_ARGUMENT' && /7d/.test(err.hint),
+    );
+
+    const ws = workspace();
+    ws.write('project', {
+      'knowledge/old.md': knowledge({ name: 'old', title: 'notes', updated_at: '2020-01-01' }, 'lambda notes'),
+      'knowledge/new.md': knowledge(
+        { name: 'new', title: 'notes', updated_at: new Date(Date.now() - day).toISOString().slice(0, 10) },
+        'lambda notes too',
+      ),
+    });
+    const order = (out) => JSON.parse(out).results.map((r) => r.id);
+    const plain = runCli(['search', 'lambda', '--json', ...wsArgs(ws)]);
+    assert.deepEqual(order(plain.stdout), ['old', 'new']);
+    const cli = runCli(['search', 'lambda', '--boost-recent', '30d', '--json', ...wsArgs(ws)]);
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.deepEqual(order(cli.stdout), ['new', 'old']);
+    const { client } = await connectMcp(wsArgs(ws), { name: 'recent-test' });
+    const res = await client.callTool({ name: 'rye_search', arguments: { query: 'lambda', boost_recent: true } });
+    assert.ok(!res.isError, res.content[0].text);
+    assert.deepEqual(
+      res.structuredContent.results.map((r) => r.id),
+      ['new', 'old'],
+    );
+    await client.close();
+    ws.cleanup();
+  });
 });

@@ -60,6 +60,14 @@ export interface SearchOptions {
   min_score?: number;
   /** Add `counts`: matches by type, space, category and integrity, over the whole match set. */
   facets?: boolean;
+  /**
+   * Favour recent items (metadata date, else file time) among similar matches: `true` (a
+   * half-life of 30 days) or a half-life like `"7d"`. Bounded, so a much better old match still
+   * ranks first.
+   */
+  boostRecent?: boolean | string;
+  /** Alias of `boostRecent`. */
+  boost_recent?: boolean | string;
 }
 
 // The engine's limits (largest page and offset, the fuzzy distance) belong to the core, which
@@ -246,6 +254,8 @@ const OPTION_NAMES = new Set([
   'minScore',
   'min_score',
   'facets',
+  'boostRecent',
+  'boost_recent',
 ]);
 
 /** Result fields an answer can be narrowed to. */
@@ -329,7 +339,23 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     mode: searchMode(opts.mode),
     minScore: minScore(opts.minScore ?? opts.min_score),
     facets: flag(opts.facets, 'facets'),
+    recencyHalfLife: halfLife(opts.boostRecent ?? opts.boost_recent),
   };
+}
+
+/** `boost_recent: true` halves the boost every 30 days. */
+const DEFAULT_HALF_LIFE = '30d';
+
+function halfLife(value: unknown): number | undefined {
+  if (value === undefined || value === null || value === false) return undefined;
+  const d = DURATION.exec(value === true ? DEFAULT_HALF_LIFE : typeof value === 'string' ? value.trim() : '');
+  const ms = d ? Number(d[1]) * DURATION_MS[d[2]!.toLowerCase()]! : 0;
+  if (!(ms > 0))
+    bad(
+      `boost_recent must be true or a half-life, got ${JSON.stringify(value)}`,
+      'e.g. true (30 days) or "7d", "12h", "2w", "3m"',
+    );
+  return ms;
 }
 
 function flag(value: unknown, name: string): boolean {

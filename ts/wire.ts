@@ -42,6 +42,8 @@ export interface NativeRequest {
   minScore: number;
   /** Count the whole match set by type, space, category and integrity. */
   facets: boolean;
+  /** Favour recent items: the age in ms at which the boost halves. */
+  recencyHalfLife?: number;
   mode: SearchMode;
 }
 

@@ -26,6 +26,7 @@ terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards, * for eve
   --preview-chars N    preview length per result (default 200, 0 for none)
   --min-score X        only results scoring at least X (0-1, relative to the best result)
   --facets             count all matches by type, space, category and integrity
+  --boost-recent D     favour recent items among similar matches, the boost halving every D (7d, 30d, 2w)
   --include-fields L   only these result fields in --json (id and type always), e.g. id,score,description
   --mode M             auto (default: plain questions hybrid, anything else keyword), keyword, semantic or hybrid
 ${COMMON_HELP}
@@ -55,6 +56,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
       'preview-chars': { type: 'string' },
       'min-score': { type: 'string' },
       facets: { type: 'boolean' },
+      'boost-recent': { type: 'string' },
       since: { type: 'string' },
       until: { type: 'string' },
       'include-fields': { type: 'string' },
@@ -94,6 +96,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
     previewChars: integerArg(values['preview-chars'], 'preview-chars'),
     minScore: numberArg(values['min-score'], 'min-score'),
     facets: values.facets,
+    boostRecent: values['boost-recent'],
     since: values.since,
     until: values.until,
     includeFields: values['include-fields']?.split(',').map((f) => f.trim()) as SearchOptions['includeFields'],
@@ -102,7 +105,8 @@ export async function searchCommand(argv: string[]): Promise<number> {
   const index = await openIndex(openOptions(values));
   try {
     const res = await index.search(opts);
-    const dates = opts.sortBy === 'date' || opts.since !== undefined || opts.until !== undefined;
+    const dates =
+      opts.sortBy === 'date' || opts.since !== undefined || opts.until !== undefined || opts.boostRecent !== undefined;
     // Matched words are marked on a terminal, unless NO_COLOR is set (https://no-color.org);
     // FORCE_COLOR marks them in a pipe too.
     const force = process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0';

@@ -86,6 +86,12 @@ export const queryArgs = {
     .describe(
       'Only results scoring at least this (0-1, scores are relative to the best result); total counts only those',
     ),
+  boost_recent: z
+    .union([z.boolean(), z.string()])
+    .optional()
+    .describe(
+      'Favour recent items among similar matches: true (half-life 30 days) or a half-life like "7d"; a much better old match still ranks first',
+    ),
   facets: z
     .boolean()
     .optional()

@@ -44,6 +44,7 @@ export function toSearchOptions(args: SearchArgs): SearchOptions {
     mode: args.mode,
     min_score: args.min_score,
     facets: args.facets,
+    boost_recent: args.boost_recent,
   };
 }
 

@@ -14,6 +14,7 @@ use tantivy::query::Weight;
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
 use crate::hit_store::HitStore;
+use crate::recency::Recency;
 use crate::request::SortBy;
 use crate::stored::{stored_texts, utf8};
 
@@ -54,6 +55,11 @@ pub struct StoredIds {
 }
 
 impl SortColumns {
+    /// The document's date (epoch ms: its metadata date, else its file's time), when it has one.
+    pub fn date(&self, doc: DocId) -> Option<i64> {
+        self.dates.as_ref().and_then(|c| c.first(doc))
+    }
+
     pub fn open(reader: &SegmentReader, stored_ids: Option<StoredIds>) -> tantivy::Result<Self> {
         let ff = reader.fast_fields();
         Ok(SortColumns {
@@ -146,6 +152,8 @@ pub struct TopRanked {
     pub columns: Vec<Arc<SortColumns>>,
     /// Matches scoring below this are neither kept nor counted (`min_score`).
     pub min_score: Score,
+    /// Raises newer items' scores (`boost_recent`).
+    pub recency: Option<Recency>,
 }
 
 /// Segment-local sort key: larger is better.
@@ -164,6 +172,7 @@ pub struct SegmentTop {
     best: Score,
     columns: Arc<SortColumns>,
     min_score: Score,
+    recency: Option<Recency>,
 }
 
 /// A document in the running top. Its full key (space, id and key ordinals) is read only when
@@ -309,6 +318,10 @@ impl SegmentCollector for SegmentTop {
     type Fruit = Collected;
 
     fn collect(&mut self, doc: DocId, score: Score) {
+        let score = match &self.recency {
+            Some(r) => score * r.factor(self.columns.date(doc)),
+            None => score,
+        };
         if score < self.min_score {
             return;
         }
@@ -362,6 +375,7 @@ impl Collector for TopRanked {
             best: 0.0,
             columns,
             min_score: self.min_score,
+            recency: self.recency,
         })
     }
 

@@ -11,6 +11,7 @@ mod hit_store;
 mod index;
 mod memory_dir;
 pub mod query;
+mod recency;
 mod request;
 mod schema;
 pub mod semantic;

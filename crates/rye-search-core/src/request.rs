@@ -87,6 +87,8 @@ pub struct SearchRequest {
     pub min_score: f64,
     /// Count the whole match set by type, space, category and integrity.
     pub facets: bool,
+    /// Favour recent items (see [`crate::recency`]): the age, in ms, at which the boost halves.
+    pub recency_half_life: Option<u64>,
 }
 
 impl Default for SearchRequest {
@@ -107,7 +109,15 @@ impl Default for SearchRequest {
             mode: Mode::Auto,
             min_score: 0.0,
             facets: false,
+            recency_half_life: None,
         }
+    }
+}
+
+impl SearchRequest {
+    /// The recency boost this request asks for, ages measured from now.
+    pub fn recency(&self) -> Option<crate::recency::Recency> {
+        self.recency_half_life.and_then(crate::recency::Recency::from_now)
     }
 }
 

@@ -776,3 +776,24 @@ fn facets_count_the_whole_match_set_not_the_page() {
     assert!(idx.search(&q("delta")).unwrap().counts.is_none());
     assert!(!idx.search(&q("delta")).unwrap().to_json().contains("\"counts\""));
 }
+
+#[test]
+fn boost_recent_breaks_near_ties_toward_newer_items_but_keeps_a_much_better_old_match_first() {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let day = 86_400_000;
+    let dated = |id: &str, title: &str, content: &str, age_days: i64| ItemDoc {
+        date: Some(now - age_days * day),
+        ..doc(id, "project", title, "", content)
+    };
+    // `ancient-exact` has the word in its title (weight 3): far above the other two, which
+    // have it only in their text, the older one slightly better.
+    let idx = index(&[
+        dated("old", "notes", "kappa notes", 400),
+        dated("new", "notes", "kappa notes too", 1),
+        dated("ancient-exact", "kappa", "", 2000),
+    ]);
+    let plain = ids(&idx, q("kappa"));
+    assert_eq!(plain, vec!["ancient-exact", "old", "new"]);
+    let boosted = ids(&idx, SearchRequest { recency_half_life: Some(30 * day as u64), ..q("kappa") });
+    assert_eq!(boosted, vec!["ancient-exact", "new", "old"]);
+}

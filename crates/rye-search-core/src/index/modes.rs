@@ -175,6 +175,7 @@ impl SearchIndex {
         let filter = BooleanQuery::new(clauses);
         let weight = filter.weight(EnableScoring::disabled_from_searcher(searcher))?;
         let (query, query_scale) = quantized(vector);
+        let recency = req.recency();
         let mut top: Vec<(f32, DocAddress)> = Vec::new();
         let mut total = 0usize;
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
@@ -192,7 +193,8 @@ impl SearchIndex {
                         if let Some(set) = set.as_deref_mut() {
                             set.insert(doc);
                         }
-                        top.push((sim, DocAddress::new(ord as u32, doc)));
+                        let boost = recency.map_or(1.0, |r| r.factor(parts[ord].columns.date(doc)));
+                        top.push((sim * boost, DocAddress::new(ord as u32, doc)));
                     }
                 }
                 // Keep the buffer bounded: cut back to the best `wanted` now and then.

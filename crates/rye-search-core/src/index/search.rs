@@ -99,6 +99,7 @@ impl SearchIndex {
             prune: false,
             columns: parts.iter().map(|p| p.columns.clone()).collect(),
             min_score: bound,
+            recency: req.recency(),
         };
         let found = collect(searcher, &*ranking.query, collector)?;
         ranking.top = found.top.iter().map(|r| (r.score, r.address)).collect();
@@ -193,6 +194,7 @@ impl SearchIndex {
             prune: false, // decided by `collect` once the query's postings are known
             columns: parts.iter().map(|p| p.columns.clone()).collect(),
             min_score: f32::MIN,
+            recency: req.recency(),
         };
         let found = collect(searcher, &*query, collector)?;
         Ok(Ranking {
@@ -328,8 +330,10 @@ fn collect(
     let tally = PostingsTally { searcher, postings: Cell::new(0) };
     let weight = query.weight(EnableScoring::enabled_from_statistics_provider(&tally, searcher))?;
     let postings = tally.postings.get();
-    // Counting only the matches above a minimum score visits every match anyway.
+    // Counting only the matches above a minimum score visits every match anyway; a recency
+    // boost raises scores past the blocks' maxima that skipping relies on.
     collector.prune = collector.min_score == f32::MIN
+        && collector.recency.is_none()
         && is_term_union(query)
         && (postings < 2 * collector.wanted as u64 || postings >= PRUNE_MIN_POSTINGS);
     let segments = searcher.segment_readers();
