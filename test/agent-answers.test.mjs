@@ -437,4 +437,46 @@ describe('answers built for agents', () => {
     await client.close();
     ws.cleanup();
   });
+
+  it('like: the items most like one item, itself left out, narrowed by a query, on every surface', async () => {
+    const index = createMemoryIndex();
+    await index.add([
+      { id: 'k/deploy', kind: 'tool', title: 'Deploy to kubernetes', description: 'roll out a cluster deployment' },
+      { id: 'k/scale', kind: 'tool', title: 'Scale kubernetes pods', description: 'cluster autoscaling' },
+      { id: 'k/logs', kind: 'knowledge', title: 'Kubernetes logs', description: 'read pod logs from a cluster' },
+      { id: 'b/bread', kind: 'knowledge', title: 'Bake bread', description: 'sourdough recipe with flour' },
+      { id: 'b/cake', kind: 'knowledge', title: 'Bake a cake', description: 'sponge recipe with flour' },
+    ]);
+    const like = await index.search({ like: 'tool:k/deploy', limit: 2 });
+    assert.deepEqual(like.results.map((r) => r.id).sort(), ['k/logs', 'k/scale']);
+    assert.equal(like.query, '*');
+    const bare = await index.search({ like: 'b/bread', limit: 1 });
+    assert.equal(bare.results[0].id, 'b/cake');
+    const narrowed = await index.search({ like: 'tool:k/deploy', query: 'logs' });
+    assert.deepEqual(
+      narrowed.results.map((r) => r.id),
+      ['k/logs'],
+    );
+    await assert.rejects(index.search({ like: 'tool:k/none' }), (err) => err.code === 'E_NOT_FOUND');
+    await assert.rejects(index.search({}), (err) => err.code === 'E_INVALID_ARGUMENT' && /like/.test(err.hint));
+
+    const ws = workspace();
+    ws.write('project', {
+      'tools/k/deploy.py': pyTool({ description: 'Deploy to a kubernetes cluster' }),
+      'tools/k/scale.py': pyTool({ description: 'Scale kubernetes cluster pods' }),
+      'knowledge/bread.md': knowledge({ name: 'bread', title: 'Bake bread' }, 'sourdough flour'),
+    });
+    const cli = runCli(['search', '--like', 'tool:k/deploy', '--json', ...wsArgs(ws)]);
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.equal(JSON.parse(cli.stdout).results[0].id, 'k/scale');
+    assert.ok(!JSON.parse(cli.stdout).results.some((r) => r.id === 'k/deploy'));
+    const { client } = await connectMcp(wsArgs(ws), { name: 'like-test' });
+    const res = await client.callTool({ name: 'rye_search', arguments: { like: 'tool:k/deploy' } });
+    assert.ok(!res.isError, res.content[0].text);
+    assert.equal(res.structuredContent.results[0].id, 'k/scale');
+    const neither = await client.callTool({ name: 'rye_search', arguments: {} });
+    assert.equal(neither.isError, true);
+    await client.close();
+    ws.cleanup();
+  });
 });

@@ -108,6 +108,8 @@ export function fromPayload(p: NativePayload, cause?: unknown): RyeSearchError {
       return new InvalidArgumentError(p.message, details);
     case 'E_INDEX_LOCKED':
       return new IndexLockedError(p.message, details);
+    case 'E_NOT_FOUND':
+      return new NotFoundError(p.message, details);
     default:
       return new RyeSearchError(p.code, p.message, details);
   }

@@ -3,7 +3,7 @@
  * nothing is silently ignored.
  */
 import { InvalidArgumentError } from './errors.js';
-import { parseScopes } from './scope.js';
+import { isKind, type Kind, KINDS, parseScopes } from './scope.js';
 import type { Space } from './spaces.js';
 import { wellFormed } from './validate.js';
 import type { NativeFilter, NativeRequest, SearchMode, SortBy } from './wire.js';
@@ -17,7 +17,8 @@ export interface DistanceOption {
 }
 
 export interface SearchOptions {
-  query: string;
+  /** The query; with `like`, it may be left out (or `*`), else it narrows the similar items. */
+  query?: string;
   /**
    * Kind and namespace (`tool`, `tool.rye.core.*`, `rye.search.knowledge.*`), or a list of them
    * (items in any, one ranking); omitted = every kind.
@@ -68,6 +69,11 @@ export interface SearchOptions {
   boostRecent?: boolean | string;
   /** Alias of `boostRecent`. */
   boost_recent?: boolean | string;
+  /**
+   * `kind:id` (or a bare id): the items most like that one, by its words and its meaning, the
+   * item itself left out. With `query`, only items the query matches.
+   */
+  like?: string;
 }
 
 // The engine's limits (largest page and offset, the fuzzy distance) belong to the core, which
@@ -256,6 +262,7 @@ const OPTION_NAMES = new Set([
   'facets',
   'boostRecent',
   'boost_recent',
+  'like',
 ]);
 
 /** Result fields an answer can be narrowed to. */
@@ -302,8 +309,10 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
   // A misspelt option must not look applied.
   for (const key in opts)
     if (!OPTION_NAMES.has(key)) bad(`unknown search option "${key}"`, `use ${[...OPTION_NAMES].join(', ')}`);
-  if (typeof opts.query !== 'string') bad('query must be a string', 'use "*" to list everything');
-  wellFormed(opts.query, 'query');
+  const like = likeRef(opts.like);
+  const query = opts.query ?? (like ? '*' : undefined);
+  if (typeof query !== 'string') bad('query must be a string', 'use "*" to list everything, or like: "kind:id"');
+  wellFormed(query, 'query');
   const scopes = opts.scope === undefined ? [] : parseScopes(opts.scope);
   const sortBy = opts.sortBy ?? opts.sort_by ?? 'score';
   if (!['score', 'name', 'date'].includes(sortBy))
@@ -320,7 +329,7 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
   const fuzzy = distance(opts.fuzzy, 'fuzzy', DEFAULT_FUZZY, warnings) ?? 0;
   const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY, warnings, 1000);
   return {
-    query: opts.query,
+    query,
     scopes: scopes.map((scope) => ({
       kind: scope.kind,
       idPattern: scope.idPattern,
@@ -340,7 +349,21 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     minScore: minScore(opts.minScore ?? opts.min_score),
     facets: flag(opts.facets, 'facets'),
     recencyHalfLife: halfLife(opts.boostRecent ?? opts.boost_recent),
+    like,
   };
+}
+
+/** `kind:id` → the id and the kinds it may be (every kind for a bare id). */
+function likeRef(value: unknown): { id: string; kinds: Kind[] } | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || value.trim() === '')
+    bad(`like must be an item id, got ${JSON.stringify(value)}`, 'e.g. "tool:rye/core/sign" (kind:id)');
+  wellFormed(value, 'like');
+  const text = value.trim();
+  const colon = text.indexOf(':');
+  const kind = colon > 0 ? text.slice(0, colon) : '';
+  if (isKind(kind) && colon < text.length - 1) return { id: text.slice(colon + 1), kinds: [kind] };
+  return { id: text, kinds: [...KINDS] };
 }
 
 /** `boost_recent: true` halves the boost every 30 days. */

@@ -121,7 +121,7 @@ export function envelope(
   const out: SearchResponse = {
     results: keep ? results.map((r) => only(r, keep)) : results,
     total: res.total,
-    query: opts.query,
+    query: opts.query ?? '*',
     scope: scopeText(opts.scope),
     space,
     limit: req.limit,

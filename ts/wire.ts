@@ -44,6 +44,8 @@ export interface NativeRequest {
   facets: boolean;
   /** Favour recent items: the age in ms at which the boost halves. */
   recencyHalfLife?: number;
+  /** Rank the items most like this one (a bare id may be of any kind). */
+  like?: { id: string; kinds: string[] };
   mode: SearchMode;
 }
 

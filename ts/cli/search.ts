@@ -26,6 +26,7 @@ terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards, * for eve
   --preview-chars N    preview length per result (default 200, 0 for none)
   --min-score X        only results scoring at least X (0-1, relative to the best result)
   --facets             count all matches by type, space, category and integrity
+  --like ID            items most like this one (kind:id); QUERY may then be left out
   --boost-recent D     favour recent items among similar matches, the boost halving every D (7d, 30d, 2w)
   --include-fields L   only these result fields in --json (id and type always), e.g. id,score,description
   --mode M             auto (default: plain questions hybrid, anything else keyword), keyword, semantic or hybrid
@@ -56,6 +57,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
       'preview-chars': { type: 'string' },
       'min-score': { type: 'string' },
       facets: { type: 'boolean' },
+      like: { type: 'string' },
       'boost-recent': { type: 'string' },
       since: { type: 'string' },
       until: { type: 'string' },
@@ -67,7 +69,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${SEARCH_HELP}\n`);
     return 0;
   }
-  if (positionals.length === 0)
+  if (positionals.length === 0 && values.like === undefined)
     throw new InvalidArgumentError('search needs a QUERY', {
       hint: 'e.g. rye-search search "file system" --scope tool (use "*" for everything)',
     });
@@ -82,7 +84,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
   const fuzzy = integerArg(values.fuzzy, 'fuzzy');
   const proximity = integerArg(values.proximity, 'proximity');
   const opts: SearchOptions = {
-    query: positionals.join(' '),
+    query: positionals.length ? positionals.join(' ') : undefined,
     scope: values.scope && values.scope.length === 1 ? values.scope[0] : values.scope,
     space: values.space,
     source: values.source,
@@ -96,6 +98,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
     previewChars: integerArg(values['preview-chars'], 'preview-chars'),
     minScore: numberArg(values['min-score'], 'min-score'),
     facets: values.facets,
+    like: values.like,
     boostRecent: values['boost-recent'],
     since: values.since,
     until: values.until,

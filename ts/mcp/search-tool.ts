@@ -12,6 +12,15 @@ import { envelopeShape, queryArgs } from './schemas.js';
 
 const searchArgs = {
   ...queryArgs,
+  query: queryArgs.query.optional(),
+  like: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Related items: "kind:id" of an item; returns the items most like it (its words and meaning), itself left out. ' +
+        'With query, only items the query matches; query may be left out',
+    ),
   space: z
     .string()
     .optional()
@@ -45,6 +54,7 @@ export function toSearchOptions(args: SearchArgs): SearchOptions {
     min_score: args.min_score,
     facets: args.facets,
     boost_recent: args.boost_recent,
+    like: args.like,
   };
 }
 

@@ -55,6 +55,11 @@ pub struct StoredIds {
 }
 
 impl SortColumns {
+    /// The document's space rank (0 = the space that wins precedence).
+    pub fn rank(&self, doc: DocId) -> u64 {
+        self.rank.as_ref().and_then(|c| c.first(doc)).unwrap_or(u64::MAX)
+    }
+
     /// The document's date (epoch ms: its metadata date, else its file's time), when it has one.
     pub fn date(&self, doc: DocId) -> Option<i64> {
         self.dates.as_ref().and_then(|c| c.first(doc))

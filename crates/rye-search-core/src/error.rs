@@ -16,6 +16,10 @@ pub enum Error {
     #[error("{message}")]
     InvalidArgument { message: String, hint: String },
 
+    /// A request names an item the index does not hold.
+    #[error("{message}")]
+    NotFound { message: String, hint: String },
+
     /// Another process holds the index writer lock.
     #[error("the index at {path} is being written by another process")]
     IndexLocked { path: String },
@@ -41,6 +45,7 @@ impl Error {
             Error::QuerySyntax { .. } => "E_QUERY_SYNTAX",
             Error::Limit { .. } => "E_LIMIT",
             Error::InvalidArgument { .. } => "E_INVALID_ARGUMENT",
+            Error::NotFound { .. } => "E_NOT_FOUND",
             Error::IndexLocked { .. } => "E_INDEX_LOCKED",
             Error::Index(_) => "E_INDEX",
             Error::Io(_) => "E_IO",
@@ -52,9 +57,10 @@ impl Error {
     /// A sentence telling the caller how to recover.
     pub fn hint(&self) -> String {
         match self {
-            Error::QuerySyntax { hint, .. } | Error::Limit { hint, .. } | Error::InvalidArgument { hint, .. } => {
-                hint.clone()
-            }
+            Error::QuerySyntax { hint, .. }
+            | Error::Limit { hint, .. }
+            | Error::InvalidArgument { hint, .. }
+            | Error::NotFound { hint, .. } => hint.clone(),
             Error::IndexLocked { .. } => {
                 "wait for the other writer to finish, or search the committed index read-only".into()
             }

@@ -22,5 +22,5 @@ pub mod tokenizer;
 pub use document::{ItemDoc, ManifestEntry};
 pub use error::{contained, Error, Result};
 pub use index::{meta_facet, Batch, SearchIndex, MAX_LIMIT, MAX_OFFSET};
-pub use request::{Filter, Hit, Matched, Mode, Scope, SearchRequest, SearchResponse, SortBy, Weights};
+pub use request::{Filter, Hit, LikeRef, Matched, Mode, Scope, SearchRequest, SearchResponse, SortBy, Weights};
 pub use schema::{version_number, SCHEMA_VERSION, TEXT_FIELDS};

@@ -89,6 +89,16 @@ pub struct SearchRequest {
     pub facets: bool,
     /// Favour recent items (see [`crate::recency`]): the age, in ms, at which the boost halves.
     pub recency_half_life: Option<u64>,
+    /// Rank the items most like this one (the query, when not `*`, narrows them).
+    pub like: Option<LikeRef>,
+}
+
+/// An item by id, of any of `kinds` (a bare id may name an item of several kinds).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct LikeRef {
+    pub id: String,
+    pub kinds: Vec<String>,
 }
 
 impl Default for SearchRequest {
@@ -110,6 +120,7 @@ impl Default for SearchRequest {
             min_score: 0.0,
             facets: false,
             recency_half_life: None,
+            like: None,
         }
     }
 }

@@ -1,6 +1,6 @@
 use std::collections::BTreeMap;
 
-use rye_search_core::{Error, Filter, ItemDoc, Scope, SearchIndex, SearchRequest, SortBy};
+use rye_search_core::{Error, Filter, ItemDoc, LikeRef, Scope, SearchIndex, SearchRequest, SortBy};
 
 fn doc(id: &str, space: &str, title: &str, description: &str, content: &str) -> ItemDoc {
     let name = id.rsplit('/').next().unwrap().to_string();
@@ -796,4 +796,29 @@ fn boost_recent_breaks_near_ties_toward_newer_items_but_keeps_a_much_better_old_
     assert_eq!(plain, vec!["ancient-exact", "old", "new"]);
     let boosted = ids(&idx, SearchRequest { recency_half_life: Some(30 * day as u64), ..q("kappa") });
     assert_eq!(boosted, vec!["ancient-exact", "new", "old"]);
+}
+
+#[test]
+fn like_ranks_the_items_most_like_one_leaving_it_out() {
+    let idx = index(&[
+        doc("k/deploy", "project", "Deploy to kubernetes", "rolls out a cluster deployment", "kubectl apply pods"),
+        doc("k/deploy", "user", "Deploy to kubernetes", "user copy", "kubectl apply pods"),
+        doc("k/scale", "project", "Scale kubernetes pods", "cluster autoscaling of deployment", "kubectl scale"),
+        doc("k/logs", "project", "Kubernetes logs", "read pod logs from the cluster", "kubectl logs"),
+        doc("b/bread", "project", "Bake bread", "sourdough recipe", "flour water salt"),
+        doc("b/cake", "project", "Bake a cake", "sponge recipe", "flour eggs sugar"),
+    ]);
+    let like = |id: &str, query: &str| SearchRequest {
+        like: Some(LikeRef { id: id.into(), kinds: vec!["tool".into()] }),
+        ..q(query)
+    };
+    let found = ids(&idx, like("k/deploy", "*"));
+    assert_eq!(found[..2].iter().collect::<std::collections::BTreeSet<_>>().len(), 2);
+    assert!(found[..2].iter().all(|id| id == "k/scale" || id == "k/logs"), "{found:?}");
+    assert!(!found.contains(&"k/deploy".to_string()), "never like itself, in any space");
+    assert_eq!(ids(&idx, like("b/bread", ""))[0], "b/cake");
+    // A query narrows the items to those it matches.
+    assert_eq!(ids(&idx, like("k/deploy", "logs")), vec!["k/logs"]);
+    let missing = idx.search(&like("k/nope", "*")).unwrap_err();
+    assert_eq!(missing.code(), "E_NOT_FOUND");
 }

@@ -40,6 +40,14 @@ impl SearchIndex {
         for filter in &req.filters {
             out.push(self.filter(filter)?);
         }
+        // An item is never like itself: every copy of it is left out.
+        if let Some(like) = &req.like {
+            let itself = BooleanQuery::new(vec![
+                (Occur::Must, raw_term(f.id, &like.id)),
+                (Occur::Must, any_raw(f.kind, like.kinds.iter().map(String::as_str))),
+            ]);
+            out.push((Occur::MustNot, Box::new(itself)));
+        }
         Ok(out)
     }
 

@@ -46,6 +46,7 @@ use crate::tokenizer::{self, IdentTokenizer, TOKENIZER_NAME};
 mod batch;
 mod facets;
 mod filters;
+mod like;
 mod many;
 mod modes;
 mod preview;

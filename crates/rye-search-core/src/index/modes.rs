@@ -13,7 +13,7 @@ use crate::semantic::{self, quantized, SegmentVectors};
 
 /// How far past the page each list is ranked before fusing: deep enough that an item ranked
 /// low by one list and high by the other is seen.
-const FUSION_DEPTH: usize = 50;
+pub(super) const FUSION_DEPTH: usize = 50;
 /// Reciprocal rank fusion's constant (Cormack et al.): damps the head of each list.
 const RRF_K: f32 = 60.0;
 /// Weight of a keyword list that matched every word, against 1 for the semantic list: high
@@ -33,6 +33,9 @@ impl SearchIndex {
         Self::check_page(req)?;
         let searcher = self.reader.searcher();
         let parts = self.segment_parts(&searcher)?;
+        if let Some(like) = &req.like {
+            return self.like(req, &searcher, &parts, like);
+        }
         let mut warnings = Vec::new();
         let model = semantic::model();
         let mode = match req.mode {
@@ -101,8 +104,14 @@ impl SearchIndex {
         vector: &[f32],
     ) -> Result<SearchResponse> {
         let mut sets = self.empty_sets(req, searcher);
-        let (mut top, mut total) =
-            self.rank_semantic(req, searcher, parts, vector, req.offset + req.limit, sets.as_deref_mut())?;
+        let (mut top, mut total) = self.rank_semantic(
+            req,
+            searcher,
+            parts,
+            vector,
+            req.offset + req.limit,
+            Scan::marking(sets.as_deref_mut()),
+        )?;
         let best = top.first().map_or(1.0, |t| t.0);
         above_min_score(req, &mut top, |t| t.0, best, &mut total);
         let page: Vec<_> =
@@ -124,24 +133,9 @@ impl SearchIndex {
         // Counts cover what either list matched.
         let mut sets = if req.facets { Some(self.match_sets(searcher, &*keyword.query, None)?) } else { None };
         let (semantic, semantic_total) =
-            self.rank_semantic(req, searcher, parts, vector, depth, sets.as_deref_mut())?;
+            self.rank_semantic(req, searcher, parts, vector, depth, Scan::marking(sets.as_deref_mut()))?;
         let keyword_weight = if keyword.relaxed { RELAXED_KEYWORD_WEIGHT } else { KEYWORD_WEIGHT };
-        let mut fused: HashMap<DocAddress, (f32, Matched)> = HashMap::with_capacity(2 * depth);
-        for (rank, &(_, address)) in keyword.top.iter().enumerate() {
-            fused.insert(address, (keyword_weight / (RRF_K + 1.0 + rank as f32), Matched::Keyword));
-        }
-        let mut both = 0;
-        for (rank, &(_, address)) in semantic.iter().enumerate() {
-            let share = 1.0 / (RRF_K + 1.0 + rank as f32);
-            let entry = fused.entry(address).or_insert((0.0, Matched::Semantic));
-            if entry.1 == Matched::Keyword {
-                entry.1 = Matched::Both;
-                both += 1;
-            }
-            entry.0 += share;
-        }
-        let mut ranked: Vec<(f32, DocAddress, Matched)> = fused.into_iter().map(|(a, (s, m))| (s, a, m)).collect();
-        ranked.sort_by(|a, b| best_first((a.0, a.1), (b.0, b.1)));
+        let (mut ranked, both) = fuse(&keyword.top, keyword_weight, &semantic);
         let best = ranked.first().map_or(1.0, |r| r.0);
         let Ranking { total, warnings, relaxed, .. } = keyword;
         // Items found both ways are counted once; past the fused depth that is an estimate.
@@ -161,17 +155,19 @@ impl SearchIndex {
 
     /// The `wanted` items most similar to `vector` among those the request's restrictions let
     /// through, with how many reach [`SEMANTIC_MIN`]. Exact: every candidate is compared.
-    fn rank_semantic(
+    pub(super) fn rank_semantic(
         &self,
         req: &SearchRequest,
         searcher: &Searcher,
         parts: &[Arc<SegmentParts>],
         vector: &[f32],
         wanted: usize,
-        mut matched: Option<&mut [MatchSet]>,
+        scan: Scan,
     ) -> Result<(Vec<(f32, DocAddress)>, usize)> {
+        let Scan { mut matched, narrow } = scan;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(AllQuery))];
         clauses.extend(self.restrictions(searcher, req)?);
+        clauses.extend(narrow.map(|q| (Occur::Must, q.box_clone())));
         let filter = BooleanQuery::new(clauses);
         let weight = filter.weight(EnableScoring::disabled_from_searcher(searcher))?;
         let (query, query_scale) = quantized(vector);
@@ -206,6 +202,47 @@ impl SearchIndex {
         keep_best(&mut top, wanted);
         Ok((top, total))
     }
+}
+
+/// What a semantic scan does besides ranking.
+#[derive(Default)]
+pub(super) struct Scan<'a> {
+    /// Marks the items similar enough to count (for facets).
+    pub matched: Option<&'a mut [MatchSet]>,
+    /// Only items this query matches.
+    pub narrow: Option<&'a dyn Query>,
+}
+
+impl<'a> Scan<'a> {
+    fn marking(matched: Option<&'a mut [MatchSet]>) -> Self {
+        Scan { matched, narrow: None }
+    }
+}
+
+/// Reciprocal rank fusion of a keyword list (weighted) and a semantic list (weight 1), best
+/// first, each hit saying which list found it; with how many both found.
+pub(super) fn fuse(
+    keyword: &[(f32, DocAddress)],
+    keyword_weight: f32,
+    semantic: &[(f32, DocAddress)],
+) -> (Vec<(f32, DocAddress, Matched)>, usize) {
+    let mut fused: HashMap<DocAddress, (f32, Matched)> = HashMap::with_capacity(keyword.len() + semantic.len());
+    for (rank, &(_, address)) in keyword.iter().enumerate() {
+        fused.insert(address, (keyword_weight / (RRF_K + 1.0 + rank as f32), Matched::Keyword));
+    }
+    let mut both = 0;
+    for (rank, &(_, address)) in semantic.iter().enumerate() {
+        let share = 1.0 / (RRF_K + 1.0 + rank as f32);
+        let entry = fused.entry(address).or_insert((0.0, Matched::Semantic));
+        if entry.1 == Matched::Keyword {
+            entry.1 = Matched::Both;
+            both += 1;
+        }
+        entry.0 += share;
+    }
+    let mut ranked: Vec<(f32, DocAddress, Matched)> = fused.into_iter().map(|(a, (s, m))| (s, a, m)).collect();
+    ranked.sort_by(|a, b| best_first((a.0, a.1), (b.0, b.1)));
+    (ranked, both)
 }
 
 /// A ranked list (best first) cut at `min_score` of the best. When the cut falls inside the
@@ -258,7 +295,7 @@ fn is_question(req: &SearchRequest) -> bool {
 
 impl SegmentParts {
     /// This segment's item vectors, read on the first semantic search.
-    fn vectors(&self, reader: &SegmentReader, dims: usize) -> Result<Arc<SegmentVectors>> {
+    pub(super) fn vectors(&self, reader: &SegmentReader, dims: usize) -> Result<Arc<SegmentVectors>> {
         if let Some(v) = self.vectors.get().filter(|v| v.dims() == dims) {
             return Ok(v.clone());
         }

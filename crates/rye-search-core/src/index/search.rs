@@ -109,7 +109,7 @@ impl SearchIndex {
 
     /// In how many documents a word's tokens all occur at most (its rarest token, best field,
     /// word forms included).
-    fn doc_freq(&self, searcher: &tantivy::Searcher, word: &str) -> u64 {
+    pub(super) fn doc_freq(&self, searcher: &tantivy::Searcher, word: &str) -> u64 {
         let tokens: Vec<String> = tokenizer::words(word).into_iter().flat_map(|w| w.parts).collect();
         let count = |field, text: &str| searcher.doc_freq(&Term::from_field_text(field, text)).unwrap_or(0);
         tokens
@@ -123,7 +123,7 @@ impl SearchIndex {
             .unwrap_or(0)
     }
 
-    fn rank_node(
+    pub(super) fn rank_node(
         &self,
         req: &SearchRequest,
         searcher: &tantivy::Searcher,
@@ -298,7 +298,7 @@ impl SearchIndex {
 
     /// Loads the stored fields of one hit from the doc store (only the page is loaded); the
     /// content, only when a preview is wanted.
-    fn materialise(&self, segment: &SegmentParts, doc: DocId, with_content: bool) -> Result<Hit> {
+    pub(super) fn materialise(&self, segment: &SegmentParts, doc: DocId, with_content: bool) -> Result<Hit> {
         let bytes = segment.store.document(doc)?;
         let f = &self.fields;
         let mut hit = Hit::default();

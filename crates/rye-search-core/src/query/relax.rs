@@ -16,6 +16,10 @@ const STOP_WORDS: &[&str] = &[
     "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "without", "would", "you", "your",
 ];
 
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.contains(&word)
+}
+
 /// The words of a plain query, when it has at least two and nothing else.
 pub fn plain_query_words(query: &str, node: &Node) -> Option<Vec<String>> {
     if query.contains(['"', '(', ')', '*']) || query.split_whitespace().any(|w| matches!(w, "AND" | "OR" | "NOT")) {

@@ -58,6 +58,13 @@ impl SegmentVectors {
         self.dims
     }
 
+    /// The stored vector of `doc`, back as f32; None for a doc without one.
+    pub fn vector(&self, doc: u32) -> Option<Vec<f32>> {
+        let doc = doc as usize;
+        let scale = *self.scales.get(doc).filter(|s| **s != 0.0)?;
+        Some(self.values[doc * self.dims..][..self.dims].iter().map(|v| *v as f32 * scale).collect())
+    }
+
     /// Cosine similarity of `doc` with the quantized query (`query_scale` from [`quantize`]).
     #[inline]
     pub fn similarity(&self, doc: u32, query: &[i8], query_scale: f32) -> f32 {

@@ -1,0 +1,157 @@
+//! `like: "kind:id"`: the items most like one item. By its words (its most telling terms, as
+//! tf × idf rank them) and, when vectors exist, by its meaning (its own vector), fused as a
+//! hybrid search is; the item itself, in every space, left out. A query besides narrows the
+//! items to those it matches.
+
+use std::collections::HashMap;
+
+use tantivy::collector::DocSetCollector;
+use tantivy::DocAddress;
+
+use super::modes::{fuse, Scan, FUSION_DEPTH};
+use super::search::normalise;
+use super::*;
+use crate::query::parse::Node;
+use crate::request::{LikeRef, Matched, SearchResponse};
+use crate::semantic;
+
+/// How many of the item's terms describe it: enough for its topic, few enough to stay fast.
+const LIKE_TERMS: usize = 25;
+/// How much of the item's text is read for its terms.
+const LIKE_TEXT_BYTES: usize = 8_000;
+
+impl SearchIndex {
+    pub(super) fn like(
+        &self,
+        req: &SearchRequest,
+        searcher: &Searcher,
+        parts: &[Arc<SegmentParts>],
+        like: &LikeRef,
+    ) -> Result<SearchResponse> {
+        let address = self.find_liked(searcher, parts, like)?;
+        let part = &parts[address.segment_ord as usize];
+        let hit = self.materialise(part, address.doc_id, true)?;
+        let fields = ["title", "name", "description", "category"].map(|f| hit.item_str(f).unwrap_or_default());
+        let mut text = fields.join("\n");
+        text.push('\n');
+        text.push_str(prefix(&hit.preview, LIKE_TEXT_BYTES));
+
+        let narrow = match req.query.trim() {
+            "" | "*" => None,
+            q => Some(parse(q)?),
+        };
+        let terms = self.telling_terms(searcher, &text);
+        let depth = req.offset + req.limit + FUSION_DEPTH;
+        let mut warnings = Vec::new();
+        let keyword = if terms.is_empty() {
+            None
+        } else {
+            let words = Node::Or(terms.into_iter().map(Node::Term).collect());
+            let node = match &narrow {
+                Some(n) => Node::And(vec![n.clone(), words]),
+                None => words,
+            };
+            Some(self.rank_node(req, searcher, parts, node, depth)?)
+        };
+        let model = semantic::model();
+        let vector = match model.as_ref() {
+            Some(m) => part
+                .vectors(&searcher.segment_readers()[address.segment_ord as usize], m.dims())?
+                .vector(address.doc_id),
+            None => None,
+        };
+        if vector.is_none() {
+            warnings.push("found by words only: no vector for this item (no embedding model loaded)".into());
+        }
+        let semantic = match &vector {
+            Some(v) => {
+                let narrow_query = match &narrow {
+                    Some(n) => Some(self.rank_node(req, searcher, parts, n.clone(), 0)?.query),
+                    None => None,
+                };
+                let scan = Scan { matched: None, narrow: narrow_query.as_deref() };
+                Some(self.rank_semantic(req, searcher, parts, v, depth, scan)?)
+            }
+            None => None,
+        };
+        let keyword_top = keyword.as_ref().map_or(&[][..], |k| &k.top[..]);
+        let semantic_top = semantic.as_ref().map_or(&[][..], |s| &s.0[..]);
+        let (ranked, both) = fuse(keyword_top, 1.0, semantic_top);
+        let best = ranked.first().map_or(1.0, |r| r.0);
+        let total = keyword.as_ref().map_or(0, |k| k.total) + semantic.as_ref().map_or(0, |s| s.1) - both;
+        let page: Vec<_> =
+            ranked.iter().skip(req.offset).take(req.limit).map(|&(s, a, m)| (normalise(s, best), a, m)).collect();
+        let query = keyword.as_ref().map(|k| &*k.query);
+        let hits = self.load_page(req, searcher, parts, query, &page)?;
+        if let Some(k) = keyword {
+            warnings.extend(k.warnings);
+        }
+        let search_type = if semantic.is_some() { "hybrid" } else { "keyword" };
+        let hits = if semantic.is_some() {
+            hits
+        } else {
+            hits.into_iter().map(|h| Hit { matched: Matched::Keyword, ..h }).collect()
+        };
+        Ok(SearchResponse { total, hits, warnings, relaxed: false, search_type, counts: None })
+    }
+
+    /// The liked item: among its copies, the one of the space that wins precedence.
+    fn find_liked(&self, searcher: &Searcher, parts: &[Arc<SegmentParts>], like: &LikeRef) -> Result<DocAddress> {
+        let f = &self.fields;
+        let kinds: Vec<(Occur, Box<dyn Query>)> = like
+            .kinds
+            .iter()
+            .map(|k| {
+                (
+                    Occur::Should,
+                    Box::new(TermQuery::new(Term::from_field_text(f.kind, k), IndexRecordOption::Basic))
+                        as Box<dyn Query>,
+                )
+            })
+            .collect();
+        let query = BooleanQuery::new(vec![
+            (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(f.id, &like.id), IndexRecordOption::Basic))),
+            (Occur::Must, Box::new(BooleanQuery::new(kinds))),
+        ]);
+        let found = searcher.search(&query, &DocSetCollector)?;
+        found
+            .into_iter()
+            .min_by_key(|a| (parts[a.segment_ord as usize].columns.rank(a.doc_id), a.segment_ord, a.doc_id))
+            .ok_or_else(|| Error::NotFound {
+                message: format!("no item {}:{} to find items like", like.kinds.join("|"), like.id),
+                hint: "check the id with a search; like takes kind:id, e.g. \"tool:rye/core/sign\"".into(),
+            })
+    }
+
+    /// The words that tell most about `text`: frequent in it, rare in the index (tf × idf), stop
+    /// words, identifiers' whole forms and words no other item has left out.
+    fn telling_terms(&self, searcher: &Searcher, text: &str) -> Vec<String> {
+        let mut tf: HashMap<String, u32> = HashMap::new();
+        for token in tokenizer::tokens(text) {
+            let t = token.text;
+            let word_like = t.chars().count() >= 2 && !t.contains(['_', '-']) && !t.chars().all(|c| c.is_ascii_digit());
+            if word_like && !relax::is_stop_word(&t) {
+                *tf.entry(t).or_default() += 1;
+            }
+        }
+        let docs = searcher.num_docs().max(1) as f32;
+        let mut scored: Vec<(f32, String)> = tf
+            .into_iter()
+            .filter_map(|(t, n)| {
+                let df = self.doc_freq(searcher, &t);
+                (df > 1).then(|| ((n as f32).sqrt() * (docs / df as f32).ln(), t))
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        scored.into_iter().take(LIKE_TERMS).map(|(_, t)| t).collect()
+    }
+}
+
+/// At most `bytes` bytes of `text`, cut on a character boundary.
+fn prefix(text: &str, bytes: usize) -> &str {
+    let mut end = bytes.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
