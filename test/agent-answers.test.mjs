@@ -479,4 +479,36 @@ describe('answers built for agents', () => {
     await client.close();
     ws.cleanup();
   });
+
+  it('explain: each result lists what each query term gave it, on every surface', async () => {
+    const index = createMemoryIndex();
+    await index.add([
+      { id: 'one', title: 'sandbox runner', description: 'runs tools', content: 'an isolated sandbox' },
+      { id: 'two', title: 'other', description: 'sandbax typo here' },
+    ]);
+    const res = await index.search({ query: 'sandbox runners', explain: true, mode: 'keyword' });
+    const parts = res.results[0].explain;
+    assert.ok(parts.some((p) => p.field === 'title' && p.term === 'sandbox' && p.how === 'exact' && p.bm25 > 0));
+    assert.ok(parts.some((p) => p.field === 'stem' && p.term === 'runner' && p.how === 'word form'));
+    const sorted = parts.map((p) => p.weight * p.bm25);
+    assert.deepEqual(
+      sorted,
+      [...sorted].sort((a, b) => b - a),
+    );
+    const typo = await index.search({ query: 'sandbox', fuzzy: { enabled: true }, explain: true, mode: 'keyword' });
+    assert.equal(typo.results.find((r) => r.id === 'two').explain[0].how, 'typo');
+    assert.equal((await index.search({ query: 'sandbox' })).results[0].explain, undefined);
+
+    const ws = workspace();
+    ws.write('project', { 'knowledge/box.md': knowledge({ name: 'box', title: 'sandbox guide' }, 'sandbox') });
+    const cli = runCli(['search', 'sandbox', '--explain', ...wsArgs(ws)]);
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.match(cli.stdout, /= title:sandbox \(exact\) 3×/);
+    const { client } = await connectMcp(wsArgs(ws), { name: 'explain-test' });
+    const mcp = await client.callTool({ name: 'rye_search', arguments: { query: 'sandbox', explain: true } });
+    assert.ok(!mcp.isError, mcp.content[0].text);
+    assert.equal(mcp.structuredContent.results[0].explain[0].how, 'exact');
+    await client.close();
+    ws.cleanup();
+  });
 });

@@ -74,6 +74,8 @@ export interface SearchOptions {
    * item itself left out. With `query`, only items the query matches.
    */
   like?: string;
+  /** Each result says what each query term gave it: field, term, how it matched, weight, BM25. */
+  explain?: boolean;
 }
 
 // The engine's limits (largest page and offset, the fuzzy distance) belong to the core, which
@@ -263,6 +265,7 @@ const OPTION_NAMES = new Set([
   'boostRecent',
   'boost_recent',
   'like',
+  'explain',
 ]);
 
 /** Result fields an answer can be narrowed to. */
@@ -287,6 +290,7 @@ export const RESULT_FIELDS = [
   'shadowed_by',
   'match',
   'highlights',
+  'explain',
 ] as const;
 export type ResultField = (typeof RESULT_FIELDS)[number];
 
@@ -350,6 +354,7 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     facets: flag(opts.facets, 'facets'),
     recencyHalfLife: halfLife(opts.boostRecent ?? opts.boost_recent),
     like,
+    explain: flag(opts.explain, 'explain'),
   };
 }
 

@@ -5,7 +5,7 @@ import type { Kind } from './scope.js';
 import { sourceOf } from './spaces.js';
 import { includedFields, type SearchOptions } from './search-request.js';
 import type { Integrity } from './trust/trust.js';
-import type { Counts, MatchKind, NativeHit, NativeRequest, NativeResponse } from './wire.js';
+import type { Contribution, Counts, MatchKind, NativeHit, NativeRequest, NativeResponse } from './wire.js';
 
 /** Where a result comes from: its space's kind (a bundle's id is in `bundle`). */
 export type Source = 'project' | 'user' | 'system';
@@ -41,6 +41,8 @@ export interface SearchResult {
   match?: MatchKind;
   /** The matched words in `preview`: `[start, end)` JavaScript string indices (with a preview). */
   highlights?: [number, number][];
+  /** With `explain`: what each query term gave this result, largest first. */
+  explain?: Contribution[];
 }
 
 export interface SearchResponse {
@@ -76,8 +78,8 @@ export function shadowsAmong(lookup: ShadowLookup, searched: readonly { label: s
 }
 
 function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
-  const [id, score, preview, [kind, space, name, title, description, category, path, date, extra], matched, marks] =
-    hit;
+  const [id, score, preview, item, matched, marks, explain] = hit;
+  const [kind, space, name, title, description, category, path, date, extra] = item;
   const result: SearchResult = {
     id,
     name,
@@ -98,6 +100,7 @@ function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
   if (extra?.[2]) result.metadata = extra[2];
   if (matched) result.match = matched;
   if (marks) result.highlights = pairs(marks);
+  if (explain) result.explain = explain;
   const copies = shadows?.(kind, id);
   if (copies && copies.length > 1) {
     const [winner, ...rest] = copies;

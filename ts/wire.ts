@@ -46,6 +46,7 @@ export interface NativeRequest {
   recencyHalfLife?: number;
   /** Rank the items most like this one (a bare id may be of any kind). */
   like?: { id: string; kinds: string[] };
+  explain: boolean;
   mode: SearchMode;
 }
 
@@ -110,8 +111,18 @@ export type NativeHit = [
   preview: string,
   item: NativeItem,
   matched?: MatchKind | null,
-  highlights?: number[],
+  highlights?: number[] | null,
+  explain?: Contribution[],
 ];
+
+/** What one query term gave a hit (`explain`). */
+export interface Contribution {
+  field: string;
+  term: string;
+  how: 'exact' | 'word form' | 'phrase' | 'typo' | 'wildcard';
+  weight: number;
+  bm25: number;
+}
 
 export interface NativeResponse {
   total: number;

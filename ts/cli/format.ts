@@ -78,7 +78,10 @@ export function formatSearch(res: SearchResponse, dates = false, marks = false):
     ]);
     const line = [r.title && r.title !== r.name ? r.title : '', r.description].filter(Boolean).join(' — ');
     const preview = r.preview ? `      > ${markedPreview(r, width - 2, marks)}` : '';
-    notes.push([line ? `      ${cut(line, width)}` : '', preview].filter(Boolean).join('\n'));
+    const why = r.explain?.length
+      ? `      = ${r.explain.map((c) => `${c.field}:${c.term} (${c.how}) ${c.weight}×${c.bm25}`).join(' + ')}`
+      : '';
+    notes.push([line ? `      ${cut(line, width)}` : '', preview, why].filter(Boolean).join('\n'));
   }
   const table = formatTable(rows).split('\n');
   const out = [table[0]!];

@@ -27,6 +27,7 @@ terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards, * for eve
   --min-score X        only results scoring at least X (0-1, relative to the best result)
   --facets             count all matches by type, space, category and integrity
   --like ID            items most like this one (kind:id); QUERY may then be left out
+  --explain            show what each query term gave each result
   --boost-recent D     favour recent items among similar matches, the boost halving every D (7d, 30d, 2w)
   --include-fields L   only these result fields in --json (id and type always), e.g. id,score,description
   --mode M             auto (default: plain questions hybrid, anything else keyword), keyword, semantic or hybrid
@@ -58,6 +59,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
       'min-score': { type: 'string' },
       facets: { type: 'boolean' },
       like: { type: 'string' },
+      explain: { type: 'boolean' },
       'boost-recent': { type: 'string' },
       since: { type: 'string' },
       until: { type: 'string' },
@@ -99,6 +101,7 @@ export async function searchCommand(argv: string[]): Promise<number> {
     minScore: numberArg(values['min-score'], 'min-score'),
     facets: values.facets,
     like: values.like,
+    explain: values.explain,
     boostRecent: values['boost-recent'],
     since: values.since,
     until: values.until,

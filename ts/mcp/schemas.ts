@@ -92,6 +92,10 @@ export const queryArgs = {
     .describe(
       'Favour recent items among similar matches: true (half-life 30 days) or a half-life like "7d"; a much better old match still ranks first',
     ),
+  explain: z
+    .boolean()
+    .optional()
+    .describe("Each result lists each query term's part in its score: field, term, how it matched, weight, BM25"),
   facets: z
     .boolean()
     .optional()
@@ -142,6 +146,18 @@ const resultSchema = z
       .array(z.tuple([z.number().int(), z.number().int()]))
       .optional()
       .describe('the matched words in preview, as [start, end) string indices'),
+    explain: z
+      .array(
+        z.object({
+          field: z.string(),
+          term: z.string(),
+          how: z.enum(['exact', 'word form', 'phrase', 'typo', 'wildcard']),
+          weight: z.number(),
+          bm25: z.number(),
+        }),
+      )
+      .optional()
+      .describe("with explain: each query term's part in the score, largest first"),
   })
   .passthrough();
 

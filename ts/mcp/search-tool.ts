@@ -55,6 +55,7 @@ export function toSearchOptions(args: SearchArgs): SearchOptions {
     facets: args.facets,
     boost_recent: args.boost_recent,
     like: args.like,
+    explain: args.explain,
   };
 }
 

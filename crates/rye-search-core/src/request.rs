@@ -91,6 +91,8 @@ pub struct SearchRequest {
     pub recency_half_life: Option<u64>,
     /// Rank the items most like this one (the query, when not `*`, narrows them).
     pub like: Option<LikeRef>,
+    /// Each hit says what each query term gave it (see `index::explain`).
+    pub explain: bool,
 }
 
 /// An item by id, of any of `kinds` (a bare id may name an item of several kinds).
@@ -121,6 +123,7 @@ impl Default for SearchRequest {
             facets: false,
             recency_half_life: None,
             like: None,
+            explain: false,
         }
     }
 }
@@ -187,6 +190,8 @@ pub struct Hit {
     /// The matched words in `preview`, as `[start, end)` in UTF-16 code units (JavaScript string
     /// indices), in order and not overlapping.
     pub highlights: Vec<(u32, u32)>,
+    /// With `explain`: the terms' contributions, a JSON array.
+    pub explain: Option<String>,
 }
 
 /// What `Hit::item` holds, in order.
@@ -216,8 +221,9 @@ pub struct SearchResponse {
 }
 
 impl SearchResponse {
-    /// `{"total","hits":[[id,score,preview,item(,matched(,highlights))]],"warnings","searchType"}`
-    /// (`matched` null in keyword searches; highlights only with a preview), written by hand so that each hit's
+    /// `{"total","hits":[[id,score,preview,item(,matched(,highlights(,explain)))]],"warnings","searchType"}`
+    /// (`matched` null in keyword searches; highlights with a preview; explain when asked),
+    /// written by hand so that each hit's
     /// stored JSON is copied instead of parsed and serialised again. Hits are arrays: the reader
     /// is `JSON.parse`, which builds arrays several times faster than objects with keys.
     pub fn write_json(&self, out: &mut Vec<u8>) {
@@ -239,16 +245,28 @@ impl SearchResponse {
             json(out, &h.preview);
             out.push(b',');
             out.extend_from_slice(if h.item.is_empty() { b"null" } else { h.item.as_bytes() });
+            // Trailing elements, each written when it or a later one is there (null if absent).
             let keyword = self.search_type == "keyword";
-            if !keyword || !h.preview.is_empty() {
-                out.extend_from_slice(if keyword { b",null" } else { b"," });
-                if !keyword {
+            let last = if h.explain.is_some() {
+                3
+            } else if !h.preview.is_empty() {
+                2
+            } else {
+                usize::from(!keyword)
+            };
+            if last >= 1 {
+                out.push(b',');
+                if keyword {
+                    out.extend_from_slice(b"null");
+                } else {
                     out.push(b'"');
                     out.extend_from_slice(h.matched.as_str().as_bytes());
                     out.push(b'"');
                 }
             }
-            if !h.preview.is_empty() {
+            if last >= 2 && h.preview.is_empty() {
+                out.extend_from_slice(b",null");
+            } else if last >= 2 {
                 // Flat `[start, end, start, end, …]`: cheaper to parse than pairs.
                 out.extend_from_slice(b",[");
                 for (k, (start, end)) in h.highlights.iter().enumerate() {
@@ -260,6 +278,10 @@ impl SearchResponse {
                     json(out, end);
                 }
                 out.push(b']');
+            }
+            if let Some(explain) = &h.explain {
+                out.push(b',');
+                out.extend_from_slice(explain.as_bytes());
             }
             out.push(b']');
         }

@@ -822,3 +822,33 @@ fn like_ranks_the_items_most_like_one_leaving_it_out() {
     let missing = idx.search(&like("k/nope", "*")).unwrap_err();
     assert_eq!(missing.code(), "E_NOT_FOUND");
 }
+
+#[test]
+fn explain_says_what_each_term_gave_each_hit() {
+    let idx = index(&[
+        doc("e/one", "project", "sandbox runner", "runs tools", "an isolated sandbox"),
+        doc("e/two", "project", "other", "sandbax typo here", ""),
+    ]);
+    let explained = |req: SearchRequest, id: &str| -> serde_json::Value {
+        let res = idx.search(&SearchRequest { explain: true, ..req }).unwrap();
+        let hit = res.hits.iter().find(|h| h.id == id).expect("hit");
+        serde_json::from_str(hit.explain.as_deref().unwrap()).unwrap()
+    };
+    let has =
+        |parts: &serde_json::Value, field: &str, term: &str, how: &str| {
+            parts.as_array().unwrap().iter().any(|p| {
+                p["field"] == field && p["term"] == term && p["how"] == how && p["bm25"].as_f64().unwrap() > 0.0
+            })
+        };
+    let one = explained(q("sandbox runners"), "e/one");
+    assert!(has(&one, "title", "sandbox", "exact"), "{one}");
+    assert!(has(&one, "content", "sandbox", "exact"), "{one}");
+    assert!(has(&one, "stem", "runner", "word form"), "{one}");
+    let typo = explained(SearchRequest { fuzzy: 1, ..q("sandbox") }, "e/two");
+    assert!(has(&typo, "description", "sandbax", "typo"), "{typo}");
+    let res = idx.search(&SearchRequest { explain: true, ..q("sandbox") }).unwrap();
+    assert!(res.to_json().contains("\"how\":\"exact\""));
+    let plain = idx.search(&q("sandbox")).unwrap();
+    assert!(plain.hits.iter().all(|h| h.explain.is_none()));
+    assert!(!plain.to_json().contains("\"how\""));
+}

@@ -44,6 +44,7 @@ use crate::stored::{stored_texts, utf8};
 use crate::tokenizer::{self, IdentTokenizer, TOKENIZER_NAME};
 
 mod batch;
+mod explain;
 mod facets;
 mod filters;
 mod like;

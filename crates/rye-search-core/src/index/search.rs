@@ -237,6 +237,10 @@ impl SearchIndex {
             }
             _ => None,
         };
+        let explainer = match query {
+            Some(query) if req.explain => Some(self.explainer(req, searcher, query)?),
+            _ => None,
+        };
         let mut hits = Vec::with_capacity(page.len());
         for &(score, address, matched) in page {
             let mut hit =
@@ -250,6 +254,13 @@ impl SearchIndex {
             };
             if let Some((_, _, marked, stems)) = &snippets {
                 hit.highlights = preview::highlights(&hit.preview, marked, stems);
+            }
+            if req.explain {
+                let reader = searcher.segment_reader(address.segment_ord);
+                hit.explain = Some(match &explainer {
+                    Some(e) => e.explain(reader, address.doc_id)?,
+                    None => "[]".into(),
+                });
             }
             hits.push(hit);
         }
