@@ -294,6 +294,9 @@ export const RESULT_FIELDS = [
 ] as const;
 export type ResultField = (typeof RESULT_FIELDS)[number];
 
+/** Result fields read from the hit itself; every other field comes from the stored item. */
+const HIT_FIELDS = new Set(['id', 'type', 'score', 'preview', 'match', 'highlights', 'explain']);
+
 /** The result fields a search keeps, or undefined for all; checked like every option. */
 export function includedFields(opts: SearchOptions): Set<string> | undefined {
   const list = opts.includeFields ?? opts.include_fields;
@@ -329,7 +332,7 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     wellFormed(k, 'a fields name');
     wellFormed(v, `fields.${k}`);
   }
-  includedFields(opts);
+  const keep = includedFields(opts);
   const fuzzy = distance(opts.fuzzy, 'fuzzy', DEFAULT_FUZZY, warnings) ?? 0;
   const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY, warnings, 1000);
   return {
@@ -355,6 +358,8 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     recencyHalfLife: halfLife(opts.boostRecent ?? opts.boost_recent),
     like,
     explain: flag(opts.explain, 'explain'),
+    // Only the item's kind is read when no other item field is wanted.
+    itemless: keep !== undefined && [...keep].every((f) => HIT_FIELDS.has(f)),
   };
 }
 

@@ -119,10 +119,16 @@ export function envelope(
   warnings: string[] = [],
 ): SearchResponse {
   const keep = includedFields(opts);
-  const results = res.hits.map((h) => shapeResult(h, shadows));
+  const results = !keep
+    ? res.hits.map((h) => shapeResult(h, shadows))
+    : req.itemless
+      ? res.hits.map((h) => shapeItemless(h, keep))
+      : res.hits.map((h) =>
+          only(shapeResult(h, keep.has('shadows') || keep.has('shadowed_by') ? shadows : undefined), keep),
+        );
   const after = req.offset + results.length;
   const out: SearchResponse = {
-    results: keep ? results.map((r) => only(r, keep)) : results,
+    results,
     total: res.total,
     query: opts.query ?? '*',
     scope: scopeText(opts.scope),
@@ -154,5 +160,22 @@ function scopeText(scope: SearchOptions['scope']): string {
 
 /** A result narrowed to the fields asked for (`id` and `type` always). */
 function only(r: SearchResult, keep: Set<string>): SearchResult {
-  return Object.fromEntries(Object.entries(r).filter(([k]) => keep.has(k))) as unknown as SearchResult;
+  const out: Record<string, unknown> = {};
+  for (const k of keep) {
+    const v = (r as unknown as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = v;
+  }
+  return out as unknown as SearchResult;
+}
+
+/** A hit of an itemless answer (`[id, score, preview, [kind], …]`), narrowed to `keep`. */
+function shapeItemless(hit: NativeHit, keep: Set<string>): SearchResult {
+  const [id, score, preview, [kind], matched, marks, explain] = hit;
+  const out: Record<string, unknown> = { id, type: kind };
+  if (keep.has('score')) out.score = score;
+  if (keep.has('preview') && preview) out.preview = preview;
+  if (keep.has('match') && matched) out.match = matched;
+  if (keep.has('highlights') && marks) out.highlights = pairs(marks);
+  if (keep.has('explain') && explain) out.explain = explain;
+  return out as unknown as SearchResult;
 }

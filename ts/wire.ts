@@ -47,6 +47,8 @@ export interface NativeRequest {
   /** Rank the items most like this one (a bare id may be of any kind). */
   like?: { id: string; kinds: string[] };
   explain: boolean;
+  /** Hits carry only the item's kind (`[kind]`): the answer needs no other item field. */
+  itemless: boolean;
   mode: SearchMode;
 }
 

@@ -222,8 +222,9 @@ fn ties_across_segments_are_exact_by_id() {
     let index = SearchIndex::in_memory().unwrap();
     let prefix = "vendor/a-very-long-shared-namespace-prefix/item";
     let mut expected = Vec::new();
-    for commit in 0..5 {
-        let docs: Vec<ItemDoc> = (0..40)
+    // Two commits: two segments, below what the merge policy merges.
+    for commit in 0..2 {
+        let docs: Vec<ItemDoc> = (0..100)
             .map(|i| {
                 let id = format!("{prefix}-{:03}", (i * 7 + commit * 13) % 200);
                 doc(&id, "project", "replica", "identical text", "")

@@ -16,6 +16,7 @@ use tantivy::collector::Collector;
 use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
 use tantivy::index::{IndexSettings, SegmentId};
+use tantivy::indexer::LogMergePolicy;
 use tantivy::query::{
     AllQuery, Bm25StatisticsProvider, BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery,
     RegexQuery, TermQuery,
@@ -178,6 +179,7 @@ impl SearchIndex {
             },
             other => other.into(),
         })?;
+        writer.set_merge_policy(Box::new(merge_policy()));
         let bulk = if small { None } else { Some(self.index.searchable_segment_ids()?) };
         // The writer's lock is held, so the latest commit is what this batch writes over.
         self.reader.reload()?;
@@ -209,6 +211,19 @@ impl SearchIndex {
 /// Small, uncompressed doc store blocks: a search loads each hit of the page from its own
 /// block, and decompressing a 16 KiB LZ4 block per hit (Tantivy's default) was the largest cost
 /// of queries whose hits were not cached. The store grows; queries get cheaper.
+/// Every query pays per segment (a term lookup per field, a scorer), so segments are merged
+/// early: as soon as a few of similar size exist (Tantivy's default waits for eight). Adding in
+/// batches of 5,000 then leaves a handful of segments instead of a dozen, and as merges grow
+/// geometrically, each document is merged only a few times.
+fn merge_policy() -> LogMergePolicy {
+    let mut policy = LogMergePolicy::default();
+    policy.set_min_num_segments(MERGE_AT_SEGMENTS);
+    policy
+}
+
+/// Segments of a similar size merged together, at least (see [`merge_policy`]).
+const MERGE_AT_SEGMENTS: usize = 3;
+
 fn index_settings() -> IndexSettings {
     IndexSettings {
         docstore_blocksize: DOC_STORE_BLOCK_BYTES,

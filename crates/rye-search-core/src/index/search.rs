@@ -247,6 +247,9 @@ impl SearchIndex {
                 self.materialise(&parts[address.segment_ord as usize], address.doc_id, req.preview_chars > 0)?;
             hit.score = score;
             hit.matched = matched;
+            if req.itemless {
+                hit.item = kind_only(&hit.item);
+            }
             hit.preview = match &snippets {
                 Some((g, terms, ..)) => preview(g, terms, &hit.preview, req.preview_chars),
                 None if req.preview_chars > 0 => preview::start_of(&hit.preview, req.preview_chars),
@@ -329,6 +332,15 @@ impl SearchIndex {
             }
         }
         Ok(hit)
+    }
+}
+
+/// `["kind", …]` → `["kind"]`: the stored item's first element (a kind is a plain word, so its
+/// JSON string has no escapes).
+fn kind_only(item: &str) -> String {
+    match item.find("\",") {
+        Some(end) => format!("{}]", &item[..=end]),
+        None => item.to_string(),
     }
 }
 
