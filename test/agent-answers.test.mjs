@@ -370,6 +370,11 @@ describe('answers built for agents', () => {
     await assert.rejects(index.search({ query: 'epsilon', facets: 'yes' }), (err) => err.code === 'E_INVALID_ARGUMENT');
     const semantic = await index.search({ query: 'epsilon notes here', mode: 'hybrid', facets: true });
     assert.ok(semantic.counts.type.knowledge >= 8);
+    const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
+    for (const mode of ['keyword', 'hybrid']) {
+      const cut = await index.search({ query: 'epsilon', mode, facets: true, min_score: 0.99, boost_recent: true });
+      assert.equal(sum(cut.counts.type), cut.total, mode);
+    }
 
     const author = generateKeyPairSync('ed25519').privateKey;
     const trust = trustFile(author, 'author');

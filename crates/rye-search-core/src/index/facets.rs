@@ -49,13 +49,17 @@ impl MatchSet {
 
 impl SearchIndex {
     /// The live documents of each segment that `query` matches (with scores at least `min`, when
-    /// given: a `min_score` search counts only what it keeps).
+    /// given, the request's recency boost applied as in ranking: a `min_score` search counts only
+    /// what it keeps).
     pub(super) fn match_sets(
         &self,
+        req: &SearchRequest,
         searcher: &tantivy::Searcher,
+        parts: &[Arc<SegmentParts>],
         query: &dyn Query,
         min: Option<f32>,
     ) -> Result<Vec<MatchSet>> {
+        let recency = req.recency();
         let scoring = if min.is_some() {
             EnableScoring::enabled_from_searcher(searcher)
         } else {
@@ -63,13 +67,14 @@ impl SearchIndex {
         };
         let weight = query.weight(scoring)?;
         let mut sets = Vec::with_capacity(searcher.segment_readers().len());
-        for reader in searcher.segment_readers() {
+        for (reader, part) in searcher.segment_readers().iter().zip(parts) {
             let mut set = MatchSet::new(reader.max_doc());
+            let boost = |doc: DocId| recency.map_or(1.0, |r| r.factor(part.columns.date(doc)));
             let alive = reader.alive_bitset();
             let live = |doc: DocId| alive.is_none_or(|a| a.is_alive(doc));
             match min {
                 Some(min) => weight.for_each(reader, &mut |doc, score| {
-                    if score >= min && live(doc) {
+                    if score * boost(doc) >= min && live(doc) {
                         set.insert(doc);
                     }
                 })?,

@@ -82,7 +82,7 @@ impl SearchIndex {
         let counts = match req.facets {
             true => {
                 let bound = (req.min_score > 0.0).then(|| min_bound(req.min_score, ranking.best));
-                Some(self.counts(searcher, &self.match_sets(searcher, &*ranking.query, bound)?)?)
+                Some(self.counts(searcher, &self.match_sets(req, searcher, parts, &*ranking.query, bound)?)?)
             }
             false => None,
         };
@@ -113,7 +113,9 @@ impl SearchIndex {
             Scan::marking(sets.as_deref_mut()),
         )?;
         let best = top.first().map_or(1.0, |t| t.0);
-        above_min_score(req, &mut top, |t| t.0, best, &mut total);
+        if above_min_score(req, &mut top, |t| t.0, best, &mut total) {
+            sets = sets.map(|_| only(searcher, top.iter().map(|t| t.1)));
+        }
         let page: Vec<_> =
             top.iter().skip(req.offset).map(|&(sim, a)| (normalise(sim, best), a, Matched::Semantic)).collect();
         let hits = self.load_page(req, searcher, parts, None, &page)?;
@@ -131,7 +133,8 @@ impl SearchIndex {
         let depth = req.offset + req.limit + FUSION_DEPTH;
         let keyword = self.rank_keyword(req, searcher, parts, depth)?;
         // Counts cover what either list matched.
-        let mut sets = if req.facets { Some(self.match_sets(searcher, &*keyword.query, None)?) } else { None };
+        let mut sets =
+            if req.facets { Some(self.match_sets(req, searcher, parts, &*keyword.query, None)?) } else { None };
         let (semantic, semantic_total) =
             self.rank_semantic(req, searcher, parts, vector, depth, Scan::marking(sets.as_deref_mut()))?;
         let keyword_weight = if keyword.relaxed { RELAXED_KEYWORD_WEIGHT } else { KEYWORD_WEIGHT };
@@ -140,7 +143,9 @@ impl SearchIndex {
         let Ranking { total, warnings, relaxed, .. } = keyword;
         // Items found both ways are counted once; past the fused depth that is an estimate.
         let mut total = total + semantic_total - both;
-        above_min_score(req, &mut ranked, |r| r.0, best, &mut total);
+        if above_min_score(req, &mut ranked, |r| r.0, best, &mut total) {
+            sets = sets.map(|_| only(searcher, ranked.iter().map(|r| r.1)));
+        }
         let page: Vec<_> =
             ranked.iter().skip(req.offset).take(req.limit).map(|&(s, a, m)| (normalise(s, best), a, m)).collect();
         let hits = self.load_page(req, searcher, parts, Some(&*keyword.query), &page)?;
@@ -245,25 +250,36 @@ pub(super) fn fuse(
     (ranked, both)
 }
 
+/// Match sets holding exactly `kept`: with `min_score`, counts cover what the cut list kept.
+fn only(searcher: &Searcher, kept: impl Iterator<Item = DocAddress>) -> Vec<MatchSet> {
+    let mut sets: Vec<MatchSet> = searcher.segment_readers().iter().map(|r| MatchSet::new(r.max_doc())).collect();
+    for a in kept {
+        sets[a.segment_ord as usize].insert(a.doc_id);
+    }
+    sets
+}
+
 /// A ranked list (best first) cut at `min_score` of the best. When the cut falls inside the
-/// list, everything above the bound is in it and the total is exact; past the list's depth it
-/// stays the estimate it was.
+/// list, everything above the bound is in it and the total is exact (returns true: counts then
+/// cover the list); past the list's depth it stays the estimate it was.
 fn above_min_score<T>(
     req: &SearchRequest,
     ranked: &mut Vec<T>,
     score: impl Fn(&T) -> f32,
     best: f32,
     total: &mut usize,
-) {
+) -> bool {
     if req.min_score <= 0.0 {
-        return;
+        return false;
     }
     let bound = (req.min_score - 0.00005).max(0.0);
     let before = ranked.len();
     ranked.retain(|r| normalise(score(r), best) >= bound);
-    if ranked.len() < before {
+    let cut = ranked.len() < before;
+    if cut {
         *total = ranked.len();
     }
+    cut
 }
 
 /// Higher score first; equal scores break by address, so the same query always pages the same way.
