@@ -179,7 +179,11 @@ impl SearchIndex {
             },
             other => other.into(),
         })?;
-        writer.set_merge_policy(Box::new(merge_policy()));
+        // Only bulk batches merge early: they wait for their merges at commit. A small edit's
+        // writer keeps Tantivy's default and never leaves a merge running behind it.
+        if !small {
+            writer.set_merge_policy(Box::new(merge_policy()));
+        }
         let bulk = if small { None } else { Some(self.index.searchable_segment_ids()?) };
         // The writer's lock is held, so the latest commit is what this batch writes over.
         self.reader.reload()?;
