@@ -12,7 +12,7 @@ use super::modes::{fuse, Scan, FUSION_DEPTH};
 use super::search::normalise;
 use super::*;
 use crate::query::parse::Node;
-use crate::request::{LikeRef, Matched, SearchResponse};
+use crate::request::{LikeRef, SearchResponse};
 use crate::semantic;
 
 /// How many of the item's terms describe it: enough for its topic, few enough to stay fast.
@@ -86,12 +86,10 @@ impl SearchIndex {
         if let Some(k) = keyword {
             warnings.extend(k.warnings);
         }
+        if req.facets {
+            warnings.push("facets are not counted for like searches: ask without like for counts".into());
+        }
         let search_type = if semantic.is_some() { "hybrid" } else { "keyword" };
-        let hits = if semantic.is_some() {
-            hits
-        } else {
-            hits.into_iter().map(|h| Hit { matched: Matched::Keyword, ..h }).collect()
-        };
         Ok(SearchResponse { total, hits, warnings, relaxed: false, search_type, counts: None })
     }
 
