@@ -1,7 +1,7 @@
 //! Times searches on documents from a JSON file, without Node in the way:
 //! `cargo run --release --example profile_search -- docs.json queries.txt [repeats]`
 //! (`queries.txt`: one query per line; a plain string instead of a file is one query).
-//! Environment: `CHUNK=n` documents per batch, `FUZZY=1|2` fuzzy distance, `ONLY=<field>` search one text field, `EACH=1` time
+//! Environment: `CHUNK=n` documents per batch, `PREVIEW=n` preview characters (default 0), `FUZZY=1|2` fuzzy distance, `ONLY=<field>` search one text field, `EACH=1` time
 //! each query, `KNOWN=file.tsv` known-item MRR (`DUMP=out.txt` writes every result list).
 use std::time::Instant;
 
@@ -74,7 +74,7 @@ fn main() {
         .map(|q| SearchRequest {
             query: q.clone(),
             scopes: vec![Scope { kind: Some("knowledge".into()), ..Default::default() }],
-            preview_chars: 0,
+            preview_chars: std::env::var("PREVIEW").ok().and_then(|p| p.parse().ok()).unwrap_or(0),
             fuzzy: std::env::var("FUZZY").ok().and_then(|f| f.parse().ok()).unwrap_or(0),
             weights: match std::env::var("ONLY").ok().as_deref() {
                 Some(f) => {

@@ -86,7 +86,12 @@ pub fn read_vint(data: &mut &[u8]) -> Option<u64> {
 
 /// Stored text as a `String`; the index wrote it from one, so this fails only on corruption.
 pub fn utf8(bytes: &[u8]) -> Result<String> {
-    std::str::from_utf8(bytes).map(str::to_owned).map_err(|_| corrupt("a text is not UTF-8"))
+    text(bytes).map(str::to_owned)
+}
+
+/// Stored text, borrowed.
+pub fn text(bytes: &[u8]) -> Result<&str> {
+    std::str::from_utf8(bytes).map_err(|_| corrupt("a text is not UTF-8"))
 }
 
 fn corrupt(what: &str) -> Error {

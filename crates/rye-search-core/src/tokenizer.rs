@@ -239,49 +239,56 @@ fn camel_pieces(raw: &str, a: usize, b: usize, out: &mut Vec<(usize, usize)>) {
 /// The tokens of a text, as the index stores them.
 pub fn tokens(text: &str) -> Vec<Token> {
     let mut out = Vec::with_capacity(text.len() / 6);
+    for_each_token(text, |t| {
+        out.push(Token {
+            offset_from: t.from,
+            offset_to: t.to,
+            position: t.position,
+            text: t.text.to_owned(),
+            position_length: t.length,
+        })
+    });
+    out
+}
+
+/// One token, borrowed: a plain word is its own text, so visiting it allocates nothing.
+pub struct TokenRef<'a> {
+    pub from: usize,
+    pub to: usize,
+    pub position: usize,
+    /// Positions it spans: the parts' count for a compound's whole, else 1.
+    pub length: usize,
+    pub text: &'a str,
+}
+
+/// Visits the tokens of a text in order, as the index stores them (the one owner of what a token
+/// is; [`tokens`] collects them). Previews call this for every hit, so plain words — most of
+/// any text — are passed as slices of `text`.
+pub fn for_each_token(text: &str, mut visit: impl FnMut(TokenRef<'_>)) {
     let mut position = 0usize;
     for (start, end) in word_spans(text) {
         let raw = &text[start..end];
         if is_plain(raw) {
             // Most words: no parts, no case to fold.
             if raw.len() <= MAX_TOKEN_BYTES {
-                out.push(Token {
-                    offset_from: start,
-                    offset_to: end,
-                    position,
-                    text: raw.to_owned(),
-                    position_length: 1,
-                });
+                visit(TokenRef { from: start, to: end, position, length: 1, text: raw });
             }
             position += 1;
             continue;
         }
         let word = make_word(raw, start, end);
         let keep = |s: &str| !s.is_empty() && s.len() <= MAX_TOKEN_BYTES;
-        if word.parts.len() > 1 && keep(&word.whole) {
-            out.push(Token {
-                offset_from: word.start,
-                offset_to: word.end,
-                position,
-                text: word.whole.clone(),
-                position_length: word.parts.len(),
-            });
-        }
         let count = word.parts.len();
-        for (k, (part, (from, to))) in word.parts.into_iter().zip(word.spans).enumerate() {
-            if keep(&part) {
-                out.push(Token {
-                    offset_from: from,
-                    offset_to: to,
-                    position: position + k,
-                    text: part,
-                    position_length: 1,
-                });
+        if count > 1 && keep(&word.whole) {
+            visit(TokenRef { from: word.start, to: word.end, position, length: count, text: &word.whole });
+        }
+        for (k, (part, &(from, to))) in word.parts.iter().zip(&word.spans).enumerate() {
+            if keep(part) {
+                visit(TokenRef { from, to, position: position + k, length: 1, text: part });
             }
         }
         position += count.max(1);
     }
-    out
 }
 
 #[derive(Clone, Default)]

@@ -22,7 +22,6 @@ use tantivy::query::{
     RegexQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Term};
-use tantivy::snippet::SnippetGenerator;
 use tantivy::store::Compressor;
 use tantivy::InvertedIndexReader;
 use tantivy::{

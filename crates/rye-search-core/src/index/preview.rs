@@ -1,42 +1,301 @@
-//! Previews: a snippet around the first match, cut from a window of the text.
+//! Previews: a snippet around the best cluster of matched words, with the matched words' ranges.
+//!
+//! A preview costs a fraction of the search it belongs to: in ASCII text (most text) the query's
+//! words are found by a case-insensitive multi-pattern scan and only the words around a find are
+//! tokenised; other text has a bounded window tokenised. Tantivy's snippet generator (term
+//! weights looked up per query, each hit's text tokenised whole) cost more than the search.
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use memchr::memmem;
 
 use super::*;
+use crate::stem;
 
-/// Snippet around the first matched term. Only a window of the text is tokenized: documents
-/// can be long, and tokenizing each hit whole cost milliseconds per query.
-pub(super) fn preview(g: &SnippetGenerator, terms: &[String], content: &str, chars: usize) -> String {
-    let window = preview_window(content, terms.iter().map(String::as_str), chars);
-    let snippet = g.snippet(window);
-    let text = if snippet.fragment().trim().is_empty() { window } else { snippet.fragment() };
-    let collapsed: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    cut_at_word(&collapsed, chars)
+/// Characters of context a preview shows before its first matched word.
+const LEAD_CHARS: usize = 40;
+/// Matched words considered per hit: the preview is cut around the best cluster among them.
+const MAX_MATCHES: usize = 16;
+/// Up to this many patterns are scanned for one by one; more go through one Aho-Corasick
+/// automaton (building one costs more than a few scans of a preview's text).
+const FEW_PATTERNS: usize = 4;
+
+/// What a preview marks: the query's content terms (typo and wildcard expansions included) and
+/// the stems of its plain words.
+pub(super) struct Marks {
+    terms: HashSet<String>,
+    stems: HashSet<String>,
+    /// First letters of the stems: an English stem keeps its word's first letter (the stemmer
+    /// only rewrites endings; checked over the 68,609 words of the Debian corpus), so most
+    /// tokens are ruled out without running the stemmer.
+    stem_initials: u128,
+    /// Where a match can start in ASCII text (ASCII text only has ASCII tokens): each ASCII term,
+    /// and each stem but its last letter (a prefix of every word of that stem, but for Snowball's
+    /// three irregular forms `dying`, `lying`, `tying`).
+    finder: Finder,
+}
+
+/// Finds ASCII patterns in ASCII text, ignoring case.
+enum Finder {
+    /// Each pattern, lower-cased, searched in a lower-cased copy of the text (SIMD substring
+    /// search beats scanning for a pattern's first letter, common letters being common).
+    Few(Vec<memmem::Finder<'static>>),
+    Many(AhoCorasick),
+}
+
+impl Finder {
+    fn new(patterns: Vec<String>) -> Self {
+        if patterns.len() > FEW_PATTERNS {
+            let built = AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                .build(&patterns);
+            if let Ok(automaton) = built {
+                return Finder::Many(automaton);
+            }
+        }
+        Finder::Few(patterns.iter().map(|p| memmem::Finder::new(&p.to_ascii_lowercase()).into_owned()).collect())
+    }
+
+    /// Byte ranges of the finds in ASCII `text`, in text order: all of them, or at least the
+    /// first `limit` of each pattern.
+    fn find(&self, text: &str, limit: usize) -> Vec<(usize, usize)> {
+        match self {
+            Finder::Many(automaton) => automaton.find_iter(text).take(limit).map(|m| (m.start(), m.end())).collect(),
+            Finder::Few(patterns) => {
+                // ASCII lower-casing keeps every byte's place.
+                let lower = text.to_ascii_lowercase();
+                let mut found = Vec::new();
+                for p in patterns {
+                    let len = p.needle().len();
+                    found.extend(p.find_iter(lower.as_bytes()).take(limit).map(|i| (i, i + len)));
+                }
+                if patterns.len() > 1 {
+                    found.sort_unstable();
+                }
+                found
+            }
+        }
+    }
+}
+
+/// A matched token of a text: its byte range and weight, and the term it matched.
+struct Match {
+    from: usize,
+    to: usize,
+    weight: f32,
+    text: String,
+}
+
+impl Marks {
+    pub(super) fn new(terms: HashSet<String>, stems: HashSet<String>) -> Self {
+        let stem_initials =
+            stems.iter().filter_map(|s| s.bytes().next()).filter(u8::is_ascii).fold(0, |m, b| m | 1u128 << b);
+        let stem_prefixes = stems.iter().map(|s| s[..s.len().saturating_sub(1).max(2).min(s.len())].to_string());
+        let ascii_terms = terms.iter().filter(|t| t.is_ascii() && !t.is_empty()).cloned();
+        let finder = Finder::new(ascii_terms.chain(stem_prefixes).filter(|p| !p.is_empty()).collect());
+        Marks { terms, stems, stem_initials, finder }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.terms.is_empty() && self.stems.is_empty()
+    }
+
+    /// 1 for a query term, ½ for another form of a query word, 0 otherwise.
+    fn weight(&self, token: &str) -> f32 {
+        if self.terms.contains(token) {
+            return 1.0;
+        }
+        let initial = token.bytes().next().unwrap_or(0);
+        let may_stem = initial.is_ascii() && self.stem_initials & (1u128 << initial) != 0;
+        if may_stem && stem::stem(token).is_some_and(|s| self.stems.contains(&*s)) {
+            return 0.5;
+        }
+        0.0
+    }
+
+    /// The first `limit` matched tokens of `text` (`ascii`: whether it is ASCII), in text order.
+    fn matches(&self, text: &str, ascii: bool, limit: usize) -> Vec<Match> {
+        let mut out = Vec::new();
+        let take = |t: tokenizer::TokenRef<'_>, shift: usize, out: &mut Vec<Match>| {
+            let weight = self.weight(t.text);
+            if weight > 0.0 && out.len() < limit {
+                out.push(Match { from: shift + t.from, to: shift + t.to, weight, text: t.text.to_owned() });
+            }
+        };
+        if !ascii {
+            tokenizer::for_each_token(text, |t| take(t, 0, &mut out));
+            return out;
+        }
+        let in_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+        let bytes = text.as_bytes();
+        let mut done = 0;
+        for (start, end) in self.finder.find(text, limit) {
+            if out.len() >= limit {
+                break;
+            }
+            if start < done {
+                continue;
+            }
+            // Tokenise the whole word around the find: it decides what the find is a part of.
+            let mut from = start;
+            while from > 0 && in_word(bytes[from - 1]) {
+                from -= 1;
+            }
+            let mut to = end;
+            while to < bytes.len() && in_word(bytes[to]) {
+                to += 1;
+            }
+            tokenizer::for_each_token(&text[from..to], |t| take(t, from, &mut out));
+            done = to;
+        }
+        out
+    }
+}
+
+/// A preview of at most `chars` characters of `content` around its best-matching part, and the
+/// matched words' ranges in it (UTF-16 code units, as JavaScript indexes strings).
+pub(super) fn preview(marks: &Marks, content: &str, chars: usize) -> (String, Vec<(u32, u32)>) {
+    if marks.is_empty() {
+        return (start_of(content, chars), Vec::new());
+    }
+    // ASCII text is scanned whole (the scan is cheap); other text is tokenised, in a window
+    // around the first find.
+    let ascii = content.is_ascii();
+    let region = match ascii {
+        true => content,
+        false => preview_window(content, marks.terms.iter().map(String::as_str), chars),
+    };
+    let found = marks.matches(region, ascii, MAX_MATCHES);
+    let start = best_fragment(&found, region, ascii, chars);
+    let text = collapsed_prefix(&region[start..], chars);
+    let marked = highlights(&text, marks);
+    (text, marked)
 }
 
 /// The beginning of `content`, for a hit no term of the query matched (found by meaning).
 pub(super) fn start_of(content: &str, chars: usize) -> String {
     let window = preview_window(content, std::iter::empty(), chars);
-    let collapsed: String = window.split_whitespace().collect::<Vec<_>>().join(" ");
-    cut_at_word(&collapsed, chars)
+    collapsed_prefix(window, chars)
 }
 
-/// The words of `preview` that the query matched: tokens that are one of `terms` (the query's
-/// content terms, typo and wildcard expansions included) or whose stem is one of `stems`, as
-/// `[start, end)` in UTF-16 code units, merged where they touch.
-pub(super) fn highlights(preview: &str, terms: &HashSet<String>, stems: &HashSet<String>) -> Vec<(u32, u32)> {
-    if terms.is_empty() && stems.is_empty() {
-        return Vec::new();
+/// Byte offset in `region` where the preview starts: a little before the matched word whose
+/// following `chars` characters hold the most matches (distinct words first, the earliest on a
+/// tie), or 0 when nothing matched.
+fn best_fragment(found: &[Match], region: &str, ascii: bool, chars: usize) -> usize {
+    // Character offsets of the matches (byte offsets in ASCII text).
+    let mut char_at = Vec::with_capacity(found.len());
+    let (mut byte, mut count) = (0usize, 0usize);
+    for m in found {
+        count += if ascii { m.from - byte } else { region[byte..m.from].chars().count() };
+        byte = m.from;
+        char_at.push(count);
     }
-    let mut bytes: Vec<(usize, usize)> = tokenizer::tokens(preview)
-        .into_iter()
-        .filter(|t| terms.contains(&t.text) || crate::stem::stem(&t.text).is_some_and(|s| stems.contains(&*s)))
-        .map(|t| (t.offset_from, t.offset_to))
-        .collect();
-    bytes.sort_unstable();
-    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(bytes.len());
-    for (from, to) in bytes {
+    let lead = LEAD_CHARS.min(chars / 4);
+    let mut best = (0.0f32, 0usize);
+    for (i, &from) in char_at.iter().enumerate() {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut score = 0.0;
+        for (m, &at) in found[i..].iter().zip(&char_at[i..]) {
+            if at >= from + chars - lead {
+                break;
+            }
+            // A word counts fully once; repeats only break ties.
+            score += if seen.contains(&m.text.as_str()) { m.weight / 16.0 } else { m.weight };
+            seen.push(&m.text);
+        }
+        if score > best.0 {
+            best = (score, i);
+        }
+    }
+    match found.get(best.1) {
+        Some(m) => lead_in(region, m.from, lead),
+        None => 0,
+    }
+}
+
+/// A start up to `lead` characters before byte `anchor`, moved forward to a word's beginning so
+/// the preview never opens on a word's tail.
+fn lead_in(text: &str, anchor: usize, lead: usize) -> usize {
+    if lead == 0 {
+        return anchor;
+    }
+    let Some((start, _)) = text[..anchor].char_indices().rev().nth(lead - 1) else { return 0 };
+    if text[..start].ends_with(char::is_whitespace) {
+        return start;
+    }
+    if let Some(space) = text[start..anchor].find(char::is_whitespace) {
+        return start + space;
+    }
+    // The matched token is part of a long word (an identifier, or text without spaces): open on
+    // that word when it begins close enough, else on the token itself.
+    let word = text[..anchor].char_indices().rev().find(|c| c.1.is_whitespace()).map_or(0, |(i, c)| i + c.len_utf8());
+    if text[word..anchor].chars().count() <= lead * 2 {
+        word
+    } else {
+        anchor
+    }
+}
+
+/// At most `chars` characters from the start of `text`, whitespace runs collapsed to one space,
+/// ending on a word boundary. Reads only as much of `text` as that needs.
+fn collapsed_prefix(text: &str, chars: usize) -> String {
+    if let Some(ascii) = collapsed_ascii(text.as_bytes(), chars) {
+        return cut_at_word(&ascii, chars);
+    }
+    let mut out = String::with_capacity(chars + 16);
+    let mut count = 0;
+    for word in text.split_whitespace() {
+        if count > chars {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+            count += 1;
+        }
+        out.push_str(word);
+        count += word.chars().count();
+    }
+    cut_at_word(&out, chars)
+}
+
+/// [`collapsed_prefix`]'s work on ASCII text, a byte at a time: the first `chars + 1` bytes
+/// (one more than kept, so the cut can see whether a word goes on); None at a non-ASCII byte.
+fn collapsed_ascii(text: &[u8], chars: usize) -> Option<String> {
+    let mut out = String::with_capacity(chars + 1);
+    let mut gap = false;
+    for &b in text {
+        // The ASCII bytes `char::is_whitespace` (and so `split_whitespace`) counts.
+        if !b.is_ascii() {
+            return None;
+        }
+        if matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r') {
+            gap = !out.is_empty();
+            continue;
+        }
+        if out.len() > chars {
+            break;
+        }
+        if gap {
+            out.push(' ');
+            gap = false;
+            if out.len() > chars {
+                break;
+            }
+        }
+        out.push(b as char);
+    }
+    Some(out)
+}
+
+/// The words of `preview` that the query matched, as `[start, end)` in UTF-16 code units, merged
+/// where they touch.
+fn highlights(preview: &str, marks: &Marks) -> Vec<(u32, u32)> {
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    // Matches come in text order; a compound's whole precedes its parts and covers them.
+    for m in marks.matches(preview, preview.is_ascii(), usize::MAX) {
         match merged.last_mut() {
-            Some(last) if from <= last.1 => last.1 = last.1.max(to),
-            _ => merged.push((from, to)),
+            Some(last) if m.from <= last.1 => last.1 = last.1.max(m.to),
+            _ => merged.push((m.from, m.to)),
         }
     }
     to_utf16(preview, &merged)
@@ -113,12 +372,69 @@ mod tests {
     fn highlights_are_utf16_ranges_of_matched_words() {
         let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
         let text = "𝔘 café and create_tool tools";
-        let marks = highlights(text, &set(&["cafe", "create"]), &set(&["tool"]));
+        let marks = highlights(text, &Marks::new(set(&["cafe", "create"]), set(&["tool"])));
         let units: Vec<u16> = text.encode_utf16().collect();
         let shown: Vec<String> =
             marks.iter().map(|&(a, b)| String::from_utf16(&units[a as usize..b as usize]).unwrap()).collect();
         // Each part of an identifier is marked on its own; `tool` and `tools` by their stem.
         assert_eq!(shown, ["café", "create", "tool", "tools"]);
-        assert!(highlights(text, &set(&[]), &set(&[])).is_empty());
+        assert!(highlights(text, &Marks::new(set(&[]), set(&[]))).is_empty());
+    }
+
+    #[test]
+    fn previews_show_the_part_with_most_query_words_with_context_before_it() {
+        let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
+        let marks = Marks::new(set(&["tmux", "session"]), set(&["detach"]));
+        let filler = "lorem ipsum dolor sit amet ".repeat(12);
+        let text = format!("{filler}one tmux here. {filler}keeps a tmux session when you detached it. {filler}");
+        let (shown, marked) = preview(&marks, &text, 80);
+        assert!(shown.contains("tmux session when you detached"), "{shown}");
+        // Context before the first match, opening on a whole word.
+        assert!(
+            shown.starts_with("lorem")
+                || shown.starts_with("ipsum")
+                || shown.starts_with("dolor")
+                || shown.starts_with("sit")
+                || shown.starts_with("amet"),
+            "{shown}"
+        );
+        assert!(shown.chars().count() <= 80);
+        let units: Vec<u16> = shown.encode_utf16().collect();
+        let words: Vec<String> =
+            marked.iter().map(|&(a, b)| String::from_utf16(&units[a as usize..b as usize]).unwrap()).collect();
+        assert_eq!(words, ["tmux", "session", "detached"]);
+    }
+
+    #[test]
+    fn a_preview_without_a_match_in_the_text_is_its_start() {
+        let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
+        let marks = Marks::new(set(&["absent"]), set(&[]));
+        let (shown, marked) = preview(&marks, "  first   words of\n the text", 10);
+        assert_eq!(shown, "first");
+        assert!(marked.is_empty());
+    }
+
+    #[test]
+    fn ascii_and_general_collapsing_agree() {
+        let texts = ["  a  b\tc\n\x0bd\x0ce\rf  ", "one two three four five six", "word", "", "   ", "ab  cd ef"];
+        for text in texts {
+            for chars in 0..12 {
+                let general: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                assert_eq!(collapsed_prefix(text, chars), cut_at_word(&general, chars), "{text:?} {chars}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_preview_opens_after_any_whitespace_character() {
+        let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
+        // A long word after a three-byte space (U+3000) and a no-break space.
+        for space in ['\u{3000}', '\u{a0}'] {
+            let text = format!("{}{space}ΟΔΟΣΟΔΟΣΟΔΟΣ__ภาษาไทย_fileSystem tail", "STRAẞE ÆRØ 搜索引擎".repeat(3));
+            let (shown, marked) = preview(&Marks::new(set(&["system"]), set(&[])), &text, 40);
+            // The word is too long to open on: the preview opens on the matched part.
+            assert!(shown.starts_with("System"), "{shown}");
+            assert!(!marked.is_empty());
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Running a keyword query: building it, collecting the top ranked hits with exact totals, loading
 //! the page.
 
-use super::preview::{self, preview};
+use super::preview::{self, preview, Marks};
 use super::*;
 use crate::request::Matched;
 use crate::stem;
@@ -218,22 +218,19 @@ impl SearchIndex {
         page: &[(f64, DocAddress, Matched)],
     ) -> Result<Vec<Hit>> {
         let f = &self.fields;
-        let snippets = match query {
+        let marks = match query {
             Some(query) if req.preview_chars > 0 && !page.is_empty() => {
-                let mut g = SnippetGenerator::create(searcher, query, f.content())?;
-                g.set_max_num_chars(req.preview_chars);
-                let (mut terms, mut stems) = (Vec::new(), HashSet::new());
+                let (mut terms, mut stems) = (HashSet::new(), HashSet::new());
                 query.query_terms(&mut |term, _| {
                     let value = term.value();
                     let Some(text) = value.as_str() else { return };
                     if term.field() == f.content() {
-                        terms.push(text.to_string());
+                        terms.insert(text.to_string());
                     } else if term.field() == f.stem {
                         stems.insert(text.to_string());
                     }
                 });
-                let marked: HashSet<String> = terms.iter().cloned().collect();
-                Some((g, terms, marked, stems))
+                Some(Marks::new(terms, stems))
             }
             _ => None,
         };
@@ -241,22 +238,20 @@ impl SearchIndex {
             Some(query) if req.explain => Some(self.explainer(req, searcher, query)?),
             _ => None,
         };
+        let chars = req.preview_chars;
+        let previewer: Option<Box<Previewer>> = match &marks {
+            Some(marks) => Some(Box::new(move |content: &str| preview(marks, content, chars))),
+            None if chars > 0 => Some(Box::new(move |content: &str| (preview::start_of(content, chars), Vec::new()))),
+            None => None,
+        };
         let mut hits = Vec::with_capacity(page.len());
         for &(score, address, matched) in page {
             let mut hit =
-                self.materialise(&parts[address.segment_ord as usize], address.doc_id, req.preview_chars > 0)?;
+                self.materialise(&parts[address.segment_ord as usize], address.doc_id, previewer.as_deref())?;
             hit.score = score;
             hit.matched = matched;
             if req.itemless {
                 hit.item = kind_only(&hit.item);
-            }
-            hit.preview = match &snippets {
-                Some((g, terms, ..)) => preview(g, terms, &hit.preview, req.preview_chars),
-                None if req.preview_chars > 0 => preview::start_of(&hit.preview, req.preview_chars),
-                None => String::new(),
-            };
-            if let Some((_, _, marked, stems)) = &snippets {
-                hit.highlights = preview::highlights(&hit.preview, marked, stems);
             }
             if req.explain {
                 let reader = searcher.segment_reader(address.segment_ord);
@@ -312,7 +307,9 @@ impl SearchIndex {
 
     /// Loads the stored fields of one hit from the doc store (only the page is loaded); the
     /// content, only when a preview is wanted.
-    pub(super) fn materialise(&self, segment: &SegmentParts, doc: DocId, with_content: bool) -> Result<Hit> {
+    /// A hit's id and item; with `preview`, its preview (and highlights) made from its stored
+    /// content, which is read in place, never copied whole.
+    pub(super) fn materialise(&self, segment: &SegmentParts, doc: DocId, preview: Option<&Previewer>) -> Result<Hit> {
         let bytes = segment.store.document(doc)?;
         let f = &self.fields;
         let mut hit = Hit::default();
@@ -323,17 +320,22 @@ impl SearchIndex {
                 hit.id = utf8(text)?;
             } else if field == f.item.field_id() {
                 hit.item = utf8(text)?;
-                if !with_content {
+                if preview.is_none() {
                     break;
                 }
             } else if field == f.content().field_id() {
-                hit.preview = utf8(text)?;
+                if let Some(make) = preview {
+                    (hit.preview, hit.highlights) = make(crate::stored::text(text)?);
+                }
                 break;
             }
         }
         Ok(hit)
     }
 }
+
+/// Makes a hit's preview and highlights from its content.
+pub(super) type Previewer<'a> = dyn Fn(&str) -> (String, Vec<(u32, u32)>) + 'a;
 
 /// `["kind", …]` → `["kind"]`: the stored item's first element (a kind is a plain word, so its
 /// JSON string has no escapes).
