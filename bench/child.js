@@ -1,4 +1,5 @@
-// Runs one engine on one tier in its own process and prints one JSON line of measurements.
+// Runs one engine on one tier in one profile (`default` or `ids`, see engines.js) in its own
+// process and prints one JSON line of measurements.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,7 @@ import { tier } from './corpus.js';
 import { ENGINES } from './engines.js';
 import { KINDS, queryMix } from './queries.js';
 
-const [engineName, tierName, reps = '3'] = process.argv.slice(2);
+const [engineName, tierName, reps = '3', profile = 'default'] = process.argv.slice(2);
 const rssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -18,7 +19,7 @@ const docs = tier(tierName);
 const { queries, known } = queryMix();
 const baseRss = rssMb();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rye-bench-${engineName}-`));
-const engine = await ENGINES[engineName](dir);
+const engine = await ENGINES[engineName](dir, profile);
 
 const t0 = performance.now();
 await engine.build(docs);
@@ -27,6 +28,7 @@ const peakRss = rssMb();
 const out = {
   engine: engineName,
   tier: tierName,
+  profile,
   docs: docs.length,
   buildMs: Math.round(buildMs),
   baseRssMb: baseRss,
@@ -50,12 +52,21 @@ for (const kind of KINDS) {
     continue;
   }
   const times = [];
+  const bare = [];
   let hits = 0;
+  const timed = async (run, q, into) => {
+    const s = performance.now();
+    const ids = await run(q);
+    into.push(performance.now() - s);
+    return ids;
+  };
   for (let r = 0; r < Number(reps); r++) {
-    for (const q of list) {
-      const s = performance.now();
-      const ids = await engine.run(q);
-      times.push(performance.now() - s);
+    for (const [j, q] of list.entries()) {
+      // With `bare` (the same query without previews), both run, in alternating order, so
+      // neither always finds the caches the other warmed.
+      if (engine.bare && (j + r) % 2) await timed(engine.bare, q, bare);
+      const ids = await timed(engine.run, q, times);
+      if (engine.bare && !((j + r) % 2)) await timed(engine.bare, q, bare);
       if (r === 0 && ids.length) hits++;
     }
   }
@@ -65,6 +76,7 @@ for (const kind of KINDS) {
     withHits: hits,
     n: list.length,
   };
+  if (engine.bare) out.kinds[kind].bareP50 = +pct(bare, 50).toFixed(4);
 }
 
 let rr = 0;

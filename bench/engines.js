@@ -1,18 +1,34 @@
 // One adapter per engine: build(docs), run(query) → ids (null = unsupported), known(text) → ids.
 // Same field weights where the engine allows: title 3, name 3, description 2, category 1.5, content 1.
+//
+// Two profiles:
+// - `default`: what a user gets. rye-search with its default options (previews on, mode auto),
+//   documents added in batches of 5,000 (`rye-1add`: in one `add`, as the README's example does);
+//   FTS5 in memory with its `snippet()` and the fields; MiniSearch with stored fields (it has no
+//   snippets); the same batches for every engine.
+// - `ids`: ids only, one add (one transaction, then FTS5's `optimize`), previews off.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const WEIGHTS = { title: 3, name: 3, description: 2, category: 1.5, content: 1 };
+/** Documents per add in the default profile. */
+export const ADD_BATCH = 5000;
+/** `docs` in slices of `size` (all of them in one when size is Infinity). */
+const batches = (docs, size) => {
+  const out = [];
+  for (let i = 0; i < docs.length; i += Math.min(size, docs.length)) out.push(docs.slice(i, i + size));
+  return out;
+};
 
 export const ENGINES = {
-  async rye(_dir) {
+  async rye(_dir, profile, addBatch = ADD_BATCH) {
     const { createMemoryIndex } = await import('../dist/index.js');
     const index = createMemoryIndex();
-    const opts = (q) => {
-      const base = { scope: 'knowledge', limit: 10, previewChars: 0 };
+    const ids = profile === 'ids';
+    const opts = (q, extra = {}) => {
+      const base = { scope: 'knowledge', limit: 10, ...(ids ? { previewChars: 0 } : {}), ...extra };
       const t = q.terms ?? [];
       switch (q.kind) {
         case 'and2':
@@ -39,24 +55,38 @@ export const ENGINES = {
           return { ...base, query: t[0] };
       }
     };
-    const ids = (res) => res.results.map((r) => r.id);
+    const idsOf = (res) => res.results.map((r) => r.id);
     return {
       async build(docs) {
-        // One add, as FTS5 gets one transaction: a batch becomes one segment (kind defaults to knowledge).
-        await index.add(docs);
+        // ids: one add, as FTS5 gets one transaction (a batch becomes one segment); default: in
+        // batches, as users add (kind defaults to knowledge).
+        for (const part of batches(docs, ids ? docs.length : addBatch)) await index.add(part);
       },
-      run: async (q) => ids(await index.search(opts(q))),
-      known: async (text) => ids(await index.search({ query: text, scope: 'knowledge', limit: 10, previewChars: 0 })),
-      batch: async (qs) => (await index.searchMany(qs.map(opts))).length,
+      run: async (q) => idsOf(await index.search(opts(q))),
+      // The same query without a preview: what a preview costs (default profile only).
+      bare: ids ? undefined : async (q) => idsOf(await index.search(opts(q, { previewChars: 0 }))),
+      known: async (text) => idsOf(await index.search(opts({ kind: 'known', terms: [text] }))),
+      batch: async (qs) => (await index.searchMany(qs.map((q) => opts(q)))).length,
     };
   },
 
-  async fts5(dir) {
+  /** rye-search with default options, all documents in one add (the README's example). */
+  async 'rye-1add'(dir, profile) {
+    return ENGINES.rye(dir, profile, Number.POSITIVE_INFINITY);
+  },
+
+  async fts5(dir, profile) {
     const Database = require('better-sqlite3');
-    const file = path.join(dir, 'fts5.db');
+    const ids = profile === 'ids';
+    // Default profile: in memory, as a user embedding SQLite for search would start.
+    const file = ids ? path.join(dir, 'fts5.db') : ':memory:';
     let db = new Database(file);
     const quote = (t) => `"${t.replace(/"/g, '""')}"`;
-    const sql = 'SELECT id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs, 0, 3, 3, 2, 1.5, 1) LIMIT 10';
+    const rank = 'ORDER BY bm25(docs, 0, 3, 3, 2, 1.5, 1) LIMIT 10';
+    // A snippet of about 200 characters (32 tokens) from the best column, as rye-search's preview.
+    const sql = ids
+      ? `SELECT id FROM docs WHERE docs MATCH ? ${rank}`
+      : `SELECT id, title, name, description, category, snippet(docs, -1, '', '', '…', 32) AS preview FROM docs WHERE docs MATCH ? ${rank}`;
     let stmt;
     const match = (q) => {
       const t = (q.terms ?? []).map(quote);
@@ -92,10 +122,11 @@ export const ENGINES = {
           "CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, title, name, description, category, content, tokenize='unicode61')",
         );
         const insert = db.prepare('INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?)');
-        db.transaction(() => {
-          for (const d of docs) insert.run(d.id, d.title, d.name, d.description, d.category, d.content);
-        })();
-        db.exec("INSERT INTO docs(docs) VALUES('optimize')");
+        const add = db.transaction((part) => {
+          for (const d of part) insert.run(d.id, d.title, d.name, d.description, d.category, d.content);
+        });
+        for (const part of batches(docs, ids ? docs.length : ADD_BATCH)) add(part);
+        if (ids) db.exec("INSERT INTO docs(docs) VALUES('optimize')");
         stmt = db.prepare(sql);
       },
       run: async (q) => {
@@ -103,30 +134,34 @@ export const ENGINES = {
         return m === null ? null : stmt.all(m).map((r) => r.id);
       },
       known: async (text) => stmt.all(text.split(' ').map(quote).join(' ')).map((r) => r.id),
-      diskBytes: () => fs.statSync(file).size,
-      async reopen(first) {
-        db.close();
-        const t0 = performance.now();
-        db = new Database(file, { readonly: true });
-        stmt = db.prepare(sql);
-        stmt.all(quote(first));
-        return performance.now() - t0;
-      },
+      diskBytes: ids ? () => fs.statSync(file).size : undefined,
+      reopen: ids
+        ? async (first) => {
+            db.close();
+            const t0 = performance.now();
+            db = new Database(file, { readonly: true });
+            stmt = db.prepare(sql);
+            stmt.all(quote(first));
+            return performance.now() - t0;
+          }
+        : undefined,
     };
   },
 
-  async minisearch() {
+  async minisearch(_dir, profile) {
     const MiniSearch = require('minisearch');
+    const ids = profile === 'ids';
     const options = {
       fields: ['title', 'name', 'description', 'category', 'content'],
-      storeFields: ['category'],
+      // Default profile: results carry the fields a user shows (MiniSearch makes no snippets).
+      storeFields: ids ? ['category'] : ['category', 'title', 'name', 'description'],
       searchOptions: { boost: WEIGHTS },
     };
     let ms = new MiniSearch(options);
     const top = (r) => r.slice(0, 10).map((x) => x.id);
     return {
       async build(docs) {
-        ms.addAll(docs);
+        for (const part of batches(docs, ids ? docs.length : ADD_BATCH)) ms.addAll(part);
       },
       run: async (q) => {
         const t = q.terms ?? [];

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Side-by-side benchmark: every engine in its own child process, same corpus, same query mix.
-//   node bench/run.js [--tiers c10k,c60k,c1m] [--engines rye,fts5,minisearch,flexsearch,orama] [--reps 3] [--smoke]
+// Side-by-side benchmark: every engine in its own child process, same corpus, same query mix,
+// in two profiles (engines.js): `default` — what users get (previews/snippets on, documents added
+// in batches of 5,000), the headline table — and `ids` (ids only, one add), a second table.
+//   node bench/run.js [--tiers c10k,c60k,c1m] [--profiles default,ids] [--engines rye,fts5,…] [--reps 3] [--smoke]
 //   node bench/run.js --render      # only rebuild the tables from the saved JSON
 // Writes bench/results/<tier>.json, bench/results/README.md (tables) and bench/results/*.svg (plots).
 import { spawn } from 'node:child_process';
@@ -18,6 +20,7 @@ const { values } = parseArgs({
   options: {
     tiers: { type: 'string' },
     engines: { type: 'string' },
+    profiles: { type: 'string' },
     reps: { type: 'string' },
     smoke: { type: 'boolean' },
     out: { type: 'string' },
@@ -26,7 +29,14 @@ const { values } = parseArgs({
 });
 const smoke = !!values.smoke;
 const tiers = (values.tiers ?? (smoke ? 'c10k' : 'c10k,c60k,c1m')).split(',');
-const engines = (values.engines ?? 'rye,fts5,minisearch,flexsearch,orama').split(',');
+const PROFILES = (values.profiles ?? 'default,ids').split(',');
+/** Engines per profile: `rye-1add` (one add, previews on) only makes sense in the default one. */
+const ENGINES_OF = {
+  default: values.engines?.split(',') ?? ['rye', 'rye-1add', 'fts5', 'minisearch'],
+  ids: (values.engines?.split(',') ?? ['rye', 'fts5', 'minisearch', 'flexsearch', 'orama']).filter(
+    (e) => e !== 'rye-1add',
+  ),
+};
 const reps = values.reps ?? (smoke ? '1' : '3');
 const outDir = path.resolve(values.out ?? path.join(HERE, 'results'));
 const LIMIT_MS = { c10k: 10 * 60_000, c60k: 20 * 60_000, c1m: 30 * 60_000 };
@@ -67,7 +77,7 @@ const fmt = (x, d = 2) => (x === undefined || x === null ? 'n/a' : typeof x === 
 const ratio = (peer, ours) =>
   typeof peer === 'number' && typeof ours === 'number' && ours > 0 ? `${(peer / ours).toFixed(2)}×` : '';
 
-function table(tierName, results, e2e, ran) {
+function table(tierName, results, e2e, ran, title) {
   const names = Object.keys(results);
   const cell = (n, get, d, higherIsBetter) => {
     const r = results[n];
@@ -88,7 +98,7 @@ function table(tierName, results, e2e, ran) {
     ['batch single-term q/s (searchMany; 20k queries, 2k at c1m)', (r) => r.batchQps, 0, true],
     ['known-item MRR@10', (r) => r.mrr10, 3],
   ];
-  const lines = [`### ${tierName} (${results.rye?.docs ?? '?'} items)`, ''];
+  const lines = [`### ${tierName} (${results.rye?.docs ?? '?'} items): ${title}`, ''];
   // Other work on the machine moves absolute times: the load shows how much there was.
   if (ran)
     lines.push(
@@ -175,8 +185,85 @@ function svgScaling(all) {
 }
 
 fs.mkdirSync(outDir, { recursive: true });
-const all = {};
 const TIER_ORDER = ['c10k', 'c60k', 'c1m'];
+
+const PROFILE_TITLES = {
+  default:
+    'default path — previews on (rye-search defaults: 200-character previews, mode auto), FTS5 with `snippet()` and the fields, MiniSearch with stored fields; documents added in batches of 5,000 (`rye-1add`: one add)',
+  ids: 'ids only — previews off, all documents in one add (FTS5: one transaction, then `optimize`, on disk)',
+};
+/** Query kinds whose preview cost has a target (issue: within 1.25× of the same query without). */
+const PREVIEW_KINDS = ['single-rare', 'single-mid', 'single-common', 'or2', 'phrase'];
+
+/** What a preview costs rye-search: p50 with and without, per kind. */
+function previewCost(results) {
+  const rye = results.rye;
+  if (!rye || rye.error || !rye.kinds) return '';
+  const lines = [
+    'What a preview costs rye-search (same index, same queries, timed alternately):',
+    '',
+    '| kind | p50 with preview (ms) | p50 without (ms) | ratio |',
+    '|---|---|---|---|',
+  ];
+  for (const k of KINDS) {
+    const r = rye.kinds[k];
+    if (!r?.bareP50) continue;
+    lines.push(`| ${k} | ${r.p50.toFixed(3)} | ${r.bareP50.toFixed(3)} | ${(r.p50 / r.bareP50).toFixed(2)}× |`);
+  }
+  return lines.join('\n');
+}
+
+/** The issue's targets on the default path, each met or not, from one run. */
+function targets(results) {
+  const rye = results.rye;
+  if (!rye || rye.error) return '';
+  const ok = (b) => (b ? 'met' : '**missed**');
+  const out = ['Targets (default path):', ''];
+  const cost = PREVIEW_KINDS.map((k) => rye.kinds?.[k]).filter((r) => r?.bareP50);
+  if (cost.length) {
+    const worst = Math.max(...cost.map((r) => r.p50 / r.bareP50));
+    out.push(
+      `- previews within 1.25× of no preview (single, OR-2, phrase): worst ${worst.toFixed(2)}× — ${ok(worst <= 1.25)}`,
+    );
+  }
+  const one = results['rye-1add'];
+  if (one && !one.error) {
+    const slow = KINDS.filter((k) => rye.kinds?.[k] && one.kinds?.[k]).map((k) => [
+      k,
+      rye.kinds[k].p50 / one.kinds[k].p50,
+    ]);
+    const [k, worst] = slow.reduce((a, b) => (b[1] > a[1] ? b : a), ['', 0]);
+    out.push(`- batched adds within 1.2× of one add: worst ${worst.toFixed(2)}× (${k}) — ${ok(worst <= 1.2)}`);
+  }
+  for (const [peer, need, label] of [
+    ['fts5', 2, '≥ 2× FTS5 with snippets'],
+    ['minisearch', 1, 'faster than MiniSearch'],
+  ]) {
+    const r = results[peer];
+    if (!r || r.error) continue;
+    const ratios = KINDS.filter((k) => rye.kinds?.[k] && r.kinds?.[k]).map((k) => [
+      k,
+      r.kinds[k].p50 / rye.kinds[k].p50,
+    ]);
+    const missed = ratios.filter(([, x]) => !(x >= need || (need === 1 && x > 1)));
+    out.push(
+      `- every kind ${label}: ${missed.length ? `missed on ${missed.map(([k, x]) => `${k} (${x.toFixed(2)}×)`).join(', ')}` : 'met'}${missed.length ? '' : ` (lowest ${Math.min(...ratios.map(([, x]) => x)).toFixed(2)}×)`}`,
+    );
+    if (peer === 'fts5') {
+      out.push(
+        `- build no slower than FTS5's in-memory build: ${rye.buildMs} vs ${r.buildMs} ms — ${ok(rye.buildMs <= r.buildMs)}; peak RSS ≤ 1.5× FTS5's: ${rye.peakRssMb} vs ${r.peakRssMb} MB (${(rye.peakRssMb / r.peakRssMb).toFixed(2)}×) — ${ok(rye.peakRssMb <= 1.5 * r.peakRssMb)}`,
+      );
+    }
+  }
+  if (rye.batchQps)
+    out.push(`- searchMany ≥ 30,000 queries/s with default options: ${rye.batchQps} — ${ok(rye.batchQps >= 30_000)}`);
+  return out.join('\n');
+}
+
+/** Saved results of a tier, by profile (files written before profiles existed hold `ids` runs). */
+function profilesOf(saved) {
+  return saved.profiles ?? { ids: saved.engines };
+}
 
 /** Tables for every tier that has results in outDir (this run's and earlier ones). */
 function writeReport() {
@@ -186,37 +273,52 @@ function writeReport() {
     const file = path.join(outDir, `${t}.json`);
     if (!fs.existsSync(file)) continue;
     const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
-    known[t] = saved.engines;
-    sections.push(table(t, saved.engines, saved.e2e, saved.ran));
+    const profiles = profilesOf(saved);
+    known[t] = profiles.default ?? profiles.ids;
+    for (const profile of ['default', 'ids']) {
+      const results = profiles[profile];
+      if (!results) continue;
+      const parts = [
+        table(t, results, profile === 'default' ? saved.e2e : undefined, saved.ran, PROFILE_TITLES[profile]),
+      ];
+      if (profile === 'default') parts.push(previewCost(results), targets(results));
+      sections.push(parts.filter(Boolean).join('\n\n'));
+    }
   }
   if (Object.keys(known).length > 1) fs.writeFileSync(path.join(outDir, 'scaling.svg'), svgScaling(known));
-  const header = `# Benchmark results\n\nMachine: ${process.platform}-${process.arch}, Node ${process.version}, 2 cores (shared; other work ran at the same time, so absolute numbers are noisy — compare ratios within a tier). 50 queries per kind (fixed seed), timed after the same untimed warm-up for every engine (5 queries per kind from another seed, run 10 times), each engine in its own process. Peers answer through their own JS APIs with the same field weights where the engine allows; "n/a" means the engine has no such query kind. rye-search runs through its public API (\`createMemoryIndex\`, previews off).\n`;
+  const header = `# Benchmark results\n\nMachine: ${process.platform}-${process.arch}, Node ${process.version}, 2 cores (shared; other work ran at the same time, so absolute numbers are noisy — compare ratios within a tier). 50 queries per kind (fixed seed), timed after the same untimed warm-up for every engine (5 queries per kind from another seed, run 10 times), each engine in its own process. Peers answer through their own JS APIs with the same field weights where the engine allows; "n/a" means the engine has no such query kind. rye-search runs through its public API (\`createMemoryIndex\`). Each tier has two tables: the default path (what users get: previews on, documents added in batches) first, then ids only.\n`;
   const md = `${header}\n${sections.join('\n\n')}\n`;
   fs.writeFileSync(path.join(outDir, 'README.md'), md);
   return md;
 }
 
 for (const t of values.render ? [] : tiers) {
-  all[t] = {};
+  const file = path.join(outDir, `${t}.json`);
+  // A run of one profile keeps the other's saved results.
+  const saved = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+  const profiles = saved.profiles ?? {};
   const ran = {
     at: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     cores: os.cpus().length,
     load: [+os.loadavg()[0].toFixed(2)],
   };
-  for (const e of engines) {
-    process.stderr.write(`bench ${t} ${e}… `);
-    all[t][e] = await run('child.js', [e, t, reps], LIMIT_MS[t] ?? LIMIT_MS.c1m);
-    process.stderr.write(`${all[t][e].error ?? 'done'}\n`);
+  for (const profile of PROFILES) {
+    profiles[profile] = {};
+    for (const e of ENGINES_OF[profile]) {
+      process.stderr.write(`bench ${t} ${profile} ${e}… `);
+      profiles[profile][e] = await run('child.js', [e, t, reps, profile], LIMIT_MS[t] ?? LIMIT_MS.c1m);
+      process.stderr.write(`${profiles[profile][e].error ?? 'done'}\n`);
+    }
   }
-  let e2e;
-  if (t !== 'c1m') {
+  let e2e = saved.e2e;
+  if (t !== 'c1m' && PROFILES.includes('default')) {
     process.stderr.write(`bench ${t} end-to-end… `);
     e2e = await run('e2e.js', [t], LIMIT_MS[t]);
     process.stderr.write(`${e2e.error ?? 'done'}\n`);
   }
   ran.load.push(+os.loadavg()[0].toFixed(2));
-  fs.writeFileSync(path.join(outDir, `${t}.json`), JSON.stringify({ engines: all[t], e2e, ran }, null, 2));
-  fs.writeFileSync(path.join(outDir, `p50-${t}.svg`), svgBars(t, all[t]));
+  fs.writeFileSync(file, JSON.stringify({ profiles, e2e, ran }, null, 2));
+  fs.writeFileSync(path.join(outDir, `p50-${t}.svg`), svgBars(t, profiles.default ?? profiles.ids));
   writeReport();
 }
 const md = writeReport();

@@ -179,32 +179,37 @@ impl SearchIndex {
         let recency = req.recency();
         let mut top: Vec<(f32, DocAddress)> = Vec::new();
         let mut total = 0usize;
+        // Score a candidate needs to enter the best `wanted` kept so far (docs come in address
+        // order, so one that only ties the last kept ranks after it).
+        let mut floor = f32::MIN;
+        let mut sims = Vec::with_capacity(64);
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             let vectors = parts[ord].vectors(reader, vector.len())?;
             let alive = reader.alive_bitset();
             let mut set = matched.as_deref_mut().and_then(|sets| sets.get_mut(ord));
             weight.for_each_no_score(reader, &mut |docs| {
-                for &doc in docs {
-                    if alive.is_some_and(|a| !a.is_alive(doc)) {
+                vectors.similarities(docs, &query, query_scale, &mut sims);
+                for (&doc, &sim) in docs.iter().zip(&sims) {
+                    if sim < SEMANTIC_MIN || alive.is_some_and(|a| !a.is_alive(doc)) {
                         continue;
                     }
-                    let sim = vectors.similarity(doc, &query, query_scale);
-                    if sim >= SEMANTIC_MIN {
-                        total += 1;
-                        if let Some(set) = set.as_deref_mut() {
-                            set.insert(doc);
-                        }
-                        let boost = recency.map_or(1.0, |r| r.factor(parts[ord].columns.date(doc)));
-                        top.push((sim * boost, DocAddress::new(ord as u32, doc)));
+                    total += 1;
+                    if let Some(set) = set.as_deref_mut() {
+                        set.insert(doc);
+                    }
+                    let score = sim * recency.map_or(1.0, |r| r.factor(parts[ord].columns.date(doc)));
+                    if score > floor {
+                        top.push((score, DocAddress::new(ord as u32, doc)));
                     }
                 }
                 // Keep the buffer bounded: cut back to the best `wanted` now and then.
                 if top.len() > 4 * wanted.max(64) {
-                    keep_best(&mut top, wanted);
+                    floor = keep_best(&mut top, wanted);
                 }
             })?;
         }
         keep_best(&mut top, wanted);
+        top.sort_by(|a, b| best_first(*a, *b));
         Ok((top, total))
     }
 }
@@ -287,9 +292,19 @@ fn best_first(a: (f32, DocAddress), b: (f32, DocAddress)) -> std::cmp::Ordering 
     b.0.total_cmp(&a.0).then(a.1.segment_ord.cmp(&b.1.segment_ord)).then(a.1.doc_id.cmp(&b.1.doc_id))
 }
 
-fn keep_best(top: &mut Vec<(f32, DocAddress)>, wanted: usize) {
-    top.sort_by(|a, b| best_first(*a, *b));
+/// Cuts `top` to its best `wanted` (in no order) and returns the score the last of them has, the
+/// floor a newcomer must beat (`f32::MIN` while fewer are kept).
+fn keep_best(top: &mut Vec<(f32, DocAddress)>, wanted: usize) -> f32 {
+    if wanted == 0 {
+        top.clear();
+        return f32::MAX;
+    }
+    if top.len() < wanted {
+        return f32::MIN;
+    }
+    top.select_nth_unstable_by(wanted - 1, |a, b| best_first(*a, *b));
     top.truncate(wanted);
+    top[wanted - 1].0
 }
 
 /// A plain question: two or more plain words, none of them an identifier (`create_tool`,
