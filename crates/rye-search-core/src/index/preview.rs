@@ -167,9 +167,44 @@ pub(super) fn preview(marks: &Marks, content: &str, chars: usize) -> (String, Ve
     };
     let found = marks.matches(region, ascii, MAX_MATCHES);
     let start = best_fragment(&found, region, ascii, chars);
+    // ASCII text scanned whole: the finds are every match, so the preview's highlights are
+    // those finds, moved to where the collapsed text puts them.
+    if ascii && found.len() < MAX_MATCHES {
+        if let Some((collapsed, words)) = collapsed_ascii(&region[start..], chars) {
+            let text = cut_at_word(&collapsed, chars);
+            let marked = moved_matches(&found, start, &words, text.len());
+            return (text, marked);
+        }
+    }
     let text = collapsed_prefix(&region[start..], chars);
     let marked = highlights(&text, marks);
     (text, marked)
+}
+
+/// The ranges of the matches at or after byte `start` of the text, in the collapsed text whose
+/// words begin at `words` (`(collapsed offset, offset from start)`) and that is `len` long;
+/// merged where they touch. Offsets are bytes, which in ASCII are UTF-16 code units too.
+fn moved_matches(found: &[Match], start: usize, words: &[(usize, usize)], len: usize) -> Vec<(u32, u32)> {
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for m in found.iter().filter(|m| m.from >= start) {
+        let at = m.from - start;
+        // The word holding the match: tokens never span whitespace.
+        let Some(&(out, from)) = words.get(words.partition_point(|w| w.1 <= at).wrapping_sub(1)) else { continue };
+        let (a, b) = (out + at - from, out + at - from + (m.to - m.from));
+        if a >= len {
+            break;
+        }
+        // A match the cut runs through (a compound whose end was cut) is left out; its parts
+        // before the cut are matches of their own.
+        if b > len {
+            continue;
+        }
+        match merged.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    merged.into_iter().map(|(a, b)| (a as u32, b as u32)).collect()
 }
 
 /// The beginning of `content`, for a hit no term of the query matched (found by meaning).
@@ -239,7 +274,7 @@ fn lead_in(text: &str, anchor: usize, lead: usize) -> usize {
 /// At most `chars` characters from the start of `text`, whitespace runs collapsed to one space,
 /// ending on a word boundary. Reads only as much of `text` as that needs.
 fn collapsed_prefix(text: &str, chars: usize) -> String {
-    if let Some(ascii) = collapsed_ascii(text.as_bytes(), chars) {
+    if let Some((ascii, _)) = collapsed_ascii(text, chars) {
         return cut_at_word(&ascii, chars);
     }
     let mut out = String::with_capacity(chars + 16);
@@ -258,33 +293,36 @@ fn collapsed_prefix(text: &str, chars: usize) -> String {
     cut_at_word(&out, chars)
 }
 
-/// [`collapsed_prefix`]'s work on ASCII text, a byte at a time: the first `chars + 1` bytes
-/// (one more than kept, so the cut can see whether a word goes on); None at a non-ASCII byte.
-fn collapsed_ascii(text: &[u8], chars: usize) -> Option<String> {
+/// [`collapsed_prefix`]'s work on ASCII text, a word at a time: the first `chars + 1` bytes
+/// (one more than kept, so the cut can see whether a word goes on), and where each word begins
+/// (`(offset in the output, offset in text)`); None at a non-ASCII byte.
+fn collapsed_ascii(text: &str, chars: usize) -> Option<(String, Vec<(usize, usize)>)> {
+    // The ASCII bytes `char::is_whitespace` (and so `split_whitespace`) counts. Slicing `text`
+    // next to them always falls on a char boundary.
+    let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r');
+    let bytes = text.as_bytes();
     let mut out = String::with_capacity(chars + 1);
-    let mut gap = false;
-    for &b in text {
-        // The ASCII bytes `char::is_whitespace` (and so `split_whitespace`) counts.
-        if !b.is_ascii() {
-            return None;
-        }
-        if matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r') {
-            gap = !out.is_empty();
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() && out.len() <= chars {
+        if space(&bytes[i]) {
+            i += 1;
             continue;
         }
-        if out.len() > chars {
-            break;
+        let end = bytes[i..].iter().position(space).map_or(bytes.len(), |n| i + n);
+        let word = &text[i..end];
+        if !word.is_ascii() {
+            return None;
         }
-        if gap {
+        if !out.is_empty() {
             out.push(' ');
-            gap = false;
-            if out.len() > chars {
-                break;
-            }
         }
-        out.push(b as char);
+        words.push((out.len(), i));
+        let room = (chars + 1).saturating_sub(out.len());
+        out.push_str(&word[..word.len().min(room)]);
+        i = end;
     }
-    Some(out)
+    Some((out, words))
 }
 
 /// The words of `preview` that the query matched, as `[start, end)` in UTF-16 code units, merged
@@ -321,7 +359,11 @@ fn to_utf16(text: &str, ranges: &[(usize, usize)]) -> Vec<(u32, u32)> {
 /// At most `chars` characters of `text`, ending on a word boundary when the cut would split a
 /// word (`STRAẞE` is never shown as `STRAẞ`); a single word longer than the budget is cut.
 fn cut_at_word(text: &str, chars: usize) -> String {
-    let Some((end, next)) = text.char_indices().nth(chars) else { return text.to_string() };
+    let at = match text.is_ascii() {
+        true => text.as_bytes().get(chars).map(|&b| (chars, b as char)),
+        false => text.char_indices().nth(chars),
+    };
+    let Some((end, next)) = at else { return text.to_string() };
     if next == ' ' {
         return text[..end].to_string();
     }
@@ -435,6 +477,17 @@ mod tests {
             // The word is too long to open on: the preview opens on the matched part.
             assert!(shown.starts_with("System"), "{shown}");
             assert!(!marked.is_empty());
+        }
+    }
+
+    #[test]
+    fn highlights_moved_from_the_text_agree_with_highlights_found_in_the_preview() {
+        let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
+        let marks = Marks::new(set(&["tool", "create", "create_tool"]), set(&["run"]));
+        let text = "Intro  text\n\n with   a Tool:   create_tool runs\tthe  Running tools; tool-chain and\r\n  more tool words at the end of it";
+        for chars in [10, 25, 40, 60, 200] {
+            let (shown, marked) = preview(&marks, text, chars);
+            assert_eq!(marked, highlights(&shown, &marks), "{chars}: {shown}");
         }
     }
 }
