@@ -262,7 +262,7 @@ function targets(results) {
 
 /** Saved results of a tier, by profile (files written before profiles existed hold `ids` runs). */
 function profilesOf(saved) {
-  return saved.profiles ?? { ids: saved.engines };
+  return saved.profiles ?? (saved.engines ? { ids: saved.engines } : {});
 }
 
 /** Tables for every tier that has results in outDir (this run's and earlier ones). */
@@ -279,7 +279,13 @@ function writeReport() {
       const results = profiles[profile];
       if (!results) continue;
       const parts = [
-        table(t, results, profile === 'default' ? saved.e2e : undefined, saved.ran, PROFILE_TITLES[profile]),
+        table(
+          t,
+          results,
+          profile === 'default' ? saved.e2e : undefined,
+          saved.ranBy?.[profile] ?? saved.ran,
+          PROFILE_TITLES[profile],
+        ),
       ];
       if (profile === 'default') parts.push(previewCost(results), targets(results));
       sections.push(parts.filter(Boolean).join('\n\n'));
@@ -296,7 +302,7 @@ for (const t of values.render ? [] : tiers) {
   const file = path.join(outDir, `${t}.json`);
   // A run of one profile keeps the other's saved results.
   const saved = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
-  const profiles = saved.profiles ?? {};
+  const profiles = profilesOf(saved);
   const ran = {
     at: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     cores: os.cpus().length,
@@ -317,7 +323,10 @@ for (const t of values.render ? [] : tiers) {
     process.stderr.write(`${e2e.error ?? 'done'}\n`);
   }
   ran.load.push(+os.loadavg()[0].toFixed(2));
-  fs.writeFileSync(file, JSON.stringify({ profiles, e2e, ran }, null, 2));
+  // When each profile's results were measured (a run of one profile keeps the other's).
+  const ranBy = saved.ranBy ?? (saved.ran ? { ids: saved.ran } : {});
+  for (const profile of PROFILES) ranBy[profile] = ran;
+  fs.writeFileSync(file, JSON.stringify({ profiles, e2e, ran, ranBy }, null, 2));
   fs.writeFileSync(path.join(outDir, `p50-${t}.svg`), svgBars(t, profiles.default ?? profiles.ids));
   writeReport();
 }

@@ -227,10 +227,12 @@ fn merge_policy() -> LogMergePolicy {
 
 /// Segments of a similar size merged together, at least (see [`merge_policy`]).
 const MERGE_AT_SEGMENTS: usize = 3;
-/// Segments under this many documents count as one size, so they keep merging into one: adds
-/// of 5,000 leave one segment of 60k items, not three (single-term p50 after 13 adds 1.35× →
-/// 1.0× that of one add), at the cost of merging each document a few more times while it is small.
-const SMALL_SEGMENT_DOCS: u32 = 100_000;
+/// Segments under this many documents count as one size, so they keep merging into one: 13 adds
+/// of 5,000 leave one segment of 63,666 items, not three, and search as fast as one add
+/// (`bench/batched-adds.js`: worst kind 1.04×). Higher merges small items more often (with
+/// 100,000, a million items added in 5,000s took 269 s against 123 s before; separate runs);
+/// 20,000 left three segments at c60k.
+const SMALL_SEGMENT_DOCS: u32 = 50_000;
 
 fn index_settings() -> IndexSettings {
     IndexSettings {
