@@ -235,9 +235,10 @@ function targets(results) {
     const [k, worst] = slow.reduce((a, b) => (b[1] > a[1] ? b : a), ['', 0]);
     out.push(`- batched adds within 1.2× of one add: worst ${worst.toFixed(2)}× (${k}) — ${ok(worst <= 1.2)}`);
   }
-  for (const [peer, need, label] of [
-    ['fts5', 2, '≥ 2× FTS5 with snippets'],
-    ['minisearch', 1, 'faster than MiniSearch'],
+  // Each peer's bar: the ratio (peer p50 ÷ rye-search p50) a kind must reach.
+  for (const [peer, met, label] of [
+    ['fts5', (x) => x >= 2, '≥ 2× FTS5 with snippets'],
+    ['minisearch', (x) => x > 1, 'faster than MiniSearch'],
   ]) {
     const r = results[peer];
     if (!r || r.error) continue;
@@ -245,9 +246,10 @@ function targets(results) {
       k,
       r.kinds[k].p50 / rye.kinds[k].p50,
     ]);
-    const missed = ratios.filter(([, x]) => !(x >= need || (need === 1 && x > 1)));
+    const missed = ratios.filter(([, x]) => !met(x));
+    const lowest = Math.min(...ratios.map(([, x]) => x)).toFixed(2);
     out.push(
-      `- every kind ${label}: ${missed.length ? `missed on ${missed.map(([k, x]) => `${k} (${x.toFixed(2)}×)`).join(', ')}` : 'met'}${missed.length ? '' : ` (lowest ${Math.min(...ratios.map(([, x]) => x)).toFixed(2)}×)`}`,
+      `- every kind ${label}: ${missed.length ? `missed on ${missed.map(([k, x]) => `${k} (${x.toFixed(2)}×)`).join(', ')}` : `met (lowest ${lowest}×)`}`,
     );
     if (peer === 'fts5') {
       out.push(
