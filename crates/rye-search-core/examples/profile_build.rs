@@ -1,5 +1,6 @@
 //! Times a bulk build from a JSON array of documents and reports resident memory at each stage,
-//! without Node in the way: `cargo run --release --example profile_build -- docs.json`.
+//! without Node in the way: `cargo run --release --example profile_build -- docs.json` (`MODEL=file` embeds with that model;
+//! `CHUNK=n` adds and commits in batches of n, as the bench does).
 use std::time::Instant;
 
 #[global_allocator]
@@ -23,14 +24,30 @@ fn main() {
     let file = std::env::args().nth(1).expect("docs.json");
     let docs: Vec<ItemDoc> = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     println!("{} documents parsed: {}", docs.len(), memory());
+    // `MODEL=file`: embed the items as the Node package does with its bundled model.
+    if let Some(model) = std::env::var_os("MODEL") {
+        rye_search_core::semantic::load_model(std::path::Path::new(&model)).unwrap();
+    }
     let index = SearchIndex::in_memory().unwrap();
     let t = Instant::now();
-    let mut batch = index.batch_for(docs.len()).unwrap();
-    // In chunks, as the Node binding receives them.
-    for chunk in docs.chunks(5000) {
-        batch.upsert(chunk).unwrap();
+    match std::env::var("CHUNK").ok().and_then(|c| c.parse::<usize>().ok()) {
+        // One batch (the Node binding hands it documents 5,000 at a time).
+        None => {
+            let mut batch = index.batch_for(docs.len()).unwrap();
+            for chunk in docs.chunks(5000) {
+                batch.upsert(chunk).unwrap();
+            }
+            println!("added in {:?}: {}", t.elapsed(), memory());
+            batch.commit().unwrap();
+        }
+        // A batch and a commit per `CHUNK` documents.
+        Some(n) => {
+            for chunk in docs.chunks(n.max(1)) {
+                let mut batch = index.batch_for(chunk.len()).unwrap();
+                batch.upsert(chunk).unwrap();
+                batch.commit().unwrap();
+            }
+        }
     }
-    println!("added in {:?}: {}", t.elapsed(), memory());
-    batch.commit().unwrap();
     println!("committed in {:?} ({} segments): {}", t.elapsed(), index.num_segments(), memory());
 }

@@ -231,6 +231,12 @@ impl SearchResponse {
     /// stored JSON is copied instead of parsed and serialised again. Hits are arrays: the reader
     /// is `JSON.parse`, which builds arrays several times faster than objects with keys.
     pub fn write_json(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        self.write_json_utf8(out);
+        ascii_escaped(out, start);
+    }
+
+    fn write_json_utf8(&self, out: &mut Vec<u8>) {
         fn json(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
             serde_json::to_writer(out, value).expect("writing to a Vec");
         }
@@ -304,9 +310,56 @@ impl SearchResponse {
         out.push(b'}');
     }
 
+    /// The answer's JSON, ASCII only (see [`ascii_escaped`]).
     pub fn to_json(&self) -> String {
         let mut out = Vec::with_capacity(256 + self.hits.len() * 512);
         self.write_json(&mut out);
         String::from_utf8(out).expect("JSON of strings is UTF-8")
+    }
+}
+
+/// Rewrites the JSON written from byte `start` of `out` with every non-ASCII character as a
+/// `\uXXXX` escape (valid anywhere: JSON outside strings is ASCII). V8 makes a string of one-byte
+/// characters from ASCII by copying it; one `’` in a preview made it decode a whole `searchMany`
+/// batch into a two-byte string instead, which `JSON.parse` then read more slowly.
+pub fn ascii_escaped(out: &mut Vec<u8>, start: usize) {
+    let Some(first) = out[start..].iter().position(|b| !b.is_ascii()) else { return };
+    let tail = out.split_off(start + first);
+    let tail = String::from_utf8_lossy(&tail);
+    let mut units = [0u16; 2];
+    for c in tail.chars() {
+        if c.is_ascii() {
+            out.push(c as u8);
+            continue;
+        }
+        for &unit in c.encode_utf16(&mut units).iter() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            let digit = |shift: u16| HEX[usize::from(unit >> shift & 0xf)];
+            out.extend_from_slice(&[b'\\', b'u', digit(12), digit(8), digit(4), digit(0)]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_ascii_json_that_reads_back_as_the_same_text() {
+        let text = "café ’quoted’ 搜索 😀 \u{7f} \"q\" \\ end";
+        let hit = Hit {
+            id: format!("id-{text}"),
+            preview: text.into(),
+            item: format!("[\"knowledge\",\"project\",\"{text}\"]").replace('\\', "\\\\").replace("\"q\"", "\\\"q\\\""),
+            ..Default::default()
+        };
+        let res = SearchResponse { hits: vec![hit], warnings: vec![text.into()], search_type: "keyword", ..Default::default() };
+        let json = res.to_json();
+        assert!(json.is_ascii(), "{json}");
+        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(back["hits"][0][0], format!("id-{text}"));
+        assert_eq!(back["hits"][0][2], text);
+        assert_eq!(back["hits"][0][3][2], text);
+        assert_eq!(back["warnings"][0], text);
     }
 }

@@ -265,30 +265,71 @@ pub struct TokenRef<'a> {
 /// is; [`tokens`] collects them). Previews call this for every hit, so plain words — most of
 /// any text — are passed as slices of `text`.
 pub fn for_each_token(text: &str, mut visit: impl FnMut(TokenRef<'_>)) {
+    let mut lower = String::new();
+    // One ASCII word (what a preview tokenises around each find) is its only span.
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        visit_word(text, 0, text.len(), 0, &mut lower, &mut visit);
+        return;
+    }
     let mut position = 0usize;
     for (start, end) in word_spans(text) {
-        let raw = &text[start..end];
-        if is_plain(raw) {
-            // Most words: no parts, no case to fold.
-            if raw.len() <= MAX_TOKEN_BYTES {
-                visit(TokenRef { from: start, to: end, position, length: 1, text: raw });
-            }
-            position += 1;
-            continue;
-        }
-        let word = make_word(raw, start, end);
-        let keep = |s: &str| !s.is_empty() && s.len() <= MAX_TOKEN_BYTES;
-        let count = word.parts.len();
-        if count > 1 && keep(&word.whole) {
-            visit(TokenRef { from: word.start, to: word.end, position, length: count, text: &word.whole });
-        }
-        for (k, (part, &(from, to))) in word.parts.iter().zip(&word.spans).enumerate() {
-            if keep(part) {
-                visit(TokenRef { from, to, position: position + k, length: 1, text: part });
-            }
-        }
-        position += count.max(1);
+        position += visit_word(&text[start..end], start, end, position, &mut lower, &mut visit);
     }
+}
+
+/// Visits the tokens of the word `raw` (`text[start..end]`) from `position`; returns the
+/// positions it takes.
+fn visit_word(
+    raw: &str,
+    start: usize,
+    end: usize,
+    position: usize,
+    lower: &mut String,
+    visit: &mut impl FnMut(TokenRef<'_>),
+) -> usize {
+    match single_token(raw, lower) {
+        Some(token) => {
+            if token.len() <= MAX_TOKEN_BYTES {
+                visit(TokenRef { from: start, to: end, position, length: 1, text: token });
+            }
+            1
+        }
+        None => visit_parts(raw, start, end, position, visit),
+    }
+}
+
+/// The token of a word that is one token as it stands: lower-case ASCII letters and digits
+/// (most words: itself), or those after one capital (`Library`: lower-cased into `buf`). None
+/// for any other word, which [`visit_parts`] splits and folds.
+fn single_token<'a>(raw: &'a str, buf: &'a mut String) -> Option<&'a str> {
+    if is_plain(raw) {
+        return Some(raw);
+    }
+    let first = *raw.as_bytes().first()?;
+    if !first.is_ascii_uppercase() || !is_plain(&raw[1..]) {
+        return None;
+    }
+    buf.clear();
+    buf.push_str(raw);
+    buf.make_ascii_lowercase();
+    Some(buf)
+}
+
+/// Visits a word's tokens (its whole, for a compound, then its parts); returns the positions it
+/// takes.
+fn visit_parts(raw: &str, start: usize, end: usize, position: usize, visit: &mut impl FnMut(TokenRef<'_>)) -> usize {
+    let word = make_word(raw, start, end);
+    let keep = |s: &str| !s.is_empty() && s.len() <= MAX_TOKEN_BYTES;
+    let count = word.parts.len();
+    if count > 1 && keep(&word.whole) {
+        visit(TokenRef { from: word.start, to: word.end, position, length: count, text: &word.whole });
+    }
+    for (k, (part, &(from, to))) in word.parts.iter().zip(&word.spans).enumerate() {
+        if keep(part) {
+            visit(TokenRef { from, to, position: position + k, length: 1, text: part });
+        }
+    }
+    count.max(1)
 }
 
 #[derive(Clone, Default)]
@@ -530,6 +571,34 @@ mod tests {
                 assert!(text.is_char_boundary(t.offset_from) && text.is_char_boundary(t.offset_to), "{text:?} {t:?}");
                 let source = &text[t.offset_from..t.offset_to];
                 assert!(t.text == fold_part(source) || t.text == normalize(source), "{text:?}: {t:?} from {source:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn words_that_are_one_token_as_they_stand_tokenise_as_split_and_folded_words_do() {
+        let mut buf = String::new();
+        for raw in [
+            "library",
+            "Library",
+            "L",
+            "Z9",
+            "Ab1c",
+            "abc123",
+            "A1B",
+            "HTTPServer",
+            "ABC",
+            "fileSystem",
+            "Éclair",
+            "a_b",
+        ] {
+            let mut split = Vec::new();
+            visit_parts(raw, 0, raw.len(), 0, &mut |t| {
+                split.push((t.from, t.to, t.position, t.length, t.text.to_owned()))
+            });
+            match single_token(raw, &mut buf) {
+                Some(token) => assert_eq!(split, vec![(0, raw.len(), 0, 1, token.to_owned())], "{raw}"),
+                None => assert!(!["library", "Library", "L", "Z9", "Ab1c", "abc123"].contains(&raw), "{raw}"),
             }
         }
     }

@@ -5,8 +5,11 @@
 //! tokenised; other text has a bounded window tokenised. Tantivy's snippet generator (term
 //! weights looked up per query, each hit's text tokenised whole) cost more than the search.
 
+use std::hash::BuildHasher;
+
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use memchr::memmem;
+use rustc_hash::{FxBuildHasher, FxHashSet};
 
 use super::*;
 use crate::stem;
@@ -22,8 +25,8 @@ const FEW_PATTERNS: usize = 4;
 /// What a preview marks: the query's content terms (typo and wildcard expansions included) and
 /// the stems of its plain words.
 pub(super) struct Marks {
-    terms: HashSet<String>,
-    stems: HashSet<String>,
+    terms: FxHashSet<String>,
+    stems: FxHashSet<String>,
     /// First letters of the stems: an English stem keeps its word's first letter (the stemmer
     /// only rewrites endings; checked over the 68,609 words of the Debian corpus), so most
     /// tokens are ruled out without running the stemmer.
@@ -64,7 +67,7 @@ impl Finder {
             Finder::Few(patterns) => {
                 // ASCII lower-casing keeps every byte's place.
                 let lower = text.to_ascii_lowercase();
-                let mut found = Vec::new();
+                let mut found = Vec::with_capacity(limit.min(MAX_MATCHES));
                 for p in patterns {
                     let len = p.needle().len();
                     found.extend(p.find_iter(lower.as_bytes()).take(limit).map(|i| (i, i + len)));
@@ -78,16 +81,18 @@ impl Finder {
     }
 }
 
-/// A matched token of a text: its byte range and weight, and the term it matched.
+/// A matched token of a text: its byte range and weight, and a hash of its text (which words
+/// are the same is all a preview asks of it).
 struct Match {
     from: usize,
     to: usize,
     weight: f32,
-    text: String,
+    word: u64,
 }
 
 impl Marks {
-    pub(super) fn new(terms: HashSet<String>, stems: HashSet<String>) -> Self {
+    pub(super) fn new(terms: impl IntoIterator<Item = String>, stems: impl IntoIterator<Item = String>) -> Self {
+        let (terms, stems): (FxHashSet<_>, FxHashSet<_>) = (terms.into_iter().collect(), stems.into_iter().collect());
         let stem_initials =
             stems.iter().filter_map(|s| s.bytes().next()).filter(u8::is_ascii).fold(0, |m, b| m | 1u128 << b);
         let stem_prefixes = stems.iter().map(|s| s[..s.len().saturating_sub(1).max(2).min(s.len())].to_string());
@@ -115,11 +120,21 @@ impl Marks {
 
     /// The first `limit` matched tokens of `text` (`ascii`: whether it is ASCII), in text order.
     fn matches(&self, text: &str, ascii: bool, limit: usize) -> Vec<Match> {
-        let mut out = Vec::new();
-        let take = |t: tokenizer::TokenRef<'_>, shift: usize, out: &mut Vec<Match>| {
-            let weight = self.weight(t.text);
+        let mut out = Vec::with_capacity(limit.min(MAX_MATCHES));
+        // Weights of the tokens seen, by hash: a text repeats its words, and a stem costs.
+        let mut seen: Vec<(u64, f32)> = Vec::new();
+        let mut take = |t: tokenizer::TokenRef<'_>, shift: usize, out: &mut Vec<Match>| {
+            let word = FxBuildHasher.hash_one(t.text);
+            let weight = match seen.iter().find(|s| s.0 == word) {
+                Some(&(_, weight)) => weight,
+                None => {
+                    let weight = self.weight(t.text);
+                    seen.push((word, weight));
+                    weight
+                }
+            };
             if weight > 0.0 && out.len() < limit {
-                out.push(Match { from: shift + t.from, to: shift + t.to, weight, text: t.text.to_owned() });
+                out.push(Match { from: shift + t.from, to: shift + t.to, weight, word });
             }
         };
         if !ascii {
@@ -170,9 +185,9 @@ pub(super) fn preview(marks: &Marks, content: &str, chars: usize) -> (String, Ve
     // ASCII text scanned whole: the finds are every match, so the preview's highlights are
     // those finds, moved to where the collapsed text puts them.
     if ascii && found.len() < MAX_MATCHES {
-        if let Some((collapsed, words)) = collapsed_ascii(&region[start..], chars) {
-            let text = cut_at_word(&collapsed, chars);
-            let marked = moved_matches(&found, start, &words, text.len());
+        if let Some((collapsed, dropped)) = collapsed_ascii(&region[start..], chars) {
+            let text = cut_at_word(collapsed, chars);
+            let marked = moved_matches(&found, start, &dropped, text.len());
             return (text, marked);
         }
     }
@@ -181,16 +196,15 @@ pub(super) fn preview(marks: &Marks, content: &str, chars: usize) -> (String, Ve
     (text, marked)
 }
 
-/// The ranges of the matches at or after byte `start` of the text, in the collapsed text whose
-/// words begin at `words` (`(collapsed offset, offset from start)`) and that is `len` long;
-/// merged where they touch. Offsets are bytes, which in ASCII are UTF-16 code units too.
-fn moved_matches(found: &[Match], start: usize, words: &[(usize, usize)], len: usize) -> Vec<(u32, u32)> {
+/// The ranges of the matches at or after byte `start` of the text, in the text collapsed from
+/// there (`dropped`: see [`collapsed_ascii`]) and cut to `len` bytes; merged where they touch. Offsets are bytes, which in ASCII are UTF-16 code units too.
+fn moved_matches(found: &[Match], start: usize, dropped: &[usize], len: usize) -> Vec<(u32, u32)> {
     let mut merged: Vec<(usize, usize)> = Vec::new();
     for m in found.iter().filter(|m| m.from >= start) {
         let at = m.from - start;
-        // The word holding the match: tokens never span whitespace.
-        let Some(&(out, from)) = words.get(words.partition_point(|w| w.1 <= at).wrapping_sub(1)) else { continue };
-        let (a, b) = (out + at - from, out + at - from + (m.to - m.from));
+        // Bytes the collapse dropped before the match (never inside: tokens hold no whitespace).
+        let a = at - dropped.partition_point(|&d| d <= at);
+        let b = a + (m.to - m.from);
         if a >= len {
             break;
         }
@@ -227,16 +241,17 @@ fn best_fragment(found: &[Match], region: &str, ascii: bool, chars: usize) -> us
     }
     let lead = LEAD_CHARS.min(chars / 4);
     let mut best = (0.0f32, 0usize);
+    let mut seen: Vec<u64> = Vec::with_capacity(found.len());
     for (i, &from) in char_at.iter().enumerate() {
-        let mut seen: Vec<&str> = Vec::new();
+        seen.clear();
         let mut score = 0.0;
         for (m, &at) in found[i..].iter().zip(&char_at[i..]) {
             if at >= from + chars - lead {
                 break;
             }
             // A word counts fully once; repeats only break ties.
-            score += if seen.contains(&m.text.as_str()) { m.weight / 16.0 } else { m.weight };
-            seen.push(&m.text);
+            score += if seen.contains(&m.word) { m.weight / 16.0 } else { m.weight };
+            seen.push(m.word);
         }
         if score > best.0 {
             best = (score, i);
@@ -275,7 +290,7 @@ fn lead_in(text: &str, anchor: usize, lead: usize) -> usize {
 /// ending on a word boundary. Reads only as much of `text` as that needs.
 fn collapsed_prefix(text: &str, chars: usize) -> String {
     if let Some((ascii, _)) = collapsed_ascii(text, chars) {
-        return cut_at_word(&ascii, chars);
+        return cut_at_word(ascii, chars);
     }
     let mut out = String::with_capacity(chars + 16);
     let mut count = 0;
@@ -290,39 +305,49 @@ fn collapsed_prefix(text: &str, chars: usize) -> String {
         out.push_str(word);
         count += word.chars().count();
     }
-    cut_at_word(&out, chars)
+    cut_at_word(out, chars)
 }
 
-/// [`collapsed_prefix`]'s work on ASCII text, a word at a time: the first `chars + 1` bytes
-/// (one more than kept, so the cut can see whether a word goes on), and where each word begins
-/// (`(offset in the output, offset in text)`); None at a non-ASCII byte.
-fn collapsed_ascii(text: &str, chars: usize) -> Option<(String, Vec<(usize, usize)>)> {
-    // The ASCII bytes `char::is_whitespace` (and so `split_whitespace`) counts. Slicing `text`
-    // next to them always falls on a char boundary.
-    let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r');
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(chars + 1);
-    let mut words = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() && out.len() <= chars {
-        if space(&bytes[i]) {
-            i += 1;
+/// The ASCII bytes `char::is_whitespace` (and so `split_whitespace`) counts. Slicing text next
+/// to them always falls on a char boundary.
+fn is_space(b: u8) -> bool {
+    // `\t` `\n` `\x0B` `\x0C` `\r` are 9..=13; no branch, as it runs on every byte shown.
+    (b == b' ') | (b.wrapping_sub(b'\t') < 5)
+}
+
+/// [`collapsed_prefix`]'s work on ASCII text, one pass over the bytes shown: the first
+/// `chars + 1` bytes of the text with its whitespace runs collapsed to one space (one more than
+/// kept, so the cut can see whether a word goes on), and the offsets in the text after which a
+/// byte was dropped (a run's second and later bytes, leading whitespace); None at a non-ASCII
+/// byte.
+fn collapsed_ascii(text: &str, chars: usize) -> Option<(String, Vec<usize>)> {
+    let want = chars + 1;
+    let mut out = Vec::with_capacity(want.min(text.len()));
+    let mut dropped = Vec::new();
+    let (mut after_space, mut high, mut whole) = (true, 0u8, true);
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if out.len() == want {
+            whole = false;
+            break;
+        }
+        let space = is_space(b);
+        high |= b;
+        if space && after_space {
+            dropped.push(i + 1);
             continue;
         }
-        let end = bytes[i..].iter().position(space).map_or(bytes.len(), |n| i + n);
-        let word = &text[i..end];
-        if !word.is_ascii() {
-            return None;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        words.push((out.len(), i));
-        let room = (chars + 1).saturating_sub(out.len());
-        out.push_str(&word[..word.len().min(room)]);
-        i = end;
+        out.push(if space { b' ' } else { b });
+        after_space = space;
     }
-    Some((out, words))
+    if high >= 0x80 {
+        return None;
+    }
+    // Whitespace that ends the text is dropped, as between words.
+    if whole && after_space {
+        out.pop();
+    }
+    // ASCII bytes only, so this never fails.
+    Some((String::from_utf8(out).ok()?, dropped))
 }
 
 /// The words of `preview` that the query matched, as `[start, end)` in UTF-16 code units, merged
@@ -358,18 +383,24 @@ fn to_utf16(text: &str, ranges: &[(usize, usize)]) -> Vec<(u32, u32)> {
 
 /// At most `chars` characters of `text`, ending on a word boundary when the cut would split a
 /// word (`STRAẞE` is never shown as `STRAẞ`); a single word longer than the budget is cut.
-fn cut_at_word(text: &str, chars: usize) -> String {
+fn cut_at_word(mut text: String, chars: usize) -> String {
+    text.truncate(word_cut(&text, chars));
+    text
+}
+
+/// Where [`cut_at_word`] ends `text`, in bytes.
+fn word_cut(text: &str, chars: usize) -> usize {
     let at = match text.is_ascii() {
         true => text.as_bytes().get(chars).map(|&b| (chars, b as char)),
         false => text.char_indices().nth(chars),
     };
-    let Some((end, next)) = at else { return text.to_string() };
+    let Some((end, next)) = at else { return text.len() };
     if next == ' ' {
-        return text[..end].to_string();
+        return end;
     }
     match text[..end].rfind(' ') {
-        Some(space) if space > 0 => text[..space].to_string(),
-        _ => text[..end].to_string(),
+        Some(space) if space > 0 => space,
+        _ => end,
     }
 }
 
@@ -403,11 +434,14 @@ mod tests {
 
     #[test]
     fn previews_end_on_word_boundaries() {
-        assert_eq!(cut_at_word("the STRAẞE is long", 9), "the");
-        assert_eq!(cut_at_word("data__Schlüssel x", 13), "data__Schlüssel x".chars().take(13).collect::<String>());
-        assert_eq!(cut_at_word("a data__Schlüssel x", 14), "a");
-        assert_eq!(cut_at_word("short", 80), "short");
-        assert_eq!(cut_at_word("two words", 3), "two");
+        assert_eq!(cut_at_word("the STRAẞE is long".into(), 9), "the");
+        assert_eq!(
+            cut_at_word("data__Schlüssel x".into(), 13),
+            "data__Schlüssel x".chars().take(13).collect::<String>()
+        );
+        assert_eq!(cut_at_word("a data__Schlüssel x".into(), 14), "a");
+        assert_eq!(cut_at_word("short".into(), 80), "short");
+        assert_eq!(cut_at_word("two words".into(), 3), "two");
     }
 
     #[test]
@@ -458,11 +492,28 @@ mod tests {
 
     #[test]
     fn ascii_and_general_collapsing_agree() {
-        let texts = ["  a  b\tc\n\x0bd\x0ce\rf  ", "one two three four five six", "word", "", "   ", "ab  cd ef"];
-        for text in texts {
+        let mut texts: Vec<String> =
+            ["  a  b\tc\n\x0bd\x0ce\rf  ", "one two three four five six", "word", "", "   ", "ab  cd ef"]
+                .map(String::from)
+                .into();
+        // Every mix of letters, single and repeated whitespace (in place and word by word), and
+        // characters of several bytes where the reach of the collapse may end.
+        let mut seed = 7u64;
+        for _ in 0..3000 {
+            let len = (seed >> 33) as usize % 14;
+            texts.push(
+                (0..len)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        ['a', 'b', ' ', '\n', 'c', ' ', 'é', '\u{3000}'][(seed >> 33) as usize % 8]
+                    })
+                    .collect(),
+            );
+        }
+        for text in &texts {
             for chars in 0..12 {
                 let general: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-                assert_eq!(collapsed_prefix(text, chars), cut_at_word(&general, chars), "{text:?} {chars}");
+                assert_eq!(collapsed_prefix(text, chars), cut_at_word(general, chars), "{text:?} {chars}");
             }
         }
     }
@@ -484,10 +535,14 @@ mod tests {
     fn highlights_moved_from_the_text_agree_with_highlights_found_in_the_preview() {
         let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
         let marks = Marks::new(set(&["tool", "create", "create_tool"]), set(&["run"]));
-        let text = "Intro  text\n\n with   a Tool:   create_tool runs\tthe  Running tools; tool-chain and\r\n  more tool words at the end of it";
-        for chars in [10, 25, 40, 60, 200] {
-            let (shown, marked) = preview(&marks, text, chars);
-            assert_eq!(marked, highlights(&shown, &marks), "{chars}: {shown}");
+        let runs = "Intro  text\n\n with   a Tool:   create_tool runs\tthe  Running tools; tool-chain and\r\n  more tool words at the end of it";
+        let single =
+            "Intro text\nwith a Tool: create_tool runs\tthe Running tools; tool-chain and\nmore tool words at the end ";
+        for text in [runs, single] {
+            for chars in [10, 25, 40, 60, 200] {
+                let (shown, marked) = preview(&marks, text, chars);
+                assert_eq!(marked, highlights(&shown, &marks), "{chars}: {shown}");
+            }
         }
     }
 }
