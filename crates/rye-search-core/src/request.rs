@@ -350,10 +350,15 @@ mod tests {
         let hit = Hit {
             id: format!("id-{text}"),
             preview: text.into(),
-            item: format!("[\"knowledge\",\"project\",\"{text}\"]").replace('\\', "\\\\").replace("\"q\"", "\\\"q\\\""),
+            item: serde_json::to_string(&["knowledge", "project", text]).unwrap(),
             ..Default::default()
         };
-        let res = SearchResponse { hits: vec![hit], warnings: vec![text.into()], search_type: "keyword", ..Default::default() };
+        let res = SearchResponse {
+            hits: vec![hit],
+            warnings: vec![text.into()],
+            search_type: "keyword",
+            ..Default::default()
+        };
         let json = res.to_json();
         assert!(json.is_ascii(), "{json}");
         let back: serde_json::Value = serde_json::from_str(&json).unwrap();
