@@ -297,6 +297,21 @@ describe('answers built for agents', () => {
     ws.cleanup();
   });
 
+  it('previews open on the matched word even after many words that only contain it', async () => {
+    const index = createMemoryIndex();
+    // `tar` is inside every `start` and `guitar`: those are no match, the word at the end is.
+    await index.add([{ id: 'archive', content: `${'start guitar '.repeat(60)}then the tar archive tool` }]);
+    for (const query of ['tar', 'tar*']) {
+      const hit = (await index.search({ query, mode: 'keyword', preview_chars: 60 })).results[0];
+      assert.match(hit.preview, /the tar archive/, query);
+      assert.deepEqual(
+        hit.highlights.map(([a, b]) => hit.preview.slice(a, b)),
+        ['tar'],
+        query,
+      );
+    }
+  });
+
   it('highlights: the matched words of each preview as JavaScript string ranges; the CLI marks them', async () => {
     const index = createMemoryIndex();
     await index.add([

@@ -18,6 +18,9 @@ use crate::stem;
 const LEAD_CHARS: usize = 40;
 /// Matched words considered per hit: the preview is cut around the best cluster among them.
 const MAX_MATCHES: usize = 16;
+/// Finds of one pattern looked at per text (most are matches; a short pattern inside many
+/// other words stops here, and the preview is then cut from the matches found so far).
+const MAX_FINDS: usize = 1024;
 /// Up to this many patterns are scanned for one by one; more go through one Aho-Corasick
 /// automaton (building one costs more than a few scans of a preview's text).
 const FEW_PATTERNS: usize = 4;
@@ -47,6 +50,7 @@ enum Finder {
 
 impl Finder {
     fn new(patterns: Vec<String>) -> Self {
+        let patterns = fewest(patterns);
         if patterns.len() > FEW_PATTERNS {
             let built = AhoCorasick::builder()
                 .ascii_case_insensitive(true)
@@ -56,29 +60,55 @@ impl Finder {
                 return Finder::Many(automaton);
             }
         }
-        Finder::Few(patterns.iter().map(|p| memmem::Finder::new(&p.to_ascii_lowercase()).into_owned()).collect())
+        Finder::Few(patterns.iter().map(|p| memmem::Finder::new(p).into_owned()).collect())
     }
 
-    /// Byte ranges of the finds in ASCII `text`, in text order: all of them, or at least the
-    /// first `limit` of each pattern.
-    fn find(&self, text: &str, limit: usize) -> Vec<(usize, usize)> {
+    /// Byte ranges of the finds in ASCII `text`, in text order, up to `cap` of each pattern; and
+    /// whether that was all of them.
+    fn find(&self, text: &str, cap: usize) -> (Vec<(usize, usize)>, bool) {
         match self {
-            Finder::Many(automaton) => automaton.find_iter(text).take(limit).map(|m| (m.start(), m.end())).collect(),
+            Finder::Many(automaton) => {
+                let mut found: Vec<_> = automaton.find_iter(text).take(cap + 1).map(|m| (m.start(), m.end())).collect();
+                let all = found.len() <= cap;
+                found.truncate(cap);
+                (found, all)
+            }
             Finder::Few(patterns) => {
                 // ASCII lower-casing keeps every byte's place.
                 let lower = text.to_ascii_lowercase();
-                let mut found = Vec::with_capacity(limit.min(MAX_MATCHES));
+                let (mut found, mut all) = (Vec::with_capacity(MAX_MATCHES), true);
                 for p in patterns {
                     let len = p.needle().len();
-                    found.extend(p.find_iter(lower.as_bytes()).take(limit).map(|i| (i, i + len)));
+                    let before = found.len();
+                    found.extend(p.find_iter(lower.as_bytes()).take(cap + 1).map(|i| (i, i + len)));
+                    if found.len() - before > cap {
+                        found.pop();
+                        all = false;
+                    }
                 }
                 if patterns.len() > 1 {
                     found.sort_unstable();
                 }
-                found
+                (found, all)
             }
         }
     }
+}
+
+/// The patterns, lower-cased, without those holding another one: a word holding the longer one
+/// holds the shorter too, and every find is widened to its whole word (so `tar*`'s expansions
+/// `tar`, `tarball`, `targets` are one substring search for `tar`).
+fn fewest(patterns: Vec<String>) -> Vec<String> {
+    let mut patterns: Vec<String> = patterns.into_iter().map(|p| p.to_ascii_lowercase()).collect();
+    patterns.sort_by_key(String::len);
+    patterns.dedup();
+    let mut kept: Vec<String> = Vec::new();
+    for p in patterns {
+        if !kept.iter().any(|k| p.contains(k.as_str())) {
+            kept.push(p);
+        }
+    }
+    kept
 }
 
 /// A matched token of a text: its byte range and weight, and a hash of its text (which words
@@ -118,8 +148,9 @@ impl Marks {
         0.0
     }
 
-    /// The first `limit` matched tokens of `text` (`ascii`: whether it is ASCII), in text order.
-    fn matches(&self, text: &str, ascii: bool, limit: usize) -> Vec<Match> {
+    /// The first `limit` matched tokens of `text` (`ascii`: whether it is ASCII), in text order,
+    /// and whether they are all of its matches.
+    fn matches(&self, text: &str, ascii: bool, limit: usize) -> (Vec<Match>, bool) {
         let mut out = Vec::with_capacity(limit.min(MAX_MATCHES));
         // Weights of the tokens seen, by hash: a text repeats its words, and a stem costs.
         let mut seen: Vec<(u64, f32)> = Vec::new();
@@ -139,12 +170,15 @@ impl Marks {
         };
         if !ascii {
             tokenizer::for_each_token(text, |t| take(t, 0, &mut out));
-            return out;
+            let all = out.len() < limit;
+            return (out, all);
         }
         let in_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
         let bytes = text.as_bytes();
         let mut done = 0;
-        for (start, end) in self.finder.find(text, limit) {
+        // Finds in words that are no match (`tar` in `start`) do not count towards `limit`.
+        let (finds, all_found) = self.finder.find(text, MAX_FINDS);
+        for (start, end) in finds {
             if out.len() >= limit {
                 break;
             }
@@ -163,7 +197,8 @@ impl Marks {
             tokenizer::for_each_token(&text[from..to], |t| take(t, from, &mut out));
             done = to;
         }
-        out
+        let all = all_found && out.len() < limit;
+        (out, all)
     }
 }
 
@@ -180,11 +215,11 @@ pub(super) fn preview(marks: &Marks, content: &str, chars: usize) -> (String, Ve
         true => content,
         false => preview_window(content, marks.terms.iter().map(String::as_str), chars),
     };
-    let found = marks.matches(region, ascii, MAX_MATCHES);
+    let (found, all) = marks.matches(region, ascii, MAX_MATCHES);
     let start = best_fragment(&found, region, ascii, chars);
-    // ASCII text scanned whole: the finds are every match, so the preview's highlights are
-    // those finds, moved to where the collapsed text puts them.
-    if ascii && found.len() < MAX_MATCHES {
+    // When the matches found are all the text has (ASCII text is scanned whole), the preview's
+    // highlights are those matches, moved to where the collapsed text puts them.
+    if ascii && all {
         if let Some((collapsed, dropped)) = collapsed_ascii(&region[start..], chars) {
             let text = cut_at_word(collapsed, chars);
             let marked = moved_matches(&found, start, &dropped, text.len());
@@ -355,7 +390,7 @@ fn collapsed_ascii(text: &str, chars: usize) -> Option<(String, Vec<usize>)> {
 fn highlights(preview: &str, marks: &Marks) -> Vec<(u32, u32)> {
     let mut merged: Vec<(usize, usize)> = Vec::new();
     // Matches come in text order; a compound's whole precedes its parts and covers them.
-    for m in marks.matches(preview, preview.is_ascii(), usize::MAX) {
+    for m in marks.matches(preview, preview.is_ascii(), usize::MAX).0 {
         match merged.last_mut() {
             Some(last) if m.from <= last.1 => last.1 = last.1.max(m.to),
             _ => merged.push((m.from, m.to)),
@@ -488,6 +523,19 @@ mod tests {
         let (shown, marked) = preview(&marks, "  first   words of\n the text", 10);
         assert_eq!(shown, "first");
         assert!(marked.is_empty());
+    }
+
+    #[test]
+    fn a_word_found_after_many_words_that_only_contain_it_is_shown() {
+        let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
+        // `tar` is inside every `start`; the preview must still open on the word itself.
+        let text = format!("{}then the tar archive", "start ".repeat(40));
+        for marks in [Marks::new(set(&["tar"]), set(&[])), Marks::new(set(&["tar", "a", "b", "c", "d"]), set(&[]))] {
+            let (shown, marked) = preview(&marks, &text, 40);
+            assert!(shown.contains("tar archive"), "{shown}");
+            assert_eq!(marked, highlights(&shown, &marks), "{shown}");
+            assert_eq!(marked.len(), 1, "{shown}");
+        }
     }
 
     #[test]

@@ -270,19 +270,25 @@ impl<'a> Builder<'a> {
         }
         let keep = self.budget.share(fields.len(), MAX_WILDCARD_EXPANSIONS);
         let lowered = tokenizer::normalize(pattern);
-        let regex: String = lowered.split('*').map(regex_syntax::escape).collect::<Vec<_>>().join(".*");
-        let automaton = Regex::new(&regex).map_err(|e| Error::QuerySyntax {
-            message: format!("wildcard \"{pattern}\" cannot be used: {e}"),
-            position: self.query.find(pattern).map(|b| self.query[..b].chars().count()).unwrap_or(0),
-            hint: "use * only as a wildcard inside a word, e.g. file* or *thread*".into(),
-        })?;
-        // With a leading `*` the dictionary walk cannot be narrowed: the terms holding the
-        // longest literal part are found by substring search instead.
-        let part = if lowered.starts_with('*') { lowered.split('*').max_by_key(|p| p.len()) } else { None };
-        let part = part.filter(|p| !p.is_empty()).map(str::as_bytes);
+        let expanded = match lowered.strip_suffix('*').filter(|p| !p.is_empty() && !p.contains('*')) {
+            // `file*`, the usual wildcard: building a regex automaton cost more than the walk.
+            Some(prefix) => self.expand(fields, &Prefix(prefix.as_bytes()), None)?,
+            None => {
+                let regex: String = lowered.split('*').map(regex_syntax::escape).collect::<Vec<_>>().join(".*");
+                let automaton = Regex::new(&regex).map_err(|e| Error::QuerySyntax {
+                    message: format!("wildcard \"{pattern}\" cannot be used: {e}"),
+                    position: self.query.find(pattern).map(|b| self.query[..b].chars().count()).unwrap_or(0),
+                    hint: "use * only as a wildcard inside a word, e.g. file* or *thread*".into(),
+                })?;
+                // With a leading `*` the dictionary walk cannot be narrowed: the terms holding
+                // the longest literal part are found by substring search instead.
+                let part = if lowered.starts_with('*') { lowered.split('*').max_by_key(|p| p.len()) } else { None };
+                self.expand(fields, &automaton, part.filter(|p| !p.is_empty()).map(str::as_bytes))?
+            }
+        };
         let mut most = 0;
         let mut per_field = Vec::new();
-        for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &automaton, part)?) {
+        for (&(field, boost), found) in fields.iter().zip(expanded) {
             let mut ranked: Vec<(u64, Vec<u8>)> = found.into_iter().map(|(t, df)| (df, t)).collect();
             ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
             most = most.max(ranked.len());
@@ -493,9 +499,63 @@ pub fn positive_tokens(node: &Node, out: &mut Vec<String>) {
     }
 }
 
+/// Accepts the terms that start with a prefix. State: how many of its bytes matched so far, or
+/// None once a byte differs.
+struct Prefix<'a>(&'a [u8]);
+
+impl Automaton for Prefix<'_> {
+    type State = Option<usize>;
+
+    fn start(&self) -> Option<usize> {
+        Some(0)
+    }
+
+    fn is_match(&self, state: &Option<usize>) -> bool {
+        *state == Some(self.0.len())
+    }
+
+    fn can_match(&self, state: &Option<usize>) -> bool {
+        state.is_some()
+    }
+
+    fn will_always_match(&self, state: &Option<usize>) -> bool {
+        self.is_match(state)
+    }
+
+    fn accept(&self, state: &Option<usize>, byte: u8) -> Option<usize> {
+        match *state {
+            Some(n) if n == self.0.len() => Some(n),
+            Some(n) if self.0[n] == byte => Some(n + 1),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn accepted<A: Automaton>(automaton: &A, term: &str) -> bool {
+        let mut state = automaton.start();
+        for &b in term.as_bytes() {
+            if !automaton.can_match(&state) {
+                return false;
+            }
+            state = automaton.accept(&state, b);
+        }
+        automaton.is_match(&state)
+    }
+
+    #[test]
+    fn a_prefix_accepts_what_its_regex_accepts() {
+        for p in ["f", "file", "fil\u{e9}", "a.b"] {
+            let regex = Regex::new(&format!("{}.*", regex_syntax::escape(p))).unwrap();
+            for t in ["", "f", "file", "files", "fil\u{e9}s", "afile", "fi", "a.b", "a.bc", "axb"] {
+                assert_eq!(accepted(&Prefix(p.as_bytes()), t), accepted(&regex, t), "{p} {t}");
+            }
+        }
+    }
+
     #[test]
     fn levenshtein_distance() {
         assert_eq!(levenshtein("direcive", "directive"), 1);
