@@ -232,7 +232,8 @@ pub(super) fn preview(marks: &Marks, content: &str, chars: usize) -> (String, Ve
 }
 
 /// The ranges of the matches at or after byte `start` of the text, in the text collapsed from
-/// there (`dropped`: see [`collapsed_ascii`]) and cut to `len` bytes; merged where they touch. Offsets are bytes, which in ASCII are UTF-16 code units too.
+/// there (`dropped`: see [`collapsed_ascii`]) and cut to `len` bytes; merged where they touch.
+/// Offsets are bytes, which in ASCII are UTF-16 code units too.
 fn moved_matches(found: &[Match], start: usize, dropped: &[usize], len: usize) -> Vec<(u32, u32)> {
     let mut merged: Vec<(usize, usize)> = Vec::new();
     for m in found.iter().filter(|m| m.from >= start) {

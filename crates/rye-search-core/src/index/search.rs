@@ -220,14 +220,15 @@ impl SearchIndex {
         let f = &self.fields;
         let marks = match query {
             Some(query) if req.preview_chars > 0 && !page.is_empty() => {
-                let (mut terms, mut stems) = (HashSet::new(), HashSet::new());
+                // Collected as they come; `Marks` keeps each once.
+                let (mut terms, mut stems) = (Vec::new(), Vec::new());
                 query.query_terms(&mut |term, _| {
                     let value = term.value();
                     let Some(text) = value.as_str() else { return };
                     if term.field() == f.content() {
-                        terms.insert(text.to_string());
+                        terms.push(text.to_string());
                     } else if term.field() == f.stem {
-                        stems.insert(text.to_string());
+                        stems.push(text.to_string());
                     }
                 });
                 Some(Marks::new(terms, stems))
