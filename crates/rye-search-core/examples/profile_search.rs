@@ -2,7 +2,8 @@
 //! `cargo run --release --example profile_search -- docs.json queries.txt [repeats]`
 //! (`queries.txt`: one query per line; a plain string instead of a file is one query).
 //! Environment: `CHUNK=n` documents per batch, `PREVIEW=n` preview characters (default 0), `FUZZY=1|2` fuzzy distance, `ONLY=<field>` search one text field, `EACH=1` time
-//! each query, `KNOWN=file.tsv` known-item MRR (`DUMP=out.txt` writes every result list).
+//! each query, `KNOWN=file.tsv` known-item MRR (`DUMP=out.txt` writes every result list),
+//! `MODEL=file` embed with that model, `MODE=auto|keyword|semantic|hybrid` (default keyword).
 use std::time::Instant;
 
 #[global_allocator]
@@ -14,6 +15,11 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let file = args.next().expect("docs.json");
     let queries = args.next().unwrap_or_else(|| "library".into());
+    if let Some(model) = std::env::var_os("MODEL") {
+        rye_search_core::semantic::load_model(std::path::Path::new(&model)).unwrap();
+    }
+    let mode: rye_search_core::Mode =
+        serde_json::from_value(serde_json::json!(std::env::var("MODE").unwrap_or("keyword".into()))).unwrap();
     let repeats: usize = args.next().map(|r| r.parse().unwrap()).unwrap_or(20);
     let queries: Vec<String> = match std::fs::read_to_string(&queries) {
         Ok(text) => text.lines().filter(|l| !l.trim().is_empty()).map(String::from).collect(),
@@ -75,6 +81,7 @@ fn main() {
             query: q.clone(),
             scopes: vec![Scope { kind: Some("knowledge".into()), ..Default::default() }],
             preview_chars: std::env::var("PREVIEW").ok().and_then(|p| p.parse().ok()).unwrap_or(0),
+            mode,
             fuzzy: std::env::var("FUZZY").ok().and_then(|f| f.parse().ok()).unwrap_or(0),
             weights: match std::env::var("ONLY").ok().as_deref() {
                 Some(f) => {

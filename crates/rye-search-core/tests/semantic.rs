@@ -75,3 +75,96 @@ fn a_question_in_other_words_finds_the_item_and_filters_stay_exact() {
         .unwrap();
     assert_eq!(other_kind.total, 0);
 }
+
+/// The scan has a short path (no deletes, no facets: counts a block at once and skips blocks
+/// nothing in can enter the page) and the general one (facets mark every match). Every page either
+/// gives is a slice of the whole ranking (one page of 1,000 from 3,000 items is never cut), with
+/// its total, with and without the recency boost; hybrid pages agree between the two paths.
+#[test]
+fn the_scan_pages_are_slices_of_the_whole_ranking() {
+    shipped_model();
+    let words = [
+        "network",
+        "file",
+        "compression",
+        "terminal",
+        "editor",
+        "music",
+        "player",
+        "image",
+        "viewer",
+        "mail",
+        "server",
+        "client",
+        "database",
+        "backup",
+        "font",
+        "game",
+        "chess",
+        "python",
+        "library",
+        "parser",
+        "json",
+        "xml",
+        "video",
+        "audio",
+        "printer",
+        "driver",
+        "kernel",
+        "monitor",
+        "clock",
+        "calendar",
+    ];
+    let mut seed = 7u64;
+    let mut next = |n: usize| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n
+    };
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let docs: Vec<ItemDoc> = (0..3000)
+        .map(|i| {
+            let title: Vec<&str> = (0..3).map(|_| words[next(words.len())]).collect();
+            let description: Vec<&str> = (0..6).map(|_| words[next(words.len())]).collect();
+            let mut d = doc(&format!("item{i}"), &title.join(" "), &description.join(" "));
+            // Ages from now to a year: recency raises scores by different factors.
+            d.date = Some(now - next(365) as i64 * 86_400_000);
+            d
+        })
+        .collect();
+    let index = SearchIndex::in_memory().unwrap();
+    let mut batch = index.batch().unwrap();
+    batch.upsert(&docs).unwrap();
+    batch.commit().unwrap();
+    let run = |query: &str, mode, limit, offset, facets, recency_half_life| {
+        let req = SearchRequest {
+            query: query.into(),
+            mode,
+            limit,
+            offset,
+            facets,
+            recency_half_life,
+            preview_chars: 0,
+            ..Default::default()
+        };
+        let res = index.search(&req).unwrap();
+        (res.total, res.hits.into_iter().map(|h| (h.id, h.score)).collect::<Vec<_>>())
+    };
+    for query in ["play my music files", "a program to read mail", "keep backups of the database"] {
+        for recency_half_life in [None, Some(30 * 86_400_000)] {
+            let (total, whole) = run(query, Mode::Semantic, 1000, 0, false, recency_half_life);
+            assert!(whole.len() > 100, "{query}: {} found", whole.len());
+            for (limit, offset) in [(1, 0), (10, 0), (10, 40), (50, 100)] {
+                for facets in [false, true] {
+                    let page = run(query, Mode::Semantic, limit, offset, facets, recency_half_life);
+                    let expected = (total, whole[offset..offset + limit].to_vec());
+                    assert_eq!(
+                        page, expected,
+                        "{query}: {limit} from {offset}, facets {facets}, {recency_half_life:?}"
+                    );
+                    let short = run(query, Mode::Hybrid, limit, offset, false, recency_half_life);
+                    assert_eq!(short, run(query, Mode::Hybrid, limit, offset, true, recency_half_life));
+                }
+            }
+        }
+    }
+}

@@ -8,6 +8,7 @@ use tantivy::DocAddress;
 use super::facets::MatchSet;
 use super::search::{min_bound, normalise, Ranking};
 use super::*;
+use crate::recency::RECENCY_WEIGHT;
 use crate::request::{Matched, Mode, SearchResponse};
 use crate::semantic::{self, quantized, SegmentVectors};
 
@@ -177,6 +178,8 @@ impl SearchIndex {
         let weight = filter.weight(EnableScoring::disabled_from_searcher(searcher))?;
         let (query, query_scale) = quantized(vector);
         let recency = req.recency();
+        // The most recency multiplies a similarity by: a bound on the score an item can reach.
+        let most_boost = if recency.is_some() { 1.0 + RECENCY_WEIGHT } else { 1.0 };
         let mut top: Vec<(f32, DocAddress)> = Vec::new();
         let mut total = 0usize;
         // Score a candidate needs to enter the best `wanted` kept so far (docs come in address
@@ -187,18 +190,33 @@ impl SearchIndex {
             let vectors = parts[ord].vectors(reader, vector.len())?;
             let alive = reader.alive_bitset();
             let mut set = matched.as_deref_mut().and_then(|sets| sets.get_mut(ord));
+            // Without deletes or facets to mark, a block's count is one branch-free pass, and the
+            // loop below only looks at the few items that could enter the best `wanted`.
+            let plain = alive.is_none() && set.is_none();
             weight.for_each_no_score(reader, &mut |docs| {
                 vectors.similarities(docs, &query, query_scale, &mut sims);
+                if plain {
+                    let (count, best) = sims.iter().fold((0, f32::MIN), |(n, best), &sim| {
+                        (n + (sim >= SEMANTIC_MIN) as usize, if sim > best { sim } else { best })
+                    });
+                    total += count;
+                    if best * most_boost <= floor {
+                        return;
+                    }
+                }
                 for (&doc, &sim) in docs.iter().zip(&sims) {
-                    if sim < SEMANTIC_MIN || alive.is_some_and(|a| !a.is_alive(doc)) {
+                    let may_enter = sim * most_boost > floor;
+                    if plain && !may_enter || sim < SEMANTIC_MIN || alive.is_some_and(|a| !a.is_alive(doc)) {
                         continue;
                     }
-                    total += 1;
-                    if let Some(set) = set.as_deref_mut() {
-                        set.insert(doc);
+                    if !plain {
+                        total += 1;
+                        if let Some(set) = set.as_deref_mut() {
+                            set.insert(doc);
+                        }
                     }
                     let score = sim * recency.map_or(1.0, |r| r.factor(parts[ord].columns.date(doc)));
-                    if score > floor {
+                    if may_enter && score > floor {
                         top.push((score, DocAddress::new(ord as u32, doc)));
                     }
                 }

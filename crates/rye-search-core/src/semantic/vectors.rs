@@ -1,6 +1,8 @@
 //! Item vectors as int8 with one scale each (a quarter of the f32 size; cosine error well under
 //! 1%), kept in a bytes fast field and read into one flat array per segment on first use.
 
+use std::sync::OnceLock;
+
 use tantivy::SegmentReader;
 
 use crate::error::Result;
@@ -68,37 +70,186 @@ impl SegmentVectors {
     /// Cosine similarities of `docs` with the quantized query (`query_scale` from [`quantized`]),
     /// one per doc into `out`: the semantic scan's inner loop, a block of candidates at a time.
     pub fn similarities(&self, docs: &[u32], query: &[i8], query_scale: f32, out: &mut Vec<f32>) {
+        // A query of other dimensions (another model) takes the loop that cannot read past a row.
+        let kernel = if query.len() == self.dims { Kernel::best() } else { Kernel::Portable };
+        self.similarities_with(kernel, docs, query, query_scale, out)
+    }
+
+    fn similarities_with(&self, kernel: Kernel, docs: &[u32], query: &[i8], query_scale: f32, out: &mut Vec<f32>) {
         out.clear();
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { self.similarities_avx2(docs, query, query_scale, out) };
+        match kernel {
+            // SAFETY: `Kernel::best` chose the kernel after checking the CPU has its features, and
+            // `similarities` checked the query's length.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512Vnni => unsafe { x86::similarities_avx512_vnni(self, docs, query, query_scale, out) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { x86::similarities_avx2(self, docs, query, query_scale, out) },
+            Kernel::Portable => {
+                for &doc in docs {
+                    out.push(dot_portable(self.row(doc), query) as f32 * self.scales[doc as usize] * query_scale);
+                }
+            }
         }
-        self.similarities_portable(docs, query, query_scale, out)
     }
 
+    /// The values of `doc`'s vector (zeros and scale 0 for a doc without one, so similarity 0).
     #[inline(always)]
-    fn similarities_portable(&self, docs: &[u32], query: &[i8], query_scale: f32, out: &mut Vec<f32>) {
-        for &doc in docs {
-            let doc = doc as usize;
-            let row = &self.values[doc * self.dims..][..self.dims];
-            // A doc without a vector has scale 0, so similarity 0.
-            out.push(dot_portable(row, query) as f32 * self.scales[doc] * query_scale);
-        }
-    }
-
-    /// The same loop compiled for AVX2 (sign-extend and multiply-add 16 pairs at a time): the
-    /// package is built for baseline x86-64 (SSE2), where it ran about twice as slow.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn similarities_avx2(&self, docs: &[u32], query: &[i8], query_scale: f32, out: &mut Vec<f32>) {
-        self.similarities_portable(docs, query, query_scale, out)
+    fn row(&self, doc: u32) -> &[i8] {
+        &self.values[doc as usize * self.dims..][..self.dims]
     }
 }
 
-#[inline(always)]
+/// The widest integer dot product this CPU has, checked once per process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kernel {
+    #[cfg(target_arch = "x86_64")]
+    Avx512Vnni,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    Portable,
+}
+
+impl Kernel {
+    fn best() -> Kernel {
+        static BEST: OnceLock<Kernel> = OnceLock::new();
+        *BEST.get_or_init(|| {
+            #[cfg(target_arch = "x86_64")]
+            {
+                if x86::has_avx512_vnni() {
+                    return Kernel::Avx512Vnni;
+                }
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    return Kernel::Avx2;
+                }
+            }
+            Kernel::Portable
+        })
+    }
+}
+
 fn dot_portable(a: &[i8], b: &[i8]) -> i32 {
     a.iter().zip(b).map(|(x, y)| *x as i32 * *y as i32).sum()
+}
+
+/// Both kernels multiply `|b|` (unsigned) by `a` with `b`'s sign, the form the unsigned × signed
+/// byte instructions take; values are within ±127, so neither the negation nor the pair sums of
+/// `maddubs` (2 × 127 × 127 < 2¹⁵) overflow.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    pub fn has_avx512_vnni() -> bool {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vnni")
+    }
+
+    use super::SegmentVectors;
+
+    /// Four rows at a time, so four independent sums hide `vpdpbusd`'s latency.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F, BW and VNNI ([`has_avx512_vnni`]); `q.len()` is `v`'s dimensions.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub unsafe fn similarities_avx512_vnni(v: &SegmentVectors, docs: &[u32], q: &[i8], scale: f32, out: &mut Vec<f32>) {
+        let q = Avx512Query::new(q);
+        let mut groups = docs.chunks_exact(4);
+        for group in &mut groups {
+            let sums = q.dots([v.row(group[0]), v.row(group[1]), v.row(group[2]), v.row(group[3])]);
+            for (&doc, sum) in group.iter().zip(sums) {
+                out.push(sum as f32 * v.scales[doc as usize] * scale);
+            }
+        }
+        for &doc in groups.remainder() {
+            out.push(q.dots([v.row(doc)])[0] as f32 * v.scales[doc as usize] * scale);
+        }
+    }
+
+    /// The query as `vpdpbusd` takes it, 64 bytes a chunk: magnitudes, and the lanes where it is
+    /// negative (the row's byte is negated there instead).
+    struct Avx512Query {
+        magnitudes: Vec<__m512i>,
+        negative: Vec<__mmask64>,
+        /// Lanes of the last chunk inside the vector.
+        tail: __mmask64,
+    }
+
+    impl Avx512Query {
+        #[target_feature(enable = "avx512f,avx512bw")]
+        unsafe fn new(q: &[i8]) -> Avx512Query {
+            let chunks = q.len().div_ceil(64);
+            let tail = match q.len() % 64 {
+                0 => u64::MAX,
+                r => (1u64 << r) - 1,
+            };
+            let mut query = Avx512Query { magnitudes: Vec::new(), negative: Vec::new(), tail };
+            for c in 0..chunks {
+                let v = _mm512_maskz_loadu_epi8(query.lanes(c, chunks), q.as_ptr().add(c * 64));
+                query.magnitudes.push(_mm512_abs_epi8(v));
+                query.negative.push(_mm512_movepi8_mask(v));
+            }
+            query
+        }
+
+        #[inline(always)]
+        fn lanes(&self, chunk: usize, chunks: usize) -> __mmask64 {
+            if chunk + 1 == chunks {
+                self.tail
+            } else {
+                u64::MAX
+            }
+        }
+
+        /// Dot products of `rows` (each as long as the query; masked loads never read past it).
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+        unsafe fn dots<const N: usize>(&self, rows: [&[i8]; N]) -> [i32; N] {
+            let chunks = self.magnitudes.len();
+            let mut acc = [_mm512_setzero_si512(); N];
+            for c in 0..chunks {
+                let lanes = self.lanes(c, chunks);
+                for (sum, row) in acc.iter_mut().zip(&rows) {
+                    let bytes = _mm512_maskz_loadu_epi8(lanes, row.as_ptr().add(c * 64));
+                    let signed = _mm512_mask_sub_epi8(bytes, self.negative[c], _mm512_setzero_si512(), bytes);
+                    *sum = _mm512_dpbusd_epi32(*sum, self.magnitudes[c], signed);
+                }
+            }
+            acc.map(|sum| _mm512_reduce_add_epi32(sum))
+        }
+    }
+
+    /// # Safety
+    /// The CPU has AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn similarities_avx2(v: &SegmentVectors, docs: &[u32], q: &[i8], scale: f32, out: &mut Vec<f32>) {
+        for &doc in docs {
+            out.push(dot_avx2(v.row(doc), q) as f32 * v.scales[doc as usize] * scale);
+        }
+    }
+
+    /// 32 products a step (`vpmaddubsw`, then `vpmaddwd` to 32 bits); the tail is plain.
+    ///
+    /// # Safety
+    /// The CPU has AVX2; `a` and `b` have the same length.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn dot_avx2(a: &[i8], b: &[i8]) -> i32 {
+        let n = a.len().min(b.len());
+        let ones = _mm256_set1_epi16(1);
+        let mut acc = _mm256_setzero_si256();
+        let mut i = 0;
+        while i + 32 <= n {
+            let va = _mm256_loadu_si256(a.as_ptr().add(i).cast());
+            let vb = _mm256_loadu_si256(b.as_ptr().add(i).cast());
+            let pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(vb), _mm256_sign_epi8(va, vb));
+            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, ones));
+            i += 32;
+        }
+        let sum = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+        let sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0b01_00_11_10));
+        let sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0b10_11_00_01));
+        _mm_cvtsi128_si32(sum) + super::dot_portable(&a[i..n], &b[i..n])
+    }
 }
 
 #[cfg(test)]
@@ -106,16 +257,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn similarities_agree_with_a_plain_dot_product() {
-        for dims in [1, 15, 16, 33, 256, 300] {
-            let row = |seed: usize| -> Vec<i8> { (0..dims).map(|i| ((i * seed % 255) as i32 - 127) as i8).collect() };
-            let vectors = SegmentVectors { dims, values: [row(37), row(53)].concat(), scales: vec![0.5, 0.0] };
-            let query = row(91);
-            let mut out = Vec::new();
-            vectors.similarities(&[0, 1], &query, 2.0, &mut out);
-            let expected: i32 = row(37).iter().zip(&query).map(|(x, y)| *x as i32 * *y as i32).sum();
-            // The second doc has no vector (scale 0).
-            assert_eq!(out, [expected as f32, 0.0]);
+    fn every_kernel_this_cpu_has_agrees_with_a_plain_dot_product() {
+        let mut kernels = vec![Kernel::Portable, Kernel::best()];
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            kernels.push(Kernel::Avx2);
+        }
+        // Extremes (±127) and lengths around the 32- and 64-byte steps, rows in groups of four and
+        // a remainder.
+        for dims in [1, 15, 31, 32, 33, 63, 64, 65, 127, 256, 300] {
+            let row = |seed: usize| -> Vec<i8> {
+                (0..dims).map(|i| ((i * seed + i * i) % 255) as i32 - 127).map(|x| x as i8).collect()
+            };
+            let seeds = [37, 53, 1, 0, 254, 91, 7];
+            let values: Vec<i8> = seeds.iter().flat_map(|&s| row(s)).collect();
+            let scales: Vec<f32> = seeds.iter().enumerate().map(|(i, _)| if i == 3 { 0.0 } else { 0.5 }).collect();
+            let vectors = SegmentVectors { dims, values, scales };
+            let mut query = row(91);
+            query[0] = -127;
+            let docs: Vec<u32> = (0..seeds.len() as u32).rev().collect();
+            let expected: Vec<f32> = docs
+                .iter()
+                .map(|&d| {
+                    let dot: i32 = row(seeds[d as usize]).iter().zip(&query).map(|(x, y)| *x as i32 * *y as i32).sum();
+                    // The fourth doc has no vector (scale 0).
+                    dot as f32 * vectors.scales[d as usize] * 2.0
+                })
+                .collect();
+            for &kernel in &kernels {
+                let mut out = Vec::new();
+                vectors.similarities_with(kernel, &docs, &query, 2.0, &mut out);
+                assert_eq!(out, expected, "{kernel:?}, {dims} dimensions");
+            }
         }
     }
 
