@@ -77,9 +77,10 @@ fn a_question_in_other_words_finds_the_item_and_filters_stay_exact() {
 }
 
 /// The scan has a short path (no deletes, no facets: counts a block at once and skips blocks
-/// nothing in can enter the page) and the general one (facets mark every match). Every page either
-/// gives is a slice of the whole ranking (one page of 1,000 from 3,000 items is never cut), with
-/// its total, with and without the recency boost; hybrid pages agree between the two paths.
+/// nothing in can enter the page) and the general one (facets mark every match, deletes are
+/// checked). Every page either gives is a slice of the best 1,000, with its total, with and
+/// without the recency boost, before and after items are replaced; hybrid pages agree between the
+/// two paths. 9,000 items: a scan longer than one stretch is shared by threads.
 #[test]
 fn the_scan_pages_are_slices_of_the_whole_ranking() {
     shipped_model();
@@ -121,7 +122,7 @@ fn the_scan_pages_are_slices_of_the_whole_ranking() {
         (seed >> 33) as usize % n
     };
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-    let docs: Vec<ItemDoc> = (0..3000)
+    let docs: Vec<ItemDoc> = (0..9000)
         .map(|i| {
             let title: Vec<&str> = (0..3).map(|_| words[next(words.len())]).collect();
             let description: Vec<&str> = (0..6).map(|_| words[next(words.len())]).collect();
@@ -149,20 +150,33 @@ fn the_scan_pages_are_slices_of_the_whole_ranking() {
         let res = index.search(&req).unwrap();
         (res.total, res.hits.into_iter().map(|h| (h.id, h.score)).collect::<Vec<_>>())
     };
-    for query in ["play my music files", "a program to read mail", "keep backups of the database"] {
-        for recency_half_life in [None, Some(30 * 86_400_000)] {
-            let (total, whole) = run(query, Mode::Semantic, 1000, 0, false, recency_half_life);
-            assert!(whole.len() > 100, "{query}: {} found", whole.len());
-            for (limit, offset) in [(1, 0), (10, 0), (10, 40), (50, 100)] {
-                for facets in [false, true] {
-                    let page = run(query, Mode::Semantic, limit, offset, facets, recency_half_life);
-                    let expected = (total, whole[offset..offset + limit].to_vec());
-                    assert_eq!(
-                        page, expected,
-                        "{query}: {limit} from {offset}, facets {facets}, {recency_half_life:?}"
-                    );
-                    let short = run(query, Mode::Hybrid, limit, offset, false, recency_half_life);
-                    assert_eq!(short, run(query, Mode::Hybrid, limit, offset, true, recency_half_life));
+    for replaced in [false, true] {
+        if replaced {
+            // Every tenth item again, in other words: the first segment now has deletes.
+            let again: Vec<ItemDoc> = docs
+                .iter()
+                .step_by(10)
+                .map(|d| ItemDoc { title: format!("{} music", d.description), ..d.clone() })
+                .collect();
+            let mut batch = index.batch().unwrap();
+            batch.upsert(&again).unwrap();
+            batch.commit().unwrap();
+        }
+        for query in ["play my music files", "a program to read mail", "keep backups of the database"] {
+            for recency_half_life in [None, Some(30 * 86_400_000)] {
+                let (total, whole) = run(query, Mode::Semantic, 1000, 0, false, recency_half_life);
+                assert!(whole.len() > 100, "{query}: {} found", whole.len());
+                for (limit, offset) in [(1, 0), (10, 0), (10, 40), (50, 100)] {
+                    for facets in [false, true] {
+                        let page = run(query, Mode::Semantic, limit, offset, facets, recency_half_life);
+                        let expected = (total, whole[offset..offset + limit].to_vec());
+                        assert_eq!(
+                            page, expected,
+                            "{query}: {limit} from {offset}, facets {facets}, {recency_half_life:?}"
+                        );
+                        let short = run(query, Mode::Hybrid, limit, offset, false, recency_half_life);
+                        assert_eq!(short, run(query, Mode::Hybrid, limit, offset, true, recency_half_life));
+                    }
                 }
             }
         }

@@ -3,12 +3,14 @@
 
 use std::sync::OnceLock;
 
-use tantivy::DocAddress;
+use tantivy::fastfield::AliveBitSet;
+use tantivy::{DocAddress, DocId};
 
 use super::facets::MatchSet;
 use super::search::{min_bound, normalise, Ranking};
 use super::*;
-use crate::recency::RECENCY_WEIGHT;
+use crate::collect::SortColumns;
+use crate::recency::{Recency, RECENCY_WEIGHT};
 use crate::request::{Matched, Mode, SearchResponse};
 use crate::semantic::{self, quantized, SegmentVectors};
 
@@ -132,12 +134,20 @@ impl SearchIndex {
         vector: &[f32],
     ) -> Result<SearchResponse> {
         let depth = req.offset + req.limit + FUSION_DEPTH;
-        let keyword = self.rank_keyword(req, searcher, parts, depth)?;
-        // Counts cover what either list matched.
-        let mut sets =
-            if req.facets { Some(self.match_sets(req, searcher, parts, &*keyword.query, None)?) } else { None };
-        let (semantic, semantic_total) =
-            self.rank_semantic(req, searcher, parts, vector, depth, Scan::marking(sets.as_deref_mut()))?;
+        let (keyword, mut sets, (semantic, semantic_total)) = if req.facets {
+            let keyword = self.rank_keyword(req, searcher, parts, depth)?;
+            // Counts cover what either list matched.
+            let mut sets = self.match_sets(req, searcher, parts, &*keyword.query, None)?;
+            let semantic = self.rank_semantic(req, searcher, parts, vector, depth, Scan::marking(Some(&mut sets)))?;
+            (keyword, Some(sets), semantic)
+        } else {
+            // Neither list needs the other: both are ranked at once.
+            let (keyword, semantic) = rayon::join(
+                || self.rank_keyword(req, searcher, parts, depth),
+                || self.rank_semantic(req, searcher, parts, vector, depth, Scan::default()),
+            );
+            (keyword?, None, semantic?)
+        };
         let keyword_weight = if keyword.relaxed { RELAXED_KEYWORD_WEIGHT } else { KEYWORD_WEIGHT };
         let (mut ranked, both) = fuse(&keyword.top, keyword_weight, &semantic);
         let best = ranked.first().map_or(1.0, |r| r.0);
@@ -178,53 +188,36 @@ impl SearchIndex {
         let weight = filter.weight(EnableScoring::disabled_from_searcher(searcher))?;
         let (query, query_scale) = quantized(vector);
         let recency = req.recency();
-        // The most recency multiplies a similarity by: a bound on the score an item can reach.
-        let most_boost = if recency.is_some() { 1.0 + RECENCY_WEIGHT } else { 1.0 };
         let mut top: Vec<(f32, DocAddress)> = Vec::new();
         let mut total = 0usize;
-        // Score a candidate needs to enter the best `wanted` kept so far (docs come in address
-        // order, so one that only ties the last kept ranks after it).
-        let mut floor = f32::MIN;
-        let mut sims = Vec::with_capacity(64);
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
-            let vectors = parts[ord].vectors(reader, vector.len())?;
-            let alive = reader.alive_bitset();
+            let mut docs = Vec::with_capacity(reader.num_docs() as usize);
+            weight.for_each_no_score(reader, &mut |block| docs.extend_from_slice(block))?;
             let mut set = matched.as_deref_mut().and_then(|sets| sets.get_mut(ord));
-            // Without deletes or facets to mark, a block's count is one branch-free pass, and the
-            // loop below only looks at the few items that could enter the best `wanted`.
-            let plain = alive.is_none() && set.is_none();
-            weight.for_each_no_score(reader, &mut |docs| {
-                vectors.similarities(docs, &query, query_scale, &mut sims);
-                if plain {
-                    let (count, best) = sims.iter().fold((0, f32::MIN), |(n, best), &sim| {
-                        (n + (sim >= SEMANTIC_MIN) as usize, if sim > best { sim } else { best })
-                    });
-                    total += count;
-                    if best * most_boost <= floor {
-                        return;
-                    }
+            let stretch = Stretch {
+                vectors: &*parts[ord].vectors(reader, vector.len())?,
+                query: &query,
+                query_scale,
+                alive: reader.alive_bitset(),
+                recency,
+                columns: &parts[ord].columns,
+                ord: ord as u32,
+                wanted,
+                marking: set.is_some(),
+            };
+            // Both cores share a long scan; the stretches' answers are merged in order.
+            let found: Vec<Found> = match docs.len() > SCAN_STRETCH {
+                true => docs.par_chunks(SCAN_STRETCH).map(|d| stretch.scan(d)).collect(),
+                false => vec![stretch.scan(&docs)],
+            };
+            for f in found {
+                total += f.total;
+                top.extend(f.top);
+                if let Some(set) = set.as_deref_mut() {
+                    f.matched.into_iter().for_each(|doc| set.insert(doc));
                 }
-                for (&doc, &sim) in docs.iter().zip(&sims) {
-                    let may_enter = sim * most_boost > floor;
-                    if plain && !may_enter || sim < SEMANTIC_MIN || alive.is_some_and(|a| !a.is_alive(doc)) {
-                        continue;
-                    }
-                    if !plain {
-                        total += 1;
-                        if let Some(set) = set.as_deref_mut() {
-                            set.insert(doc);
-                        }
-                    }
-                    let score = sim * recency.map_or(1.0, |r| r.factor(parts[ord].columns.date(doc)));
-                    if may_enter && score > floor {
-                        top.push((score, DocAddress::new(ord as u32, doc)));
-                    }
-                }
-                // Keep the buffer bounded: cut back to the best `wanted` now and then.
-                if top.len() > 4 * wanted.max(64) {
-                    floor = keep_best(&mut top, wanted);
-                }
-            })?;
+            }
+            keep_best(&mut top, wanted);
         }
         keep_best(&mut top, wanted);
         top.sort_by(|a, b| best_first(*a, *b));
@@ -244,6 +237,82 @@ pub(super) struct Scan<'a> {
 impl<'a> Scan<'a> {
     fn marking(matched: Option<&'a mut [MatchSet]>) -> Self {
         Scan { matched, narrow: None }
+    }
+}
+
+/// Candidates one thread of a semantic scan takes at a time (2 MB of 256-dimension vectors):
+/// a scan of a few thousand items stays on its thread, a long one is shared by all cores.
+const SCAN_STRETCH: usize = 8192;
+
+/// One segment's semantic scan, for any stretch of its candidates.
+struct Stretch<'a> {
+    vectors: &'a SegmentVectors,
+    query: &'a [i8],
+    query_scale: f32,
+    alive: Option<&'a AliveBitSet>,
+    recency: Option<Recency>,
+    columns: &'a SortColumns,
+    ord: u32,
+    wanted: usize,
+    /// Facets are counted: every item similar enough is reported.
+    marking: bool,
+}
+
+/// What a stretch of candidates gave.
+struct Found {
+    /// Items similar enough to count.
+    total: usize,
+    /// The best `wanted` of them (in no order).
+    top: Vec<(f32, DocAddress)>,
+    /// Every one of them, when marking.
+    matched: Vec<DocId>,
+}
+
+impl Stretch<'_> {
+    fn scan(&self, docs: &[DocId]) -> Found {
+        let mut found = Found { total: 0, top: Vec::new(), matched: Vec::new() };
+        // The most recency multiplies a similarity by: a bound on the score an item can reach.
+        let most_boost = if self.recency.is_some() { 1.0 + RECENCY_WEIGHT } else { 1.0 };
+        // Score a candidate needs to enter the best `wanted` kept so far (docs come in address
+        // order, so one that only ties the last kept ranks after it).
+        let mut floor = f32::MIN;
+        // Without deletes or facets to mark, a block's count is one branch-free pass, and the
+        // loop below only looks at the few items that could enter the best `wanted`.
+        let plain = self.alive.is_none() && !self.marking;
+        let mut sims = Vec::with_capacity(64);
+        for block in docs.chunks(64) {
+            self.vectors.similarities(block, self.query, self.query_scale, &mut sims);
+            if plain {
+                let (count, best) = sims.iter().fold((0, f32::MIN), |(n, best), &sim| {
+                    (n + (sim >= SEMANTIC_MIN) as usize, if sim > best { sim } else { best })
+                });
+                found.total += count;
+                if best * most_boost <= floor {
+                    continue;
+                }
+            }
+            for (&doc, &sim) in block.iter().zip(&sims) {
+                let may_enter = sim * most_boost > floor;
+                if plain && !may_enter || sim < SEMANTIC_MIN || self.alive.is_some_and(|a| !a.is_alive(doc)) {
+                    continue;
+                }
+                if !plain {
+                    found.total += 1;
+                    if self.marking {
+                        found.matched.push(doc);
+                    }
+                }
+                let score = sim * self.recency.map_or(1.0, |r| r.factor(self.columns.date(doc)));
+                if may_enter && score > floor {
+                    found.top.push((score, DocAddress::new(self.ord, doc)));
+                }
+            }
+            // Keep the buffer bounded: cut back to the best `wanted` now and then.
+            if found.top.len() > 4 * self.wanted.max(64) {
+                floor = keep_best(&mut found.top, self.wanted);
+            }
+        }
+        found
     }
 }
 
