@@ -279,9 +279,10 @@ impl Stretch<'_> {
         // Without deletes or facets to mark, a block's count is one branch-free pass, and the
         // loop below only looks at the few items that could enter the best `wanted`.
         let plain = self.alive.is_none() && !self.marking;
-        let mut sims = Vec::with_capacity(64);
-        for block in docs.chunks(64) {
-            self.vectors.similarities(block, self.query, self.query_scale, &mut sims);
+        // One call for the whole stretch: the kernel prepares the query once.
+        let mut all_sims = Vec::with_capacity(docs.len());
+        self.vectors.similarities(docs, self.query, self.query_scale, &mut all_sims);
+        for (block, sims) in docs.chunks(64).zip(all_sims.chunks(64)) {
             if plain {
                 let (count, best) = sims.iter().fold((0, f32::MIN), |(n, best), &sim| {
                     (n + (sim >= SEMANTIC_MIN) as usize, if sim > best { sim } else { best })
@@ -291,7 +292,7 @@ impl Stretch<'_> {
                     continue;
                 }
             }
-            for (&doc, &sim) in block.iter().zip(&sims) {
+            for (&doc, &sim) in block.iter().zip(sims) {
                 let may_enter = sim * most_boost > floor;
                 if plain && !may_enter || sim < SEMANTIC_MIN || self.alive.is_some_and(|a| !a.is_alive(doc)) {
                     continue;

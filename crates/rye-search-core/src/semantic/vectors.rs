@@ -68,7 +68,7 @@ impl SegmentVectors {
     }
 
     /// Cosine similarities of `docs` with the quantized query (`query_scale` from [`quantized`]),
-    /// one per doc into `out`: the semantic scan's inner loop, a block of candidates at a time.
+    /// one per doc into `out`: the semantic scan's inner loop, a stretch of candidates at a time.
     pub fn similarities(&self, docs: &[u32], query: &[i8], query_scale: f32, out: &mut Vec<f32>) {
         // A query of other dimensions (another model) takes the loop that cannot read past a row.
         let kernel = if query.len() == self.dims { Kernel::best() } else { Kernel::Portable };
@@ -132,8 +132,9 @@ fn dot_portable(a: &[i8], b: &[i8]) -> i32 {
 }
 
 /// Both kernels multiply `|b|` (unsigned) by `a` with `b`'s sign, the form the unsigned × signed
-/// byte instructions take; values are within ±127, so neither the negation nor the pair sums of
-/// `maddubs` (2 × 127 × 127 < 2¹⁵) overflow.
+/// byte instructions take; values are within ±127 (see [`quantized`]), so neither the negation nor
+/// the pair sums of `maddubs` (2 × 127 × 127 < 2¹⁵) overflow. A damaged stored -128 wraps: that
+/// item's similarity is wrong, nothing else.
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
