@@ -322,7 +322,7 @@ impl SearchResponse {
 /// `\uXXXX` escape (valid anywhere: JSON outside strings is ASCII). V8 makes a string of one-byte
 /// characters from ASCII by copying it; one `’` in a preview made it decode a whole `searchMany`
 /// batch into a two-byte string instead, which `JSON.parse` then read more slowly.
-pub fn ascii_escaped(out: &mut Vec<u8>, start: usize) {
+fn ascii_escaped(out: &mut Vec<u8>, start: usize) {
     let Some(first) = out[start..].iter().position(|b| !b.is_ascii()) else { return };
     let tail = out.split_off(start + first);
     let tail = String::from_utf8_lossy(&tail);

@@ -219,7 +219,6 @@ impl SearchIndex {
             }
             keep_best(&mut top, wanted);
         }
-        keep_best(&mut top, wanted);
         top.sort_by(|a, b| best_first(*a, *b));
         Ok((top, total))
     }

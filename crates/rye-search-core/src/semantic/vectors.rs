@@ -139,13 +139,13 @@ fn dot_portable(a: &[i8], b: &[i8]) -> i32 {
 mod x86 {
     use std::arch::x86_64::*;
 
+    use super::SegmentVectors;
+
     pub fn has_avx512_vnni() -> bool {
         std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")
             && std::arch::is_x86_feature_detected!("avx512vnni")
     }
-
-    use super::SegmentVectors;
 
     /// Four rows at a time, so four independent sums hide `vpdpbusd`'s latency.
     ///
