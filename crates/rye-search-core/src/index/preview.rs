@@ -5,11 +5,12 @@
 //! tokenised; other text has a bounded window tokenised. Tantivy's snippet generator (term
 //! weights looked up per query, each hit's text tokenised whole) cost more than the search.
 
+use std::cell::RefCell;
 use std::hash::BuildHasher;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use memchr::memmem;
-use rustc_hash::{FxBuildHasher, FxHashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use super::*;
 use crate::stem;
@@ -35,10 +36,15 @@ pub(super) struct Marks {
     /// tokens are ruled out without running the stemmer.
     stem_initials: u128,
     /// Where a match can start in ASCII text (ASCII text only has ASCII tokens): each ASCII term,
-    /// and each stem but its last letter (a prefix of every word of that stem, but for Snowball's
-    /// three irregular forms `dying`, `lying`, `tying`).
+    /// and the part of each stem that every word of it begins with.
     finder: Finder,
+    /// Weights of the tokens seen, by hash, over every preview of a page: texts repeat their
+    /// words, and a stem costs.
+    seen: RefCell<FxHashMap<u64, f32>>,
 }
+
+/// Tokens whose weights [`Marks`] remembers: a page of long texts in many words stops adding.
+const MAX_SEEN: usize = 4096;
 
 /// Finds ASCII patterns in ASCII text, ignoring case.
 enum Finder {
@@ -64,7 +70,7 @@ impl Finder {
     }
 
     /// Byte ranges of the finds in ASCII `text`, in text order, up to `cap` of each pattern; and
-    /// whether that was all of them.
+    /// whether that was all of them. Every token that starts with a pattern starts at a find.
     fn find(&self, text: &str, cap: usize) -> (Vec<(usize, usize)>, bool) {
         match self {
             Finder::Many(automaton) => {
@@ -79,11 +85,22 @@ impl Finder {
                 let (mut found, mut all) = (Vec::with_capacity(MAX_MATCHES), true);
                 for p in patterns {
                     let len = p.needle().len();
-                    let before = found.len();
-                    found.extend(p.find_iter(lower.as_bytes()).take(cap + 1).map(|i| (i, i + len)));
-                    if found.len() - before > cap {
-                        found.pop();
-                        all = false;
+                    let (mut from, mut finds) = (0, 0);
+                    while let Some(at) = p.find(&lower.as_bytes()[from..]).map(|i| from + i) {
+                        finds += 1;
+                        if finds > cap {
+                            all = false;
+                            break;
+                        }
+                        // A find inside a word's lower-case run (`are` in `software`) starts no
+                        // token: skipped, and the search goes on from its next byte, so no
+                        // overlapping find that does start one is passed over.
+                        if may_start_token(text.as_bytes(), at) {
+                            found.push((at, at + len));
+                            from = at + len;
+                        } else {
+                            from = at + 1;
+                        }
                     }
                 }
                 if patterns.len() > 1 {
@@ -95,20 +112,28 @@ impl Finder {
     }
 }
 
-/// The patterns, lower-cased, without those holding another one: a word holding the longer one
-/// holds the shorter too, and every find is widened to its whole word (so `tar*`'s expansions
-/// `tar`, `tarball`, `targets` are one substring search for `tar`).
+/// The patterns, lower-cased, without those that begin with another one: a token that begins
+/// with the longer one begins with the shorter too (so `tar*`'s expansions `tar`, `tarball`,
+/// `targets` are one substring search for `tar`), and a token's start is where it is found.
 fn fewest(patterns: Vec<String>) -> Vec<String> {
     let mut patterns: Vec<String> = patterns.into_iter().map(|p| p.to_ascii_lowercase()).collect();
     patterns.sort_by_key(String::len);
     patterns.dedup();
     let mut kept: Vec<String> = Vec::new();
     for p in patterns {
-        if !kept.iter().any(|k| p.contains(k.as_str())) {
+        if !kept.iter().any(|k| p.starts_with(k.as_str())) {
             kept.push(p);
         }
     }
     kept
+}
+
+/// Whether a token of ASCII `text` may start at byte `at`: anywhere but inside a word where the
+/// byte is not a capital (tokens start at a word's start, after a joiner, or at a camel-case
+/// capital).
+fn may_start_token(text: &[u8], at: usize) -> bool {
+    let inside_word = at > 0 && text[at - 1].is_ascii_alphanumeric();
+    !inside_word || text[at].is_ascii_uppercase()
 }
 
 /// A matched token of a text: its byte range and weight, and a hash of its text (which words
@@ -125,10 +150,10 @@ impl Marks {
         let (terms, stems): (FxHashSet<_>, FxHashSet<_>) = (terms.into_iter().collect(), stems.into_iter().collect());
         let stem_initials =
             stems.iter().filter_map(|s| s.bytes().next()).filter(u8::is_ascii).fold(0, |m, b| m | 1u128 << b);
-        let stem_prefixes = stems.iter().map(|s| s[..s.len().saturating_sub(1).max(2).min(s.len())].to_string());
+        let stem_prefixes = stems.iter().map(|s| stem::prefix_of_its_words(s).to_string());
         let ascii_terms = terms.iter().filter(|t| t.is_ascii() && !t.is_empty()).cloned();
         let finder = Finder::new(ascii_terms.chain(stem_prefixes).filter(|p| !p.is_empty()).collect());
-        Marks { terms, stems, stem_initials, finder }
+        Marks { terms, stems, stem_initials, finder, seen: RefCell::default() }
     }
 
     fn is_empty(&self) -> bool {
@@ -152,15 +177,16 @@ impl Marks {
     /// and whether they are all of its matches.
     fn matches(&self, text: &str, ascii: bool, limit: usize) -> (Vec<Match>, bool) {
         let mut out = Vec::with_capacity(limit.min(MAX_MATCHES));
-        // Weights of the tokens seen, by hash: a text repeats its words, and a stem costs.
-        let mut seen: Vec<(u64, f32)> = Vec::new();
+        let mut seen = self.seen.borrow_mut();
         let mut take = |t: tokenizer::TokenRef<'_>, shift: usize, out: &mut Vec<Match>| {
             let word = FxBuildHasher.hash_one(t.text);
-            let weight = match seen.iter().find(|s| s.0 == word) {
-                Some(&(_, weight)) => weight,
+            let weight = match seen.get(&word) {
+                Some(&weight) => weight,
                 None => {
                     let weight = self.weight(t.text);
-                    seen.push((word, weight));
+                    if seen.len() < MAX_SEEN {
+                        seen.insert(word, weight);
+                    }
                     weight
                 }
             };
@@ -358,25 +384,36 @@ fn is_space(b: u8) -> bool {
 /// byte.
 fn collapsed_ascii(text: &str, chars: usize) -> Option<(String, Vec<usize>)> {
     let want = chars + 1;
-    let mut out = Vec::with_capacity(want.min(text.len()));
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(want.min(bytes.len()));
     let mut dropped = Vec::new();
-    let (mut after_space, mut high, mut whole) = (true, 0u8, true);
-    for (i, &b) in text.as_bytes().iter().enumerate() {
+    let (mut after_space, mut whole, mut i) = (true, true, 0);
+    while i < bytes.len() {
         if out.len() == want {
             whole = false;
             break;
         }
+        // Eight bytes at a time while they need no change (most text): copied as they are.
+        if let Some(eight) = bytes.get(i..i + 8).filter(|_| out.len() + 8 <= want) {
+            if unchanged_by_collapse(eight, after_space) {
+                out.extend_from_slice(eight);
+                after_space = eight[7] == b' ';
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
+        if b >= 0x80 {
+            return None;
+        }
         let space = is_space(b);
-        high |= b;
+        i += 1;
         if space && after_space {
-            dropped.push(i + 1);
+            dropped.push(i);
             continue;
         }
         out.push(if space { b' ' } else { b });
         after_space = space;
-    }
-    if high >= 0x80 {
-        return None;
     }
     // Whitespace that ends the text is dropped, as between words.
     if whole && after_space {
@@ -384,6 +421,23 @@ fn collapsed_ascii(text: &str, chars: usize) -> Option<(String, Vec<usize>)> {
     }
     // ASCII bytes only, so this never fails.
     Some((String::from_utf8(out).ok()?, dropped))
+}
+
+/// Whether eight bytes are kept as they are by [`collapsed_ascii`]: ASCII without control
+/// characters, spaces only single (and not first after a space). Eight at once, in one word.
+fn unchanged_by_collapse(eight: &[u8], after_space: bool) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let x = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
+    // Some byte at or above 0x80, or below 0x20 (exact for bytes below 0x80).
+    if x & HIGHS != 0 || x.wrapping_sub(ONES * 0x20) & !x & HIGHS != 0 {
+        return false;
+    }
+    // The high bit of each space byte: exact, as no carry crosses bytes.
+    let y = x ^ (ONES * b' ' as u64);
+    let spaces = !(((y & !HIGHS) + !HIGHS) | y) & HIGHS;
+    let repeated = spaces & (spaces << 8) != 0 || (after_space && spaces & 0x80 != 0);
+    !repeated
 }
 
 /// The words of `preview` that the query matched, as `[start, end)` in UTF-16 code units, merged
@@ -549,7 +603,9 @@ mod tests {
         // characters of several bytes where the reach of the collapse may end.
         let mut seed = 7u64;
         for _ in 0..3000 {
-            let len = (seed >> 33) as usize % 14;
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // Long enough for the eight-byte steps, with spaces at every place in them.
+            let len = (seed >> 33) as usize % 40;
             texts.push(
                 (0..len)
                     .map(|_| {
@@ -560,7 +616,7 @@ mod tests {
             );
         }
         for text in &texts {
-            for chars in 0..12 {
+            for chars in 0..30 {
                 let general: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
                 assert_eq!(collapsed_prefix(text, chars), cut_at_word(general, chars), "{text:?} {chars}");
             }
@@ -591,6 +647,64 @@ mod tests {
             for chars in [10, 25, 40, 60, 200] {
                 let (shown, marked) = preview(&marks, text, chars);
                 assert_eq!(marked, highlights(&shown, &marks), "{chars}: {shown}");
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_finds_mark_what_tokenising_every_word_marks() {
+        let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
+        // Patterns found inside other words (`are`; `ana` overlapping itself in `banAna`),
+        // camel case, joiners and digits, one pattern beginning with another (`tar`, `tarball`).
+        let queries = [
+            Marks::new(set(&["areas"]), set(&["area"])),
+            Marks::new(set(&["ana", "nan"]), set(&[])),
+            Marks::new(set(&["tar", "tarball", "star"]), set(&["ball"])),
+            Marks::new(set(&["file-system", "system", "x86"]), set(&["run"])),
+        ];
+        let words = [
+            "areas",
+            "Areas",
+            "hardware",
+            "software-areas",
+            "dataAreas",
+            "AREAS",
+            "banana",
+            "Banana",
+            "bAnanas",
+            "ananas",
+            "banAna",
+            "star",
+            "tarball",
+            "Tarballs",
+            "mustard",
+            "file-system",
+            "filesystem",
+            "fileSystem",
+            "x86",
+            "ax86",
+            "running",
+            "Runs",
+            "outrun",
+            "HTMLParser",
+            "are",
+            "nan",
+        ];
+        let mut seed = 11u64;
+        for _ in 0..3000 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let len = (seed >> 33) as usize % 12;
+            let text: String = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let w = words[(seed >> 33) as usize % words.len()];
+                    [" ", "_", "-", ", ", ""][(seed >> 40) as usize % 5].to_string() + w
+                })
+                .collect();
+            for marks in &queries {
+                let ranges = |ascii| marks.matches(&text, ascii, usize::MAX).0.iter().map(|m| (m.from, m.to)).collect();
+                let (fast, general): (Vec<_>, Vec<_>) = (ranges(true), ranges(false));
+                assert_eq!(fast, general, "{text:?}");
             }
         }
     }
