@@ -1,9 +1,10 @@
 //! Previews: a snippet around the best cluster of matched words, with the matched words' ranges.
 //!
-//! A preview costs a fraction of the search it belongs to: in ASCII text (most text) the query's
-//! words are found by a case-insensitive multi-pattern scan and only the words around a find are
-//! tokenised; other text has a bounded window tokenised. Tantivy's snippet generator (term
-//! weights looked up per query, each hit's text tokenised whole) cost more than the search.
+//! A preview costs a fraction of the search it belongs to: the query's words are found by a
+//! case-insensitive substring scan and only the words around a find, and words with characters
+//! beyond ASCII, are tokenised (text beyond ASCII is read in a bounded window). Tantivy's
+//! snippet generator (term weights looked up per query, each hit's text tokenised whole) cost
+//! more than the search.
 
 use std::cell::RefCell;
 use std::hash::BuildHasher;
@@ -35,8 +36,8 @@ pub(super) struct Marks {
     /// only rewrites endings; checked over the 68,609 words of the Debian corpus), so most
     /// tokens are ruled out without running the stemmer.
     stem_initials: u128,
-    /// Where a match can start in ASCII text (ASCII text only has ASCII tokens): each ASCII term,
-    /// and the part of each stem that every word of it begins with.
+    /// Where a match of an ASCII token can start: each ASCII term, and the part of each stem
+    /// that every word of it begins with.
     finder: Finder,
     /// Weights of the tokens seen, by hash, over every preview of a page: texts repeat their
     /// words, and a stem costs.
@@ -46,7 +47,7 @@ pub(super) struct Marks {
 /// Tokens whose weights [`Marks`] remembers: a page of long texts in many words stops adding.
 const MAX_SEEN: usize = 4096;
 
-/// Finds ASCII patterns in ASCII text, ignoring case.
+/// Finds ASCII patterns in text, ignoring ASCII case.
 enum Finder {
     /// Each pattern, lower-cased, searched in a lower-cased copy of the text (SIMD substring
     /// search beats scanning for a pattern's first letter, common letters being common).
@@ -69,8 +70,9 @@ impl Finder {
         Finder::Few(patterns.iter().map(|p| memmem::Finder::new(p).into_owned()).collect())
     }
 
-    /// Byte ranges of the finds in ASCII `text`, in text order, up to `cap` of each pattern; and
-    /// whether that was all of them. Every token that starts with a pattern starts at a find.
+    /// Byte ranges of the finds in `text`, in text order, up to `cap` of each pattern; and
+    /// whether that was all of them. Every ASCII token that starts with a pattern starts at a
+    /// find.
     fn find(&self, text: &str, cap: usize) -> (Vec<(usize, usize)>, bool) {
         match self {
             Finder::Many(automaton) => {
@@ -128,9 +130,9 @@ fn fewest(patterns: Vec<String>) -> Vec<String> {
     kept
 }
 
-/// Whether a token of ASCII `text` may start at byte `at`: anywhere but inside a word where the
-/// byte is not a capital (tokens start at a word's start, after a joiner, or at a camel-case
-/// capital).
+/// Whether a token of `text` may start at byte `at`: anywhere but after an ASCII letter or digit
+/// at a byte that is not a capital (tokens start at a word's start, after a joiner, at a
+/// camel-case capital, or after a character beyond ASCII, which may end a CJK run).
 fn may_start_token(text: &[u8], at: usize) -> bool {
     let inside_word = at > 0 && text[at - 1].is_ascii_alphanumeric();
     !inside_word || text[at].is_ascii_uppercase()
@@ -249,8 +251,8 @@ pub(super) fn preview(marks: &Marks, content: &str, chars: usize) -> (String, Ve
     if marks.is_empty() {
         return (start_of(content, chars), Vec::new());
     }
-    // ASCII text is scanned whole (the scan is cheap); other text is tokenised, in a window
-    // around the first find.
+    // ASCII text is scanned whole (the scan is cheap); other text in a window around the first
+    // find.
     let ascii = content.is_ascii();
     let region = match ascii {
         true => content,
@@ -409,8 +411,8 @@ fn collapsed_ascii(text: &str, chars: usize) -> Option<(String, Vec<usize>)> {
             break;
         }
         // Eight bytes at a time while they need no change (most text): copied as they are.
-        if let Some(eight) = bytes.get(i..i + 8).filter(|_| out.len() + 8 <= want) {
-            if unchanged_by_collapse(eight, after_space) {
+        if let Some(eight) = bytes.get(i..i + 8).and_then(|b| <&[u8; 8]>::try_from(b).ok()) {
+            if out.len() + 8 <= want && unchanged_by_collapse(eight, after_space) {
                 out.extend_from_slice(eight);
                 after_space = eight[7] == b' ';
                 i += 8;
@@ -440,10 +442,10 @@ fn collapsed_ascii(text: &str, chars: usize) -> Option<(String, Vec<usize>)> {
 
 /// Whether eight bytes are kept as they are by [`collapsed_ascii`]: ASCII without control
 /// characters, spaces only single (and not first after a space). Eight at once, in one word.
-fn unchanged_by_collapse(eight: &[u8], after_space: bool) -> bool {
+fn unchanged_by_collapse(eight: &[u8; 8], after_space: bool) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let x = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
+    let x = u64::from_le_bytes(*eight);
     // Some byte at or above 0x80, or below 0x20 (exact for bytes below 0x80).
     if x & HIGHS != 0 || x.wrapping_sub(ONES * 0x20) & !x & HIGHS != 0 {
         return false;
