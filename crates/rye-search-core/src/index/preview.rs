@@ -539,6 +539,12 @@ fn preview_window<'a>(content: &'a str, terms: impl Iterator<Item = &'a str>, ch
 mod tests {
     use super::*;
 
+    /// The next draw of a seeded generator (a 64-bit LCG): random texts, the same on every run.
+    fn next(seed: &mut u64) -> u64 {
+        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        *seed
+    }
+
     #[test]
     fn previews_end_on_word_boundaries() {
         assert_eq!(cut_at_word("the STRAẞE is long".into(), 9), "the");
@@ -620,15 +626,11 @@ mod tests {
         // characters of several bytes where the reach of the collapse may end.
         let mut seed = 7u64;
         for _ in 0..3000 {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             // Long enough for the eight-byte steps, with spaces at every place in them.
-            let len = (seed >> 33) as usize % 40;
+            let len = (next(&mut seed) >> 33) as usize % 40;
             texts.push(
                 (0..len)
-                    .map(|_| {
-                        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                        ['a', 'b', ' ', '\n', 'c', ' ', 'é', '\u{3000}'][(seed >> 33) as usize % 8]
-                    })
+                    .map(|_| ['a', 'b', ' ', '\n', 'c', ' ', 'é', '\u{3000}'][(next(&mut seed) >> 33) as usize % 8])
                     .collect(),
             );
         }
@@ -730,13 +732,12 @@ mod tests {
         ];
         let mut seed = 11u64;
         for _ in 0..4000 {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let len = (seed >> 33) as usize % 12;
+            let len = (next(&mut seed) >> 33) as usize % 12;
             let text: String = (0..len)
                 .map(|_| {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    let w = words[(seed >> 33) as usize % words.len()];
-                    [" ", "_", "-", ", ", ""][(seed >> 40) as usize % 5].to_string() + w
+                    let r = next(&mut seed);
+                    [" ", "_", "-", ", ", ""][(r >> 40) as usize % 5].to_string()
+                        + words[(r >> 33) as usize % words.len()]
                 })
                 .collect();
             for marks in &queries {
