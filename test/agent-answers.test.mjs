@@ -51,6 +51,18 @@ describe('answers built for agents', () => {
     assert.deepEqual(await idsOf({ since: '1m', until: '1w' }), ['month']);
     assert.deepEqual(await idsOf({ until: '2020-01-15' }), ['old']);
     assert.deepEqual(await idsOf({ since: '2019-12-31', until: '2020-02-01' }), ['old']);
+    // The Node API takes Date objects too.
+    assert.deepEqual(await idsOf({ since: new Date(Date.now() - 7 * day) }), ['fresh']);
+    assert.deepEqual(await idsOf({ until: new Date('2020-01-31') }), ['old']);
+    await assert.rejects(index.search({ query: 'alpha', since: new Date('nonsense') }), {
+      code: 'E_INVALID_ARGUMENT',
+    });
+    // A count-only page (limit 0) has more, but no next page to ask for: the same offset would
+    // loop forever.
+    const counted = await index.search({ query: 'alpha', limit: 0 });
+    assert.equal(counted.total, 3);
+    assert.equal(counted.has_more, true);
+    assert.equal(counted.next_offset, undefined);
     await assert.rejects(
       index.search({ query: 'alpha', since: 'last week' }),
       (err) => err.code === 'E_INVALID_ARGUMENT' && /7d/.test(err.hint),
@@ -222,6 +234,15 @@ describe('answers built for agents', () => {
     assert.deepEqual(await ids(['tool', '*']), await ids(undefined));
     assert.equal((await index.search({ query: 'deploy', scope: ['directive', 'tool'] })).scope, 'directive, tool');
     await assert.rejects(index.search({ query: 'deploy', scope: [] }), (err) => err.code === 'E_INVALID_SCOPE');
+    // Too many scopes: the error says so, names the list by its start and hints at a wider scope.
+    const many = Array.from({ length: 5000 }, (_, i) => `knowledge.s${i}.*`);
+    await assert.rejects(index.search({ query: 'deploy', scope: many }), (err) => {
+      assert.equal(err.code, 'E_INVALID_SCOPE');
+      assert.match(err.message, /1 to 20 entries, this one 5000/);
+      assert.ok(err.message.length < 400, `${err.message.length} characters`);
+      assert.match(err.hint, /at most 20 scopes/);
+      return true;
+    });
     await assert.rejects(index.search({ query: 'deploy', scope: ['tool', 'tools'] }), (err) =>
       /did you mean "tool"/.test(err.message),
     );

@@ -71,6 +71,44 @@ describe('semantic search', () => {
     assert.equal(many.search_type, 'hybrid');
   });
 
+  it('Node API: a fused total never counts more items than could match; limits hold in every mode', async () => {
+    // Items that share words and meaning: a like search's word list and its meaning list both
+    // find most of them, and only the fused depth said which were found both ways.
+    const topics = ['compress files', 'archive files', 'pack files', 'zip files', 'shrink files'];
+    const docs = Array.from({ length: 300 }, (_, i) => ({
+      id: `tools/t${i}`,
+      kind: i % 3 ? 'tool' : 'knowledge',
+      title: `${topics[i % 5]} utility ${i}`,
+      description: `a tool to ${topics[(i + 1) % 5]} and ${topics[(i + 2) % 5]} quickly`,
+    }));
+    const index = createMemoryIndex();
+    await index.add(docs);
+    const tools = docs.filter((d) => d.kind === 'tool').length;
+    const asks = [
+      { like: 'tool:tools/t1' },
+      { like: 'tool:tools/t1', scope: 'tool' },
+      { query: 'shrink and compress archive files', mode: 'hybrid' },
+      { query: 'shrink and compress archive files', mode: 'hybrid', scope: 'tool' },
+    ];
+    for (const ask of asks) {
+      const res = await index.search({ ...ask, limit: 5 });
+      const most = ask.scope === 'tool' ? tools : docs.length;
+      assert.equal(res.search_type, 'hybrid');
+      assert.ok(res.total <= most, `${JSON.stringify(ask)}: total ${res.total} of ${most} items`);
+      assert.ok(res.total >= res.results.length);
+    }
+    // The query's length limit is the same whatever mode runs it (a semantic search never
+    // parses its query, and took a query of any length).
+    const long = 'compress '.repeat(600);
+    for (const mode of ['keyword', 'semantic', 'hybrid', 'auto']) {
+      await assert.rejects(index.search({ query: long, mode }), (err) => {
+        assert.equal(err.code, 'E_LIMIT', mode);
+        assert.match(err.message, /4096/);
+        return true;
+      });
+    }
+  });
+
   it('CLI: --mode, and keyword only with a clear warning when the model is turned off', () => {
     const ws = workspace();
     ws.write('project', {

@@ -22,8 +22,13 @@ const ACCEPTED =
   'use * (every kind), KIND, KIND.NAMESPACE, KIND.NAMESPACE.* or rye.search.KIND.NAMESPACE.* (also rye.fetch.… and rye.*.…), ' +
   'where KIND is directive, tool or knowledge — e.g. "tool", "tool.rye.core.*", "rye.search.knowledge.*"';
 
-function fail(scope: unknown, why: string): never {
-  throw new InvalidScopeError(`invalid scope ${JSON.stringify(scope)}: ${why}`, { hint: ACCEPTED });
+/** Longest echo of a refused scope in its error: a list of thousands is named by its start. */
+const MAX_ECHO_CHARS = 200;
+
+function fail(scope: unknown, why: string, hint = ACCEPTED): never {
+  const text = JSON.stringify(scope) ?? String(scope);
+  const shown = text.length > MAX_ECHO_CHARS ? `${text.slice(0, MAX_ECHO_CHARS)}…` : text;
+  throw new InvalidScopeError(`invalid scope ${shown}: ${why}`, { hint });
 }
 
 export function isKind(value: unknown): value is Kind {
@@ -84,14 +89,19 @@ export const MAX_SCOPES = 20;
 
 /**
  * A scope or a list of them (`["directive", "knowledge.rye.*"]`), each in the grammar above;
- * an empty list means every kind, as does any `*` in it.
+ * any `*` in it means every kind; an empty list is refused (it names nothing to search).
  */
 export function parseScopes(scope: unknown): Scope[] {
   if (!Array.isArray(scope)) {
     const one = parseScope(scope);
     return one ? [one] : [];
   }
-  if (scope.length === 0 || scope.length > MAX_SCOPES) fail(scope, `a list of scopes has 1 to ${MAX_SCOPES} entries`);
+  if (scope.length === 0 || scope.length > MAX_SCOPES)
+    fail(
+      scope,
+      `a list of scopes has 1 to ${MAX_SCOPES} entries, this one ${scope.length}`,
+      `name at most ${MAX_SCOPES} scopes, or one that covers them (e.g. "knowledge.rye.*" or "*")`,
+    );
   const parsed = scope.map(parseScope);
   return parsed.some((s) => s === undefined) ? [] : (parsed as Scope[]);
 }

@@ -45,10 +45,10 @@ export interface SearchOptions {
   includeFields?: ResultField[];
   /** Alias of `includeFields`. */
   include_fields?: ResultField[];
-  /** Only items dated at or after: an ISO date or a duration back from now (`12h`, `7d`, `2w`, `3m`, `1y`). */
-  since?: string;
-  /** Only items dated at or before: an ISO date or a duration back from now. */
-  until?: string;
+  /** Only items dated at or after: an ISO date, a `Date`, or a duration back from now (`12h`, `7d`, `2w`, `3m`, `1y`). */
+  since?: string | Date;
+  /** Only items dated at or before: an ISO date, a `Date`, or a duration back from now. */
+  until?: string | Date;
   /**
    * `auto` (default): plain questions run hybrid (keyword + semantic, fused), anything with
    * operators, quotes, wildcards, fields or identifiers runs as keyword. Or force `keyword`,
@@ -151,10 +151,14 @@ const DURATION_MS: Record<string, number> = {
   y: 365 * 86_400_000,
 };
 
-/** `since`/`until` as epoch milliseconds: an ISO date, or a duration back from now. */
+/** `since`/`until` as epoch milliseconds: an ISO date, a `Date`, or a duration back from now. */
 function timeBound(value: unknown, name: 'since' | 'until'): number | undefined {
   if (value === undefined || value === null) return undefined;
-  const hint = 'an ISO date ("2026-01-31") or a duration back from now: 12h, 7d, 2w, 3m (months), 1y';
+  const hint = 'an ISO date ("2026-01-31"), a Date, or a duration back from now: 12h, 7d, 2w, 3m (months), 1y';
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) bad(`${name} is an invalid Date`, hint);
+    return value.getTime();
+  }
   if (typeof value !== 'string') bad(`${name} must be a string, got ${JSON.stringify(value)}`, hint);
   const d = DURATION.exec(value.trim());
   if (d) return Date.now() - Number(d[1]) * DURATION_MS[d[2]!.toLowerCase()]!;

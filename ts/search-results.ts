@@ -138,7 +138,8 @@ export function envelope(
     search_type: res.searchType,
     has_more: after < res.total,
   };
-  if (after < res.total) out.next_offset = after;
+  // Only a page that moved on has a next one (with `limit: 0`, the same offset would loop forever).
+  if (after < res.total && after > req.offset) out.next_offset = after;
   if (res.relaxed) out.relaxed = true;
   if (res.counts) out.counts = res.counts;
   const all = [...warnings, ...res.warnings];

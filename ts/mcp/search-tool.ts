@@ -71,7 +71,7 @@ export function usageHint(res: SearchResponse): string {
   const load = first
     ? `Load an item's verified content with rye_fetch {"item_id": "${first.type}:${first.id}"}.`
     : 'No results: try other words, fuzzy, or a wider scope ("*").';
-  return res.has_more ? `${load} More results: repeat with "offset": ${res.next_offset}.` : load;
+  return res.next_offset !== undefined ? `${load} More results: repeat with "offset": ${res.next_offset}.` : load;
 }
 
 export function registerSearchTool(server: McpServer, ctx: McpContext): void {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use tantivy::collector::DocSetCollector;
 use tantivy::DocAddress;
 
-use super::modes::{fuse, Scan, FUSION_DEPTH};
+use super::modes::{fuse, fused_total, Scan, FUSION_DEPTH};
 use super::search::normalise;
 use super::*;
 use crate::query::parse::Node;
@@ -76,10 +76,11 @@ impl SearchIndex {
             None => None,
         };
         let keyword_top = keyword.as_ref().map_or(&[][..], |k| &k.top[..]);
-        let semantic_top = semantic.as_ref().map_or(&[][..], |s| &s.0[..]);
+        let semantic_top = semantic.as_ref().map_or(&[][..], |s| &s.top[..]);
         let (ranked, both) = fuse(keyword_top, 1.0, semantic_top);
         let best = ranked.first().map_or(1.0, |r| r.0);
-        let total = keyword.as_ref().map_or(0, |k| k.total) + semantic.as_ref().map_or(0, |s| s.1) - both;
+        let keyword_total = keyword.as_ref().map_or(0, |k| k.total);
+        let total = semantic.as_ref().map_or(keyword_total, |s| fused_total(keyword_total, s, both));
         let page: Vec<_> =
             ranked.iter().skip(req.offset).take(req.limit).map(|&(s, a, m)| (normalise(s, best), a, m)).collect();
         let query = keyword.as_ref().map(|k| &*k.query);

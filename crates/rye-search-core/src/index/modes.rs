@@ -33,7 +33,7 @@ pub const SEMANTIC_MIN: f32 = 0.3;
 
 impl SearchIndex {
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
-        Self::check_page(req)?;
+        Self::check_limits(req)?;
         let searcher = self.reader.searcher();
         let parts = self.segment_parts(&searcher)?;
         if let Some(like) = &req.like {
@@ -107,7 +107,7 @@ impl SearchIndex {
         vector: &[f32],
     ) -> Result<SearchResponse> {
         let mut sets = self.empty_sets(req, searcher);
-        let (mut top, mut total) = self.rank_semantic(
+        let SemanticRanking { mut top, mut total, .. } = self.rank_semantic(
             req,
             searcher,
             parts,
@@ -134,7 +134,7 @@ impl SearchIndex {
         vector: &[f32],
     ) -> Result<SearchResponse> {
         let depth = req.offset + req.limit + FUSION_DEPTH;
-        let (keyword, mut sets, (semantic, semantic_total)) = if req.facets {
+        let (keyword, mut sets, semantic) = if req.facets {
             let keyword = self.rank_keyword(req, searcher, parts, depth)?;
             // Counts cover what either list matched.
             let mut sets = self.match_sets(req, searcher, parts, &*keyword.query, None)?;
@@ -149,11 +149,10 @@ impl SearchIndex {
             (keyword?, None, semantic?)
         };
         let keyword_weight = if keyword.relaxed { RELAXED_KEYWORD_WEIGHT } else { KEYWORD_WEIGHT };
-        let (mut ranked, both) = fuse(&keyword.top, keyword_weight, &semantic);
+        let (mut ranked, both) = fuse(&keyword.top, keyword_weight, &semantic.top);
         let best = ranked.first().map_or(1.0, |r| r.0);
         let Ranking { total, warnings, relaxed, .. } = keyword;
-        // Items found both ways are counted once; past the fused depth that is an estimate.
-        let mut total = total + semantic_total - both;
+        let mut total = fused_total(total, &semantic, both);
         if above_min_score(req, &mut ranked, |r| r.0, best, &mut total) {
             sets = sets.map(|_| only(searcher, ranked.iter().map(|r| r.1)));
         }
@@ -179,7 +178,7 @@ impl SearchIndex {
         vector: &[f32],
         wanted: usize,
         scan: Scan,
-    ) -> Result<(Vec<(f32, DocAddress)>, usize)> {
+    ) -> Result<SemanticRanking> {
         let Scan { mut matched, narrow } = scan;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(AllQuery))];
         clauses.extend(self.restrictions(searcher, req)?);
@@ -189,10 +188,14 @@ impl SearchIndex {
         let (query, query_scale) = quantized(vector);
         let recency = req.recency();
         let mut top: Vec<(f32, DocAddress)> = Vec::new();
-        let mut total = 0usize;
+        let (mut total, mut candidates) = (0usize, 0usize);
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             let mut docs = Vec::with_capacity(reader.num_docs() as usize);
             weight.for_each_no_score(reader, &mut |block| docs.extend_from_slice(block))?;
+            candidates += match reader.alive_bitset() {
+                Some(alive) => docs.iter().filter(|&&d| alive.is_alive(d)).count(),
+                None => docs.len(),
+            };
             let mut set = matched.as_deref_mut().and_then(|sets| sets.get_mut(ord));
             let stretch = Stretch {
                 vectors: &*parts[ord].vectors(reader, vector.len())?,
@@ -220,8 +223,26 @@ impl SearchIndex {
             keep_best(&mut top, wanted);
         }
         top.sort_by(|a, b| best_first(*a, *b));
-        Ok((top, total))
+        Ok(SemanticRanking { top, total, candidates })
     }
+}
+
+/// What a semantic ranking found.
+pub(super) struct SemanticRanking {
+    /// The best items asked for, best first.
+    pub top: Vec<(f32, DocAddress)>,
+    /// Items similar enough to count ([`SEMANTIC_MIN`]).
+    pub total: usize,
+    /// Items the request's restrictions let through: no match set is larger.
+    pub candidates: usize,
+}
+
+/// The total of a fused answer: items found either way, those found both ways once. Only the
+/// fused depth says which were found both ways, so past it the sum is an estimate that counts
+/// some twice; it is never more than the items that could match (a `like` search over 63,666
+/// items said 85,637).
+pub(super) fn fused_total(keyword_total: usize, semantic: &SemanticRanking, both: usize) -> usize {
+    (keyword_total + semantic.total - both).min(semantic.candidates)
 }
 
 /// What a semantic scan does besides ranking.

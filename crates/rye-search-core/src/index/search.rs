@@ -19,8 +19,9 @@ pub(super) struct Ranking {
 }
 
 impl SearchIndex {
-    /// The page limits every mode shares.
-    pub(super) fn check_page(req: &SearchRequest) -> Result<()> {
+    /// The limits every mode shares: the page, the query's length.
+    pub(super) fn check_limits(req: &SearchRequest) -> Result<()> {
+        parse::checked_length(&req.query)?;
         if req.limit > MAX_LIMIT {
             return Err(Error::limit(
                 format!("limit {} is above the maximum of {MAX_LIMIT}", req.limit),
@@ -141,7 +142,7 @@ impl SearchIndex {
             .iter()
             .map(|(name, text)| parse(text).map(|n| (name, text, n)).map_err(|e| in_field(name, e)))
             .collect::<Result<Vec<_>>>()?;
-        let budget = Budget::for_query(std::iter::once(&node).chain(field_nodes.iter().map(|f| &f.2)), req.fuzzy > 0);
+        let budget = Budget::for_query(std::iter::once(&node).chain(field_nodes.iter().map(|f| &f.2)), req.fuzzy > 0)?;
         let all_terms = || parts.iter().map(|p| &p.all_terms).collect();
         let mut builder = Builder::new(searcher, all_terms(), &req.query, req.fuzzy.min(2) as u8, &budget)
             .with_stems(f.stem, stem::STEM_WEIGHT);

@@ -5,7 +5,7 @@
 use std::cell::Cell;
 
 use super::parse::Node;
-use crate::error::Error;
+use crate::error::{Error, Result};
 
 /// Most wildcard or fuzzy terms one query may hold: each walks the term dictionaries.
 pub const MAX_EXPANDING_TERMS: usize = 32;
@@ -22,10 +22,17 @@ pub struct Budget {
 }
 
 impl Budget {
-    /// The budget of a query made of `nodes`, `fuzzy` making plain words expand too.
-    pub fn for_query<'a>(nodes: impl IntoIterator<Item = &'a Node>, fuzzy: bool) -> Budget {
+    /// The budget of a query made of `nodes`, `fuzzy` making plain words expand too. A query
+    /// with more wildcards than walks is refused here, before any dictionary is walked (it used
+    /// to expand its first 32 wildcards, seconds on a large index, and then fail).
+    pub fn for_query<'a>(nodes: impl IntoIterator<Item = &'a Node> + Clone, fuzzy: bool) -> Result<Budget> {
+        let mut patterns = Vec::new();
+        nodes.clone().into_iter().for_each(|n| wildcards(n, &mut patterns));
+        if let Some(past) = patterns.get(MAX_EXPANDING_TERMS) {
+            return Err(Budget::too_many_wildcards(past));
+        }
         let leaves = nodes.into_iter().map(|n| expanding(n, fuzzy)).sum::<usize>();
-        Budget { leaves: leaves.clamp(1, MAX_EXPANDING_TERMS), walks: Cell::new(0) }
+        Ok(Budget { leaves: leaves.clamp(1, MAX_EXPANDING_TERMS), walks: Cell::new(0) })
     }
 
     /// How many terms per field an expansion over `fields` fields may keep (at most `max`).
@@ -48,6 +55,16 @@ impl Budget {
     }
 }
 
+/// The wildcard patterns of `node`, in the order the query is built.
+fn wildcards<'a>(node: &'a Node, out: &mut Vec<&'a str>) {
+    match node {
+        Node::Wildcard(pattern) => out.push(pattern),
+        Node::Not(inner) => wildcards(inner, out),
+        Node::And(children) | Node::Or(children) => children.iter().for_each(|c| wildcards(c, out)),
+        Node::All | Node::Term(_) | Node::Phrase(_) => {}
+    }
+}
+
 fn expanding(node: &Node, fuzzy: bool) -> usize {
     match node {
         Node::Wildcard(_) => 1,
@@ -65,15 +82,27 @@ mod tests {
 
     #[test]
     fn one_wildcard_keeps_its_full_expansion_and_many_share() {
-        let one = Budget::for_query([&parse("*e*").unwrap()], false);
+        let one = Budget::for_query([&parse("*e*").unwrap()], false).unwrap();
         assert_eq!(one.share(5, 256), 256);
-        let eight = Budget::for_query([&parse(&["*e*"; 8].join(" OR ")).unwrap()], false);
+        let eight = Budget::for_query([&parse(&["*e*"; 8].join(" OR ")).unwrap()], false).unwrap();
         assert_eq!(eight.share(5, 256), 32);
-        let many = Budget::for_query([&parse(&["a*"; 40].join(" ")).unwrap()], false);
+        let many = Budget::for_query([&parse(&["a*"; 30].join(" ")).unwrap()], false).unwrap();
         assert_eq!(many.share(5, 256), MIN_SHARE);
-        assert_eq!(Budget::for_query([&parse("word").unwrap()], true).share(5, 32), 32);
-        let b = Budget::for_query([&Node::All], false);
+        assert_eq!(Budget::for_query([&parse("word").unwrap()], true).unwrap().share(5, 32), 32);
+        let b = Budget::for_query([&Node::All], false).unwrap();
         assert!((0..MAX_EXPANDING_TERMS).all(|_| b.take_walk()));
         assert!(!b.take_walk());
+    }
+
+    #[test]
+    fn more_wildcards_than_walks_are_refused_before_any_walk() {
+        let words: Vec<String> = (0..40).map(|i| format!("*w{i}*")).collect();
+        let query = parse(&words.join(" OR ")).unwrap();
+        let Err(Error::Limit { message, .. }) = Budget::for_query([&query], false) else { panic!("refused") };
+        assert!(message.contains("\"*w32*\""), "{message}");
+        // Wildcards in `fields` count with the main query's.
+        let (main, field) = (parse(&words[..20].join(" ")).unwrap(), parse(&words[20..].join(" ")).unwrap());
+        assert!(Budget::for_query([&main, &field], false).is_err());
+        assert!(Budget::for_query([&main], true).is_ok());
     }
 }

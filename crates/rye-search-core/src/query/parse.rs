@@ -243,8 +243,9 @@ fn field_prefix(word: &str) -> Option<&str> {
     (!rest.is_empty() && crate::schema::TEXT_FIELDS.contains(&field)).then_some(field)
 }
 
-/// Parses a query string. Blank queries mean "everything", like `*`.
-pub fn parse(query: &str) -> Result<Node> {
+/// The query's length in characters, when within [`MAX_QUERY_CHARS`]. Every search mode checks
+/// it (a semantic search never parses its query), so a query is refused or not whatever runs it.
+pub fn checked_length(query: &str) -> Result<usize> {
     let chars = query.chars().count();
     if chars > MAX_QUERY_CHARS {
         return Err(Error::limit(
@@ -252,6 +253,12 @@ pub fn parse(query: &str) -> Result<Node> {
             "shorten the query",
         ));
     }
+    Ok(chars)
+}
+
+/// Parses a query string. Blank queries mean "everything", like `*`.
+pub fn parse(query: &str) -> Result<Node> {
+    let chars = checked_length(query)?;
     let toks = lex(query)?;
     if toks.is_empty() {
         return Ok(Node::All);
