@@ -120,6 +120,10 @@ describe('answers built for agents', () => {
       assert.match(res.structuredContent.usage_hint, /rye_fetch \{"item_id": "knowledge:k\d+"\}/);
       assert.match(res.structuredContent.usage_hint, /"offset": 10/);
     }
+    // A count-only call: the hint says how many match and how to see them, never "no results".
+    const counted = await client.callTool({ name: 'rye_search', arguments: { query: 'alpha', limit: 0 } });
+    assert.equal(counted.structuredContent.next_offset, undefined);
+    assert.match(counted.structuredContent.usage_hint, /^12 results match; ask with a "limit"/);
     const bytes = (r) => Buffer.byteLength(r.content[0].text);
     assert.ok(bytes(lean) * 3 < bytes(full), `lean ${bytes(lean)} vs full ${bytes(full)} bytes`);
     console.log(

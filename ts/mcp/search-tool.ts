@@ -70,7 +70,11 @@ export function usageHint(res: SearchResponse): string {
   const first = res.results[0];
   const load = first
     ? `Load an item's verified content with rye_fetch {"item_id": "${first.type}:${first.id}"}.`
-    : 'No results: try other words, fuzzy, or a wider scope ("*").';
+    : res.total > res.offset
+      ? `${res.total} results match; ask with a "limit" above 0 to see them.`
+      : res.total > 0
+        ? `${res.total} results match, all before "offset" ${res.offset}.`
+        : 'No results: try other words, fuzzy, or a wider scope ("*").';
   return res.next_offset !== undefined ? `${load} More results: repeat with "offset": ${res.next_offset}.` : load;
 }
 
