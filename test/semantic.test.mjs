@@ -71,6 +71,43 @@ describe('semantic search', () => {
     assert.equal(many.search_type, 'hybrid');
   });
 
+  it('Node API: hybrid and like pages are slices of one ranking, with one total', async () => {
+    // Many items share words and meaning: the word list reaches items a short page's list did
+    // not, and a fused score that depended on the page's depth reordered and recounted pages.
+    const words = ['music', 'player', 'audio', 'file', 'network', 'server', 'mail', 'client', 'chess', 'game'];
+    let seed = 11;
+    const pick = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return words[seed % words.length];
+    };
+    const docs = Array.from({ length: 800 }, (_, i) => ({
+      id: `salad/i${i}`,
+      title: `${pick()} ${pick()}`,
+      description: `${pick()} ${pick()} ${pick()} ${pick()}`,
+    }));
+    const index = createMemoryIndex();
+    await index.add(docs);
+    const asks = [
+      { query: 'play music files', mode: 'hybrid' },
+      { query: 'a quiet zebra playing chess', mode: 'auto' },
+      { like: 'knowledge:salad/i3' },
+    ];
+    for (const ask of asks) {
+      const whole = await index.search({ ...ask, limit: 200, preview_chars: 0 });
+      assert.equal(whole.search_type, 'hybrid', JSON.stringify(ask));
+      const pages = await index.searchMany(
+        Array.from({ length: 200 / 8 }, (_, k) => ({ ...ask, limit: 8, offset: 8 * k, preview_chars: 0 })),
+      );
+      const seen = pages.flatMap((p) => p.results);
+      assert.deepEqual(
+        seen.map((r) => [r.id, r.score, r.match]),
+        whole.results.map((r) => [r.id, r.score, r.match]),
+        `${JSON.stringify(ask)}: pages of 8 agree with one page of 200`,
+      );
+      assert.deepEqual(new Set(pages.map((p) => p.total)), new Set([whole.total]), `${JSON.stringify(ask)}: one total`);
+    }
+  });
+
   it('Node API: a fused total never counts more items than could match; limits hold in every mode', async () => {
     // Items that share words and meaning: a like search's word list and its meaning list both
     // find most of them, and only the fused depth said which were found both ways.

@@ -135,6 +135,31 @@ fn exact_order(mut all: Vec<Ranked>, wanted: usize) -> Vec<Ranked> {
     all
 }
 
+/// Every document a query matched, one bit each per segment, when the collector was asked to
+/// keep them (hybrid fusion asks which of its semantic hits the words match). A segment that
+/// was counted again after skipping (see [`Collected::pruned`]) may also mark deleted documents.
+#[derive(Default)]
+pub struct Matches {
+    segments: Vec<(SegmentOrdinal, Vec<u64>)>,
+}
+
+impl Matches {
+    pub fn contains(&self, address: DocAddress) -> bool {
+        let doc = address.doc_id as usize;
+        self.segments
+            .iter()
+            .find(|(ord, _)| *ord == address.segment_ord)
+            .and_then(|(_, bits)| bits.get(doc / 64))
+            .is_some_and(|w| w & (1 << (doc % 64)) != 0)
+    }
+
+    /// Replaces a segment's bits (with a complete set, after counting it again).
+    pub fn set_segment(&mut self, segment: SegmentOrdinal, bits: Vec<u64>) {
+        self.segments.retain(|(ord, _)| *ord != segment);
+        self.segments.push((segment, bits));
+    }
+}
+
 /// What a search collected: matches seen, the best score among all matches, the top.
 pub struct Collected {
     pub seen: u64,
@@ -142,6 +167,8 @@ pub struct Collected {
     pub pruned: Vec<(SegmentOrdinal, u64)>,
     pub best: Score,
     pub top: Vec<Ranked>,
+    /// With [`TopRanked::marks`]: every match.
+    pub matches: Matches,
 }
 
 /// Collects the best `wanted` documents, counting matches on the way. With `prune` (score sort
@@ -159,6 +186,8 @@ pub struct TopRanked {
     pub min_score: Score,
     /// Raises newer items' scores (`boost_recent`).
     pub recency: Option<Recency>,
+    /// Keep a bit for every match ([`Collected::matches`]).
+    pub marks: bool,
 }
 
 /// Segment-local sort key: larger is better.
@@ -178,6 +207,7 @@ pub struct SegmentTop {
     columns: Arc<SortColumns>,
     min_score: Score,
     recency: Option<Recency>,
+    marks: Option<Vec<u64>>,
 }
 
 /// A document in the running top. Its full key (space, id and key ordinals) is read only when
@@ -331,6 +361,9 @@ impl SegmentCollector for SegmentTop {
             return;
         }
         let score = quantise(score);
+        if let Some(bits) = &mut self.marks {
+            bits[doc as usize / 64] |= 1 << (doc % 64);
+        }
         self.seen += 1;
         self.best = self.best.max(score);
         self.push(doc, score);
@@ -356,7 +389,11 @@ impl SegmentCollector for SegmentTop {
             });
         }
         let pruned = if self.prune && self.floor.is_some() { vec![(self.segment, self.seen)] } else { Vec::new() };
-        Collected { seen: self.seen, pruned, best: self.best, top: out }
+        let mut matches = Matches::default();
+        if let Some(bits) = self.marks {
+            matches.set_segment(self.segment, bits);
+        }
+        Collected { seen: self.seen, pruned, best: self.best, top: out, matches }
     }
 }
 
@@ -381,6 +418,7 @@ impl Collector for TopRanked {
             columns,
             min_score: self.min_score,
             recency: self.recency,
+            marks: self.marks.then(|| vec![0; (reader.max_doc() as usize).div_ceil(64)]),
         })
     }
 
@@ -392,15 +430,21 @@ impl Collector for TopRanked {
         let seen = fruits.iter().map(|f| f.seen).sum();
         let pruned = fruits.iter().flat_map(|f| f.pruned.iter().copied()).collect();
         let best = fruits.iter().map(|f| f.best).fold(0.0, Score::max);
-        let top = exact_order(fruits.into_iter().flat_map(|f| f.top).collect(), self.wanted);
-        Ok(Collected { seen, pruned, best, top })
+        let mut matches = Matches::default();
+        let mut tops = Vec::new();
+        for f in fruits {
+            matches.segments.extend(f.matches.segments);
+            tops.extend(f.top);
+        }
+        let top = exact_order(tops, self.wanted);
+        Ok(Collected { seen, pruned, best, top, matches })
     }
 
     fn collect_segment(&self, weight: &dyn Weight, segment: u32, reader: &SegmentReader) -> tantivy::Result<Collected> {
         let mut top = self.for_segment(segment, reader)?;
         let alive = reader.alive_bitset();
         let is_alive = |doc: DocId| alive.is_none_or(|a| a.is_alive(doc));
-        if self.wanted == 0 {
+        if self.wanted == 0 && !self.marks {
             top.seen = weight.count(reader)? as u64;
         } else if top.prune {
             weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use rye_search_core::semantic::{load_model, model};
-use rye_search_core::{ItemDoc, Mode, Scope, SearchIndex, SearchRequest};
+use rye_search_core::{ItemDoc, LikeRef, Mode, Scope, SearchIndex, SearchRequest};
 
 fn shipped_model() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../model/minilm-static-256.rye-embed");
@@ -81,9 +81,9 @@ fn a_question_in_other_words_finds_the_item_and_filters_stay_exact() {
 /// checked). Every page either gives is a slice of the best 1,000, with its total, with and
 /// without the recency boost, before and after items are replaced; hybrid pages agree between the
 /// two paths. 9,000 items: a scan longer than one stretch is shared by threads.
-#[test]
-fn the_scan_pages_are_slices_of_the_whole_ranking() {
-    shipped_model();
+/// 9,000 items of three title and six description words from a small vocabulary, dated up to a
+/// year back: many items share words, so questions find hundreds by words and by meaning.
+fn word_salad() -> Vec<ItemDoc> {
     let words = [
         "network",
         "file",
@@ -132,6 +132,13 @@ fn the_scan_pages_are_slices_of_the_whole_ranking() {
             d
         })
         .collect();
+    docs
+}
+
+#[test]
+fn the_scan_pages_are_slices_of_the_whole_ranking() {
+    shipped_model();
+    let docs = word_salad();
     let index = SearchIndex::in_memory().unwrap();
     let mut batch = index.batch().unwrap();
     batch.upsert(&docs).unwrap();
@@ -178,6 +185,84 @@ fn the_scan_pages_are_slices_of_the_whole_ranking() {
                         assert_eq!(short, run(query, Mode::Hybrid, limit, offset, true, recency_half_life));
                     }
                 }
+            }
+        }
+    }
+}
+
+/// A hybrid ranking is one list, whatever page is asked: an item's fused score must not depend on
+/// how deep the page reaches (an item the keyword list only reached for a deeper page used to
+/// jump ahead, and totals moved with the offset). Pages of 7 must be slices of one page of 300,
+/// with the same total, scores and match kinds; facet counts add up to the total. Questions
+/// that keep every word (strict) and that lose words (relaxed), over two segments with deletes.
+#[test]
+fn hybrid_pages_are_slices_of_one_ranking() {
+    shipped_model();
+    let docs = word_salad();
+    let index = SearchIndex::in_memory().unwrap();
+    let mut batch = index.batch().unwrap();
+    batch.upsert(&docs).unwrap();
+    batch.commit().unwrap();
+    // Every tenth item again, in other words: two segments, the first with deletes.
+    let again: Vec<ItemDoc> =
+        docs.iter().step_by(10).map(|d| ItemDoc { title: format!("{} chess", d.description), ..d.clone() }).collect();
+    let mut batch = index.batch().unwrap();
+    batch.upsert(&again).unwrap();
+    batch.commit().unwrap();
+    let run = |query: &str, limit, offset, min_score, recency_half_life, facets| {
+        let req = SearchRequest {
+            query: query.into(),
+            mode: Mode::Hybrid,
+            limit,
+            offset,
+            min_score,
+            recency_half_life,
+            facets,
+            preview_chars: 0,
+            ..Default::default()
+        };
+        let res = index.search(&req).unwrap();
+        let hits: Vec<_> = res.hits.into_iter().map(|h| (h.id, h.score, h.matched)).collect();
+        (res.total, hits, res.relaxed, res.counts)
+    };
+    // Items like one item: its words and its meaning, fused the same way.
+    let like = |limit, offset| {
+        let like = Some(LikeRef { id: "item5".into(), kinds: vec!["tool".into()] });
+        let req = SearchRequest { like, limit, offset, preview_chars: 0, ..Default::default() };
+        let res = index.search(&req).unwrap();
+        (res.total, res.hits.into_iter().map(|h| (h.id, h.score, h.matched)).collect::<Vec<_>>())
+    };
+    let (total, whole) = like(300, 0);
+    assert_eq!(whole.len(), 300);
+    for offset in (0..300).step_by(7) {
+        let (page_total, page) = like(7, offset);
+        let end = (offset + 7).min(300);
+        assert_eq!((page_total, &page[..end - offset]), (total, &whole[offset..end]), "like, 7 from {offset}");
+    }
+    // "music" alone: a term union, whose ranking skips documents and counts them again.
+    let questions = ["python library parser", "play music files", "chess game", "a quiet zebra playing chess", "music"];
+    for query in questions {
+        for min_score in [0.0, 0.3] {
+            for recency_half_life in [None, Some(30 * 86_400_000)] {
+                let (total, whole, relaxed, _) = run(query, 300, 0, min_score, recency_half_life, false);
+                assert!(!whole.is_empty(), "{query}: nothing found");
+                for offset in (0..whole.len().min(300)).step_by(7) {
+                    let (page_total, page, page_relaxed, _) =
+                        run(query, 7, offset, min_score, recency_half_life, false);
+                    let end = (offset + 7).min(whole.len());
+                    let context = format!(
+                        "{query} (relaxed {relaxed}), 7 from {offset}, min_score {min_score}, {recency_half_life:?}"
+                    );
+                    assert_eq!(page_total, total, "{context}: total");
+                    assert_eq!(page_relaxed, relaxed, "{context}: relaxed");
+                    // The long page may end inside the last short one.
+                    let page = if whole.len() == 300 { &page[..page.len().min(end - offset)] } else { &page[..] };
+                    assert_eq!(page, &whole[offset..end], "{context}: page");
+                }
+                let (facet_total, _, _, counts) = run(query, 10, 0, min_score, recency_half_life, true);
+                assert_eq!(facet_total, total, "{query}: total with facets");
+                let by_type: u64 = counts.expect("counts")["type"].values().sum();
+                assert_eq!(by_type as usize, total, "{query}: counts by type add up to the total");
             }
         }
     }

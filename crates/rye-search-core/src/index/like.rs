@@ -8,11 +8,12 @@ use std::collections::HashMap;
 use tantivy::collector::DocSetCollector;
 use tantivy::DocAddress;
 
-use super::modes::{fuse, fused_total, Scan, FUSION_DEPTH};
-use super::search::normalise;
+use super::fusion::{Fused, FUSION_DEPTH, SEMANTIC_WINDOW};
+use super::modes::Scan;
+use super::search::{normalise, Want};
 use super::*;
 use crate::query::parse::Node;
-use crate::request::{LikeRef, SearchResponse};
+use crate::request::{LikeRef, Matched, SearchResponse};
 use crate::semantic;
 
 /// How many of the item's terms describe it: enough for its topic, few enough to stay fast.
@@ -52,7 +53,7 @@ impl SearchIndex {
                 Some(n) => Node::And(vec![n.clone(), words]),
                 None => words,
             };
-            Some(self.rank_node(req, searcher, parts, node, depth)?)
+            Some(self.rank_node(req, searcher, parts, node, Want::top(depth).with_matches())?)
         };
         let model = semantic::model();
         let vector = match model.as_ref() {
@@ -67,20 +68,29 @@ impl SearchIndex {
         let semantic = match &vector {
             Some(v) => {
                 let narrow_query = match &narrow {
-                    Some(n) => Some(self.rank_node(req, searcher, parts, n.clone(), 0)?.query),
+                    Some(n) => Some(self.rank_node(req, searcher, parts, n.clone(), Want::top(0))?.query),
                     None => None,
                 };
                 let scan = Scan { matched: None, narrow: narrow_query.as_deref() };
-                Some(self.rank_semantic(req, searcher, parts, v, depth, scan)?)
+                Some(self.rank_semantic(req, searcher, parts, v, SEMANTIC_WINDOW, scan)?.top)
             }
             None => None,
         };
-        let keyword_top = keyword.as_ref().map_or(&[][..], |k| &k.top[..]);
-        let semantic_top = semantic.as_ref().map_or(&[][..], |s| &s.top[..]);
-        let (ranked, both) = fuse(keyword_top, 1.0, semantic_top);
+        let (ranked, total, keyword) = match (keyword, &semantic) {
+            (Some(keyword), Some(semantic)) => {
+                let Fused { ranked, total, keyword } = self.fuse(req, searcher, parts, keyword, 1.0, semantic)?;
+                (ranked, total, Some(keyword))
+            }
+            (Some(keyword), None) => {
+                let ranked = keyword.top.iter().map(|&(s, a)| (s, a, Matched::Keyword)).collect();
+                (ranked, keyword.total, Some(keyword))
+            }
+            (None, Some(semantic)) => {
+                (semantic.iter().map(|&(s, a)| (s, a, Matched::Semantic)).collect(), semantic.len(), None)
+            }
+            (None, None) => (Vec::new(), 0, None),
+        };
         let best = ranked.first().map_or(1.0, |r| r.0);
-        let keyword_total = keyword.as_ref().map_or(0, |k| k.total);
-        let total = semantic.as_ref().map_or(keyword_total, |s| fused_total(keyword_total, s, both));
         let page: Vec<_> =
             ranked.iter().skip(req.offset).take(req.limit).map(|&(s, a, m)| (normalise(s, best), a, m)).collect();
         let query = keyword.as_ref().map(|k| &*k.query);

@@ -47,6 +47,7 @@ mod batch;
 mod explain;
 mod facets;
 mod filters;
+mod fusion;
 mod like;
 mod many;
 mod modes;

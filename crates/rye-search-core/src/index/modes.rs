@@ -7,18 +7,14 @@ use tantivy::fastfield::AliveBitSet;
 use tantivy::{DocAddress, DocId};
 
 use super::facets::MatchSet;
-use super::search::{min_bound, normalise, Ranking};
+use super::fusion::{best_first, Fused, FUSION_DEPTH, SEMANTIC_WINDOW};
+use super::search::{min_bound, normalise, Ranking, Want};
 use super::*;
 use crate::collect::SortColumns;
 use crate::recency::{Recency, RECENCY_WEIGHT};
 use crate::request::{Matched, Mode, SearchResponse};
 use crate::semantic::{self, quantized, SegmentVectors};
 
-/// How far past the page each list is ranked before fusing: deep enough that an item ranked
-/// low by one list and high by the other is seen.
-pub(super) const FUSION_DEPTH: usize = 50;
-/// Reciprocal rank fusion's constant (Cormack et al.): damps the head of each list.
-const RRF_K: f32 = 60.0;
 /// Weight of a keyword list that matched every word, against 1 for the semantic list: high
 /// enough that such hits keep their keyword order (meaning only breaks their ties and adds items
 /// after them). Known-item MRR@10 on the Debian bench (200 synopsis queries): weight 1 → 0.906,
@@ -73,7 +69,7 @@ impl SearchIndex {
 
     fn keyword(&self, req: &SearchRequest, searcher: &Searcher, parts: &[Arc<SegmentParts>]) -> Result<SearchResponse> {
         let wanted = req.offset + req.limit;
-        let ranking = self.rank_keyword(req, searcher, parts, wanted)?;
+        let ranking = self.rank_keyword(req, searcher, parts, Want::top(wanted))?;
         let ranking = self.at_least(req, searcher, parts, ranking, wanted)?;
         let page: Vec<_> = ranking
             .top
@@ -134,32 +130,37 @@ impl SearchIndex {
         vector: &[f32],
     ) -> Result<SearchResponse> {
         let depth = req.offset + req.limit + FUSION_DEPTH;
-        let (keyword, mut sets, semantic) = if req.facets {
-            let keyword = self.rank_keyword(req, searcher, parts, depth)?;
-            // Counts cover what either list matched.
-            let mut sets = self.match_sets(req, searcher, parts, &*keyword.query, None)?;
-            let semantic = self.rank_semantic(req, searcher, parts, vector, depth, Scan::marking(Some(&mut sets)))?;
-            (keyword, Some(sets), semantic)
-        } else {
-            // Neither list needs the other: both are ranked at once.
-            let (keyword, semantic) = rayon::join(
-                || self.rank_keyword(req, searcher, parts, depth),
-                || self.rank_semantic(req, searcher, parts, vector, depth, Scan::default()),
-            );
-            (keyword?, None, semantic?)
-        };
+        // Neither list needs the other: both are ranked at once.
+        let (keyword, semantic) = rayon::join(
+            || self.rank_keyword(req, searcher, parts, Want::top(depth).with_matches()),
+            || self.rank_semantic(req, searcher, parts, vector, SEMANTIC_WINDOW, Scan::default()),
+        );
+        let keyword = keyword?;
         let keyword_weight = if keyword.relaxed { RELAXED_KEYWORD_WEIGHT } else { KEYWORD_WEIGHT };
-        let (mut ranked, both) = fuse(&keyword.top, keyword_weight, &semantic.top);
+        let semantic = semantic?.top;
+        let Fused { mut ranked, mut total, keyword } =
+            self.fuse(req, searcher, parts, keyword, keyword_weight, &semantic)?;
         let best = ranked.first().map_or(1.0, |r| r.0);
-        let Ranking { total, warnings, relaxed, .. } = keyword;
-        let mut total = fused_total(total, &semantic, both);
-        if above_min_score(req, &mut ranked, |r| r.0, best, &mut total) {
+        // Counts cover what either list found: the keyword matches and the semantic window.
+        let mut sets = match req.facets {
+            true => {
+                let mut sets = self.match_sets(req, searcher, parts, &*keyword.query, None)?;
+                semantic.iter().for_each(|&(_, a)| sets[a.segment_ord as usize].insert(a.doc_id));
+                Some(sets)
+            }
+            false => None,
+        };
+        if req.min_score > 0.0 {
+            above_min_score(req, &mut ranked, |r| r.0, best, &mut total);
+            // The fused list is exact down to the bound: what is left is every item above it.
+            total = ranked.len();
             sets = sets.map(|_| only(searcher, ranked.iter().map(|r| r.1)));
         }
         let page: Vec<_> =
             ranked.iter().skip(req.offset).take(req.limit).map(|&(s, a, m)| (normalise(s, best), a, m)).collect();
         let hits = self.load_page(req, searcher, parts, Some(&*keyword.query), &page)?;
         let counts = sets.map(|sets| self.counts(searcher, &sets)).transpose()?;
+        let Ranking { warnings, relaxed, .. } = keyword;
         Ok(SearchResponse { total, hits, warnings, relaxed, search_type: "hybrid", counts })
     }
 
@@ -188,14 +189,10 @@ impl SearchIndex {
         let (query, query_scale) = quantized(vector);
         let recency = req.recency();
         let mut top: Vec<(f32, DocAddress)> = Vec::new();
-        let (mut total, mut candidates) = (0usize, 0usize);
+        let mut total = 0usize;
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             let mut docs = Vec::with_capacity(reader.num_docs() as usize);
             weight.for_each_no_score(reader, &mut |block| docs.extend_from_slice(block))?;
-            candidates += match reader.alive_bitset() {
-                Some(alive) => docs.iter().filter(|&&d| alive.is_alive(d)).count(),
-                None => docs.len(),
-            };
             let mut set = matched.as_deref_mut().and_then(|sets| sets.get_mut(ord));
             let stretch = Stretch {
                 vectors: &*parts[ord].vectors(reader, vector.len())?,
@@ -223,7 +220,7 @@ impl SearchIndex {
             keep_best(&mut top, wanted);
         }
         top.sort_by(|a, b| best_first(*a, *b));
-        Ok(SemanticRanking { top, total, candidates })
+        Ok(SemanticRanking { top, total })
     }
 }
 
@@ -233,16 +230,6 @@ pub(super) struct SemanticRanking {
     pub top: Vec<(f32, DocAddress)>,
     /// Items similar enough to count ([`SEMANTIC_MIN`]).
     pub total: usize,
-    /// Items the request's restrictions let through: no match set is larger.
-    pub candidates: usize,
-}
-
-/// The total of a fused answer: items found either way, those found both ways once. Only the
-/// fused depth says which were found both ways, so past it the sum is an estimate that counts
-/// some twice; it is never more than the items that could match (a `like` search over 63,666
-/// items said 85,637).
-pub(super) fn fused_total(keyword_total: usize, semantic: &SemanticRanking, both: usize) -> usize {
-    (keyword_total + semantic.total - both).min(semantic.candidates)
 }
 
 /// What a semantic scan does besides ranking.
@@ -337,32 +324,6 @@ impl Stretch<'_> {
     }
 }
 
-/// Reciprocal rank fusion of a keyword list (weighted) and a semantic list (weight 1), best
-/// first, each hit saying which list found it; with how many both found.
-pub(super) fn fuse(
-    keyword: &[(f32, DocAddress)],
-    keyword_weight: f32,
-    semantic: &[(f32, DocAddress)],
-) -> (Vec<(f32, DocAddress, Matched)>, usize) {
-    let mut fused: HashMap<DocAddress, (f32, Matched)> = HashMap::with_capacity(keyword.len() + semantic.len());
-    for (rank, &(_, address)) in keyword.iter().enumerate() {
-        fused.insert(address, (keyword_weight / (RRF_K + 1.0 + rank as f32), Matched::Keyword));
-    }
-    let mut both = 0;
-    for (rank, &(_, address)) in semantic.iter().enumerate() {
-        let share = 1.0 / (RRF_K + 1.0 + rank as f32);
-        let entry = fused.entry(address).or_insert((0.0, Matched::Semantic));
-        if entry.1 == Matched::Keyword {
-            entry.1 = Matched::Both;
-            both += 1;
-        }
-        entry.0 += share;
-    }
-    let mut ranked: Vec<(f32, DocAddress, Matched)> = fused.into_iter().map(|(a, (s, m))| (s, a, m)).collect();
-    ranked.sort_by(|a, b| best_first((a.0, a.1), (b.0, b.1)));
-    (ranked, both)
-}
-
 /// Match sets holding exactly `kept`: with `min_score`, counts cover what the cut list kept.
 fn only(searcher: &Searcher, kept: impl Iterator<Item = DocAddress>) -> Vec<MatchSet> {
     let mut sets: Vec<MatchSet> = searcher.segment_readers().iter().map(|r| MatchSet::new(r.max_doc())).collect();
@@ -393,11 +354,6 @@ fn above_min_score<T>(
         *total = ranked.len();
     }
     cut
-}
-
-/// Higher score first; equal scores break by address, so the same query always pages the same way.
-fn best_first(a: (f32, DocAddress), b: (f32, DocAddress)) -> std::cmp::Ordering {
-    b.0.total_cmp(&a.0).then(a.1.segment_ord.cmp(&b.1.segment_ord)).then(a.1.doc_id.cmp(&b.1.doc_id))
 }
 
 /// Cuts `top` to its best `wanted` (in no order) and returns the score the last of them has, the

@@ -3,6 +3,7 @@
 
 use super::preview::{self, preview, Marks};
 use super::*;
+use crate::collect::Matches;
 use crate::request::Matched;
 use crate::stem;
 use tantivy::DocAddress;
@@ -16,6 +17,27 @@ pub(super) struct Ranking {
     pub query: Box<dyn Query>,
     pub warnings: Vec<String>,
     pub relaxed: bool,
+    /// Every match, when the ranking was asked for them ([`Want::matches`]).
+    pub matches: Matches,
+}
+
+/// How much of a keyword ranking to keep.
+#[derive(Clone, Copy)]
+pub(super) struct Want {
+    /// The best this many.
+    pub top: usize,
+    /// A bit for every match as well.
+    pub matches: bool,
+}
+
+impl Want {
+    pub fn top(top: usize) -> Self {
+        Want { top, matches: false }
+    }
+
+    pub fn with_matches(self) -> Self {
+        Want { matches: true, ..self }
+    }
 }
 
 impl SearchIndex {
@@ -45,18 +67,18 @@ impl SearchIndex {
         req: &SearchRequest,
         searcher: &tantivy::Searcher,
         parts: &[Arc<SegmentParts>],
-        wanted: usize,
+        want: Want,
     ) -> Result<Ranking> {
         let node = parse(&req.query)?;
         // Proximity asks for every word, near each other: it never relaxes.
         let plain = if req.proximity.is_none() { relax::plain_query_words(&req.query, &node) } else { None };
         let Some(words) = plain else {
-            return self.rank_node(req, searcher, parts, node, wanted);
+            return self.rank_node(req, searcher, parts, node, want);
         };
         let (mut words, _stop_words) = relax::without_stop_words(words);
         let mut dropped = Vec::new();
         loop {
-            let mut ranking = self.rank_node(req, searcher, parts, relax::all_of(&words), wanted)?;
+            let mut ranking = self.rank_node(req, searcher, parts, relax::all_of(&words), want)?;
             if ranking.total > 0 || words.len() <= 1 {
                 if !dropped.is_empty() {
                     ranking.relaxed = true;
@@ -101,11 +123,49 @@ impl SearchIndex {
             columns: parts.iter().map(|p| p.columns.clone()).collect(),
             min_score: bound,
             recency: req.recency(),
+            marks: false,
         };
         let found = collect(searcher, &*ranking.query, collector)?;
         ranking.top = found.top.iter().map(|r| (r.score, r.address)).collect();
         ranking.total = found.seen as usize;
         Ok(ranking)
+    }
+
+    /// The same ranking (its query, relaxation and warnings), `wanted` deep.
+    pub(super) fn deepen(
+        &self,
+        req: &SearchRequest,
+        searcher: &tantivy::Searcher,
+        parts: &[Arc<SegmentParts>],
+        ranking: &mut Ranking,
+        wanted: usize,
+    ) -> Result<()> {
+        let found = self.collect_best(req, searcher, parts, &*ranking.query, Want::top(wanted))?;
+        ranking.top = found.top.iter().map(|r| (r.score, r.address)).collect();
+        ranking.total = found.seen as usize;
+        ranking.best = found.best;
+        Ok(())
+    }
+
+    /// The best `wanted` matches of `query` in the request's order, and how many match.
+    fn collect_best(
+        &self,
+        req: &SearchRequest,
+        searcher: &tantivy::Searcher,
+        parts: &[Arc<SegmentParts>],
+        query: &dyn Query,
+        want: Want,
+    ) -> Result<crate::collect::Collected> {
+        let collector = TopRanked {
+            sort: req.sort_by,
+            wanted: want.top,
+            prune: false, // decided by `collect` once the query's postings are known
+            columns: parts.iter().map(|p| p.columns.clone()).collect(),
+            min_score: f32::MIN,
+            recency: req.recency(),
+            marks: want.matches,
+        };
+        collect(searcher, query, collector)
     }
 
     /// In how many documents a word's tokens all occur at most (its rarest token, best field,
@@ -130,7 +190,7 @@ impl SearchIndex {
         searcher: &tantivy::Searcher,
         parts: &[Arc<SegmentParts>],
         node: parse::Node,
-        wanted: usize,
+        want: Want,
     ) -> Result<Ranking> {
         let f = &self.fields;
         let weights = req.weights.as_array();
@@ -189,15 +249,7 @@ impl SearchIndex {
             Box::new(BooleanQuery::new(clauses))
         };
 
-        let collector = TopRanked {
-            sort: req.sort_by,
-            wanted,
-            prune: false, // decided by `collect` once the query's postings are known
-            columns: parts.iter().map(|p| p.columns.clone()).collect(),
-            min_score: f32::MIN,
-            recency: req.recency(),
-        };
-        let found = collect(searcher, &*query, collector)?;
+        let found = self.collect_best(req, searcher, parts, &*query, want)?;
         Ok(Ranking {
             top: found.top.iter().map(|r| (r.score, r.address)).collect(),
             total: found.seen as usize,
@@ -205,6 +257,7 @@ impl SearchIndex {
             query,
             warnings,
             relaxed: false,
+            matches: found.matches,
         })
     }
 
@@ -369,22 +422,27 @@ fn collect(
         .enumerate()
         .map(|(ord, reader)| collector.collect_segment(&*weight, ord as u32, reader))
         .collect::<tantivy::Result<_>>()?;
+    let marks = collector.marks;
     let mut found = collector.merge_fruits(fruits)?;
     if !found.pruned.is_empty() {
         let mut terms = Vec::new();
         query.query_terms(&mut |term, _| terms.push(term.clone()));
         for &(ord, visited) in &found.pruned {
-            found.seen = found.seen - visited + count_any(&terms, &segments[ord as usize])?;
+            let (count, bits) = count_any(&terms, &segments[ord as usize])?;
+            found.seen = found.seen - visited + count;
+            if marks {
+                found.matches.set_segment(ord, bits);
+            }
         }
     }
     Ok(found)
 }
 
-/// The live documents of `segment` holding any of `terms`: each term's posting blocks set one
-/// bit per document, then the bits are counted. The union scorer it replaces advanced every term
+/// How many live documents of `segment` hold any of `terms`, and the bits of all that do: each
+/// term's posting blocks set one bit per document, then the bits are counted. The union scorer it replaces advanced every term
 /// document by document, a sixth of a common-term search (block-max WAND only ever prunes a
 /// union of term queries, so counting what the query matches is counting what its terms match).
-fn count_any(terms: &[Term], segment: &tantivy::SegmentReader) -> Result<u64> {
+fn count_any(terms: &[Term], segment: &tantivy::SegmentReader) -> Result<(u64, Vec<u64>)> {
     let mut bits = vec![0u64; (segment.max_doc() as usize).div_ceil(64)];
     for term in terms {
         let index = segment.inverted_index(term.field())?;
@@ -400,12 +458,13 @@ fn count_any(terms: &[Term], segment: &tantivy::SegmentReader) -> Result<u64> {
             postings.advance();
         }
     }
-    Ok(match segment.alive_bitset() {
+    let count = match segment.alive_bitset() {
         None => bits.iter().map(|w| w.count_ones() as u64).sum(),
         Some(alive) => (0..segment.max_doc())
             .filter(|&doc| bits[doc as usize / 64] & (1 << (doc % 64)) != 0 && alive.is_alive(doc))
             .count() as u64,
-    })
+    };
+    Ok((count, bits))
 }
 
 /// Block-max WAND skips documents that cannot reach the page, but once it has skipped any, a
