@@ -57,8 +57,10 @@ impl SearchIndex {
     ) -> Result<Fused> {
         let only_semantic = semantic.iter().filter(|s| !keyword.matches.contains(s.1)).count();
         let wanted = (req.offset + req.limit).max(1);
+        // A deeper ranking that holds no more than the last ends the loop, whatever the count says.
+        let mut stalled = false;
         loop {
-            let complete = keyword.top.len() >= keyword.total;
+            let complete = keyword.top.len() >= keyword.total || stalled;
             let mut fused: HashMap<DocAddress, (f32, Matched)> =
                 HashMap::with_capacity(keyword.top.len() + semantic.len());
             for (rank, &(_, address)) in keyword.top.iter().enumerate() {
@@ -90,7 +92,9 @@ impl SearchIndex {
                 return Ok(Fused { ranked, total: keyword.total + only_semantic, keyword });
             }
             let deeper = (keyword.top.len() * 4).max(wanted + FUSION_DEPTH).min(keyword.total);
+            let reached = keyword.top.len();
             self.deepen(req, searcher, parts, &mut keyword, deeper)?;
+            stalled = keyword.top.len() <= reached;
         }
     }
 }
