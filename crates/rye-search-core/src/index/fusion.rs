@@ -91,8 +91,17 @@ impl SearchIndex {
             if complete || unreached < needed {
                 return Ok(Fused { ranked, total: keyword.total + only_semantic, keyword });
             }
-            let deeper = (keyword.top.len() * 4).max(wanted + FUSION_DEPTH).min(keyword.total);
+            // Straight to the rank whose share no longer reaches `needed` (at least twice as deep):
+            // a deep `min_score` bound took seven rankings of half a million matches at c1m. An item
+            // found by meaning that scores above `needed` whatever its keyword rank is looked for
+            // four times deeper at a time: its rank may be near.
             let reached = keyword.top.len();
+            let gap = needed - unreached_semantic;
+            let enough = match gap > 0.0 {
+                true => (keyword_weight / gap - RRF_K).max(0.0).min(keyword.total as f32) as usize + 1,
+                false => reached * 4,
+            };
+            let deeper = enough.max(reached * 2).max(wanted + FUSION_DEPTH).min(keyword.total);
             self.deepen(req, searcher, parts, &mut keyword, deeper)?;
             stalled = keyword.top.len() <= reached;
         }
