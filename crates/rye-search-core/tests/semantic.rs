@@ -135,14 +135,25 @@ fn word_salad() -> Vec<ItemDoc> {
     docs
 }
 
+/// Adds `docs` in one batch.
+fn add(index: &SearchIndex, docs: &[ItemDoc]) {
+    let mut batch = index.batch().unwrap();
+    batch.upsert(docs).unwrap();
+    batch.commit().unwrap();
+}
+
+/// Every tenth item again, in other words (`word` added to its title): added to an index that
+/// holds them, a second segment and deletes in the first.
+fn every_tenth_again(docs: &[ItemDoc], word: &str) -> Vec<ItemDoc> {
+    docs.iter().step_by(10).map(|d| ItemDoc { title: format!("{} {word}", d.description), ..d.clone() }).collect()
+}
+
 #[test]
 fn the_scan_pages_are_slices_of_the_whole_ranking() {
     shipped_model();
     let docs = word_salad();
     let index = SearchIndex::in_memory().unwrap();
-    let mut batch = index.batch().unwrap();
-    batch.upsert(&docs).unwrap();
-    batch.commit().unwrap();
+    add(&index, &docs);
     let run = |query: &str, mode, limit, offset, facets, recency_half_life| {
         let req = SearchRequest {
             query: query.into(),
@@ -159,15 +170,7 @@ fn the_scan_pages_are_slices_of_the_whole_ranking() {
     };
     for replaced in [false, true] {
         if replaced {
-            // Every tenth item again, in other words: the first segment now has deletes.
-            let again: Vec<ItemDoc> = docs
-                .iter()
-                .step_by(10)
-                .map(|d| ItemDoc { title: format!("{} music", d.description), ..d.clone() })
-                .collect();
-            let mut batch = index.batch().unwrap();
-            batch.upsert(&again).unwrap();
-            batch.commit().unwrap();
+            add(&index, &every_tenth_again(&docs, "music"));
         }
         for query in ["play my music files", "a program to read mail", "keep backups of the database"] {
             for recency_half_life in [None, Some(30 * 86_400_000)] {
@@ -200,15 +203,8 @@ fn hybrid_pages_are_slices_of_one_ranking() {
     shipped_model();
     let docs = word_salad();
     let index = SearchIndex::in_memory().unwrap();
-    let mut batch = index.batch().unwrap();
-    batch.upsert(&docs).unwrap();
-    batch.commit().unwrap();
-    // Every tenth item again, in other words: two segments, the first with deletes.
-    let again: Vec<ItemDoc> =
-        docs.iter().step_by(10).map(|d| ItemDoc { title: format!("{} chess", d.description), ..d.clone() }).collect();
-    let mut batch = index.batch().unwrap();
-    batch.upsert(&again).unwrap();
-    batch.commit().unwrap();
+    add(&index, &docs);
+    add(&index, &every_tenth_again(&docs, "chess"));
     let run = |query: &str, limit, offset, min_score, recency_half_life, facets| {
         let req = SearchRequest {
             query: query.into(),

@@ -116,16 +116,7 @@ impl SearchIndex {
             ranking.total = ranking.top.len();
             return Ok(ranking);
         }
-        let collector = TopRanked {
-            sort: req.sort_by,
-            wanted,
-            prune: false,
-            columns: parts.iter().map(|p| p.columns.clone()).collect(),
-            min_score: bound,
-            recency: req.recency(),
-            marks: false,
-        };
-        let found = collect(searcher, &*ranking.query, collector)?;
+        let found = self.collect_best(req, searcher, parts, &*ranking.query, Want::top(wanted), bound)?;
         ranking.top = found.top.iter().map(|r| (r.score, r.address)).collect();
         ranking.total = found.seen as usize;
         Ok(ranking)
@@ -140,14 +131,15 @@ impl SearchIndex {
         ranking: &mut Ranking,
         wanted: usize,
     ) -> Result<()> {
-        let found = self.collect_best(req, searcher, parts, &*ranking.query, Want::top(wanted))?;
+        let found = self.collect_best(req, searcher, parts, &*ranking.query, Want::top(wanted), f32::MIN)?;
         ranking.top = found.top.iter().map(|r| (r.score, r.address)).collect();
         ranking.total = found.seen as usize;
         ranking.best = found.best;
         Ok(())
     }
 
-    /// The best `wanted` matches of `query` in the request's order, and how many match.
+    /// The best matches of `query` in the request's order, and how many match (only those scoring
+    /// at least `min_score`, with the request's recency boost).
     fn collect_best(
         &self,
         req: &SearchRequest,
@@ -155,13 +147,14 @@ impl SearchIndex {
         parts: &[Arc<SegmentParts>],
         query: &dyn Query,
         want: Want,
+        min_score: f32,
     ) -> Result<crate::collect::Collected> {
         let collector = TopRanked {
             sort: req.sort_by,
             wanted: want.top,
             prune: false, // decided by `collect` once the query's postings are known
             columns: parts.iter().map(|p| p.columns.clone()).collect(),
-            min_score: f32::MIN,
+            min_score,
             recency: req.recency(),
             marks: want.matches,
         };
@@ -249,7 +242,7 @@ impl SearchIndex {
             Box::new(BooleanQuery::new(clauses))
         };
 
-        let found = self.collect_best(req, searcher, parts, &*query, want)?;
+        let found = self.collect_best(req, searcher, parts, &*query, want, f32::MIN)?;
         Ok(Ranking {
             top: found.top.iter().map(|r| (r.score, r.address)).collect(),
             total: found.seen as usize,
