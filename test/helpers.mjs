@@ -3,6 +3,7 @@ import { spawnSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -70,6 +71,14 @@ export function wsArgs(ws) {
   return ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
 }
 
+/** Clients `connectMcp` opened in this test file. */
+const openClients = new Set();
+// A test that fails before closing its client would leave the server running, and the test
+// file would then never end: whatever is still open is closed when the file's tests are done.
+after(async () => {
+  await Promise.all([...openClients].map((client) => client.close().catch(() => undefined)));
+});
+
 /** Starts `rye-search mcp <args>` and connects an MCP SDK client to it, as an agent's host does. */
 export async function connectMcp(args, { name = 'rye-search-test', stderr = 'pipe' } = {}) {
   const transport = new StdioClientTransport({
@@ -80,6 +89,7 @@ export async function connectMcp(args, { name = 'rye-search-test', stderr = 'pip
   });
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(transport);
+  openClients.add(client);
   return { client, transport };
 }
 

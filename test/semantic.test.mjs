@@ -165,6 +165,44 @@ describe('semantic search', () => {
     ws.cleanup();
   });
 
+  it('MCP: an agent following next_offset through a plain question sees exactly total results, once each', async () => {
+    const ws = workspace();
+    const words = ['music', 'player', 'audio', 'file', 'network', 'server', 'mail', 'client', 'chess', 'game'];
+    const files = {};
+    for (let i = 0; i < 150; i++) {
+      const w = (k) => words[(i * 7 + k * 3 + (i >> k)) % words.length];
+      files[`knowledge/salad/i${i}.md`] = knowledge({
+        name: `i${i}`,
+        title: `${w(0)} ${w(1)}`,
+        description: `${w(2)} ${w(3)} ${w(4)}`,
+      });
+    }
+    ws.write('project', files);
+    const { client } = await connectMcp(wsArgs(ws), { name: 'semantic-walk' });
+    for (const query of ['play music files', 'a quiet zebra playing chess']) {
+      const seen = [];
+      const totals = new Set();
+      let offset = 0;
+      for (let call = 0; call < 50; call++) {
+        const res = await client.callTool({
+          name: 'rye_search',
+          arguments: { query, limit: 9, offset, preview_chars: 0, include_fields: ['id'] },
+        });
+        assert.ok(!res.isError, res.content[0].text);
+        const page = res.structuredContent;
+        assert.equal(page.search_type, 'hybrid');
+        totals.add(page.total);
+        seen.push(...page.results.map((r) => r.id));
+        if (!page.has_more) break;
+        offset = page.next_offset;
+      }
+      assert.deepEqual([...totals], [seen.length], `${query}: one total, and it is what the pages held`);
+      assert.equal(new Set(seen).size, seen.length, `${query}: no result twice`);
+    }
+    await client.close();
+    ws.cleanup();
+  });
+
   it('MCP: mode is a described argument; answers say what ran and how each result matched', async () => {
     const ws = workspace();
     ws.write('project', {
