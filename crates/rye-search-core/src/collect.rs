@@ -146,11 +146,14 @@ pub struct Matches {
 impl Matches {
     pub fn contains(&self, address: DocAddress) -> bool {
         let doc = address.doc_id as usize;
-        self.segments
-            .iter()
-            .find(|(ord, _)| *ord == address.segment_ord)
-            .and_then(|(_, bits)| bits.get(doc / 64))
+        self.segment(address.segment_ord)
+            .and_then(|bits| bits.get(doc / 64))
             .is_some_and(|w| w & (1 << (doc % 64)) != 0)
+    }
+
+    /// A segment's bits, one per document.
+    pub fn segment(&self, segment: SegmentOrdinal) -> Option<&[u64]> {
+        self.segments.iter().find(|(ord, _)| *ord == segment).map(|(_, bits)| &bits[..])
     }
 
     /// Replaces a segment's bits (with a complete set, after counting it again).

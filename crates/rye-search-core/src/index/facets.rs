@@ -36,6 +36,27 @@ impl MatchSet {
         MatchSet { words: vec![0; (max_doc as usize).div_ceil(64)] }
     }
 
+    /// The live documents among `bits` (a ranking's matches, which may mark deleted documents).
+    pub fn live(bits: Option<&[u64]>, reader: &tantivy::SegmentReader) -> Self {
+        let mut set = MatchSet::new(reader.max_doc());
+        for (word, &bits) in set.words.iter_mut().zip(bits.unwrap_or_default()) {
+            *word = bits;
+        }
+        if let Some(alive) = reader.alive_bitset() {
+            for (i, word) in set.words.iter_mut().enumerate() {
+                let mut rest = *word;
+                while rest != 0 {
+                    let bit = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    if !alive.is_alive(i as DocId * 64 + bit) {
+                        *word &= !(1 << bit);
+                    }
+                }
+            }
+        }
+        set
+    }
+
     pub fn insert(&mut self, doc: DocId) {
         if let Some(w) = self.words.get_mut(doc as usize / 64) {
             *w |= 1 << (doc % 64);

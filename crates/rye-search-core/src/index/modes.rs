@@ -141,15 +141,15 @@ impl SearchIndex {
         let Fused { mut ranked, mut total, keyword } =
             self.fuse(req, searcher, parts, keyword, keyword_weight, &semantic)?;
         let best = ranked.first().map_or(1.0, |r| r.0);
-        // Counts cover what either list found: the keyword matches and the semantic window.
-        let mut sets = match req.facets {
-            true => {
-                let mut sets = self.match_sets(req, searcher, parts, &*keyword.query, None)?;
-                semantic.iter().for_each(|&(_, a)| sets[a.segment_ord as usize].insert(a.doc_id));
-                Some(sets)
-            }
-            false => None,
-        };
+        // Counts cover what either list found: the keyword matches (the ranking marked them all)
+        // and the semantic window.
+        let mut sets = req.facets.then(|| {
+            let readers = searcher.segment_readers().iter().enumerate();
+            let mut sets: Vec<MatchSet> =
+                readers.map(|(ord, r)| MatchSet::live(keyword.matches.segment(ord as u32), r)).collect();
+            semantic.iter().for_each(|&(_, a)| sets[a.segment_ord as usize].insert(a.doc_id));
+            sets
+        });
         if req.min_score > 0.0 {
             above_min_score(req, &mut ranked, |r| r.0, best, &mut total);
             // The fused list is exact down to the bound: what is left is every item above it.
