@@ -27,8 +27,8 @@ const SEARCH_MANY_CHUNK = 2048;
 
 /**
  * Runs many prepared searches in native calls of `SEARCH_MANY_CHUNK`, keeping each invalid one's
- * error in place. `prepare` throws for bad options; `run` gets valid requests and resolves to the
- * JSON array of their answers, in order. While the native threads search one chunk, this thread
+ * error in place. `prepare` throws for bad options; `run` gets valid requests and resolves to
+ * their answers, one JSON text per line, in order. While the native threads search one chunk, this thread
  * parses and shapes the one before, so parsing hides behind searching.
  */
 async function searchMany<P extends { req: NativeRequest }>(
@@ -56,10 +56,11 @@ async function searchMany<P extends { req: NativeRequest }>(
   for (let from = 0; pending; from += SEARCH_MANY_CHUNK) {
     const raw = await pending;
     pending = from + SEARCH_MANY_CHUNK < valid.length ? start(from + SEARCH_MANY_CHUNK) : undefined;
-    const answers = JSON.parse(raw) as Array<{ ok: NativeResponse } | SearchFailure>;
+    // One answer per line (see `many.rs`): each is parsed, shaped and dropped in turn.
+    const answers = raw ? raw.split('\n') : [];
     for (let k = 0; k < answers.length; k++) {
       const { i, p } = valid[from + k]!;
-      const r = answers[k]!;
+      const r = JSON.parse(answers[k]!) as { ok: NativeResponse } | SearchFailure;
       out[i] = 'error' in r ? r : shape(i, p, r.ok);
     }
   }

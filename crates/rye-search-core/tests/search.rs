@@ -687,14 +687,18 @@ fn search_many_json_frames_each_answer_and_refuses_the_largest_past_the_limit() 
     let index = index(&corpus());
     let every = SearchRequest { limit: 10, ..q("file OR web OR agents OR tool OR helpers") };
     let reqs = vec![every, q("a AND (b"), q("nothingmatchesthis")];
-    let all: serde_json::Value = serde_json::from_str(&index.search_many_json(&reqs, usize::MAX)).unwrap();
-    assert!(all[0]["ok"]["hits"].as_array().is_some_and(|h| !h.is_empty()), "{all}");
+    let lines = |text: String| -> Vec<serde_json::Value> {
+        text.split('\n').map(|line| serde_json::from_str(line).unwrap()).collect()
+    };
+    let all = lines(index.search_many_json(&reqs, usize::MAX));
+    assert_eq!(all.len(), reqs.len());
+    assert!(all[0]["ok"]["hits"].as_array().is_some_and(|h| !h.is_empty()), "{all:?}");
     assert_eq!(all[1]["error"]["code"], "E_QUERY_SYNTAX");
     assert!(all[2].get("ok").is_some());
     // One byte short of the whole answer: only the largest entry is refused.
     let whole = index.search_many_json(&reqs, usize::MAX).len();
-    let tight: serde_json::Value = serde_json::from_str(&index.search_many_json(&reqs, whole - 1)).unwrap();
-    assert_eq!(tight[0]["error"]["code"], "E_LIMIT", "{tight}");
+    let tight = lines(index.search_many_json(&reqs, whole - 1));
+    assert_eq!(tight[0]["error"]["code"], "E_LIMIT", "{tight:?}");
     assert_eq!(tight[1]["error"]["code"], "E_QUERY_SYNTAX");
     assert_eq!(tight[2], all[2]);
 }

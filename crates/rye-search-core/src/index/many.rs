@@ -1,12 +1,14 @@
-//! `searchMany`'s answer as one JSON array: `{"ok": response}` or `{"error": payload}` per
-//! request, in order, each written on the thread that searched it.
+//! `searchMany`'s answer as JSON Lines: `{"ok": response}` or `{"error": payload}` per request,
+//! one per line, in order, each written on the thread that searched it. Lines, not one array:
+//! the reader parses and shapes one answer at a time, so what it parses is garbage at once
+//! instead of living (and being copied by the collector) until a whole array is shaped.
 
 use super::SearchIndex;
 use crate::error::Error;
 use crate::request::SearchRequest;
 
 impl SearchIndex {
-    /// Runs `reqs` on all cores and frames the answers. An answer that would make the whole array
+    /// Runs `reqs` on all cores and frames the answers. An answer that would make the whole text
     /// longer than `max_len` bytes (a caller's string limit) is replaced by an `E_LIMIT` entry,
     /// largest first, so a batch fails query by query, never as a whole.
     pub fn search_many_json(&self, reqs: &[SearchRequest], max_len: usize) -> String {
@@ -20,7 +22,8 @@ impl SearchIndex {
             }
             Err(e) => error_entry(&e),
         });
-        let mut total: usize = parts.iter().map(|p| p.len() + 1).sum::<usize>() + 1;
+        // Each part and the newline after it, but the last.
+        let mut total: usize = parts.iter().map(|p| p.len() + 1).sum::<usize>().saturating_sub(1);
         if total > max_len {
             let mut order: Vec<usize> = (0..parts.len()).collect();
             order.sort_by_key(|&i| std::cmp::Reverse(parts[i].len()));
@@ -39,15 +42,13 @@ impl SearchIndex {
                 parts[i] = refusal;
             }
         }
-        let mut out = Vec::with_capacity(total + 1);
-        out.push(b'[');
+        let mut out = Vec::with_capacity(total);
         for (i, part) in parts.iter().enumerate() {
             if i > 0 {
-                out.push(b',');
+                out.push(b'\n');
             }
             out.extend_from_slice(part);
         }
-        out.push(b']');
         // Every part is serde_json output or ASCII framing: valid UTF-8 by construction.
         String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
