@@ -50,6 +50,31 @@ describe('createMemoryIndex', () => {
     });
   });
 
+  it('runs adds and removes called together one after another, in call order', async () => {
+    const mem = createMemoryIndex();
+    const docs = (prefix, n) => Array.from({ length: n }, (_, i) => ({ id: `${prefix}/${i}`, title: 'queued write' }));
+    // Not awaited one by one: the index has one writer, so each call waits for the one before.
+    const calls = [
+      mem.add(docs('a', 600)),
+      mem.add(docs('b', 600)),
+      mem.remove(['a/0', 'a/1']),
+      mem.add([{ title: 'no id' }]),
+      mem.add(docs('c', 10)),
+      mem.remove(['c/9']),
+    ];
+    const settled = await Promise.allSettled(calls);
+    assert.deepEqual(
+      settled.map((s) => s.status),
+      ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    );
+    assert.equal(settled[3].reason.code, 'E_INVALID_ARGUMENT');
+    assert.equal(mem.size, 600 + 600 - 2 + 10 - 1);
+    assert.equal((await mem.search({ query: 'queued', limit: 0 })).total, 1207);
+    await assert.rejects(mem.remove('a/3'), InvalidArgumentError);
+    await assert.rejects(mem.remove(['a/3'], 'widget'), InvalidArgumentError);
+    assert.equal(mem.size, 1207);
+  });
+
   it('rejects documents without ids', async () => {
     const mem = createMemoryIndex();
     await assert.rejects(mem.add([{ title: 'no id' }]), InvalidArgumentError);

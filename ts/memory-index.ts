@@ -141,10 +141,47 @@ export class MemoryIndex {
   private readonly native: NativeIndex = native((b) => b.NativeIndex.inMemory());
   private readonly runner = new SearchRunner(this.native);
 
-  /** Adds documents; a document with the same kind and id replaces the old one. */
+  /** The last write queued: `add` and `remove` run one at a time, in call order. */
+  private writes: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Adds documents; a document with the same kind and id replaces the old one. Calls made while
+   * another write runs wait their turn (the index has one writer).
+   */
   async add(docs: PlainDocument[]): Promise<void> {
     if (!Array.isArray(docs))
       throw new InvalidArgumentError('add takes an array of documents', { hint: 'pass [{ id, … }]' });
+    const list = docs.slice();
+    return this.serially(() => this.write(list));
+  }
+
+  /** Removes the documents of `kind` with these ids (ids not in the index are ignored). */
+  async remove(ids: string[], kind: Kind = 'knowledge'): Promise<void> {
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
+      throw new InvalidArgumentError('remove takes an array of ids', { hint: "pass ['id', …]" });
+    if (!isKind(kind))
+      throw new InvalidArgumentError(`unknown kind "${String(kind)}"`, { hint: 'use directive, tool or knowledge' });
+    const keys = ids.map((id) => `${kind}\0${id}`);
+    return this.serially(async () => {
+      const batch = native(() => this.native.batch(keys.length));
+      try {
+        native(() => batch.delete(keys));
+        await nativeAsync(() => batch.commit());
+      } catch (err) {
+        batch.abort();
+        throw err;
+      }
+    });
+  }
+
+  /** Runs `write` after every write queued before it, whether they succeeded or not. */
+  private serially<T>(write: () => Promise<T>): Promise<T> {
+    const run = this.writes.then(write, write);
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+
+  private async write(docs: PlainDocument[]): Promise<void> {
     const batch = native(() => this.native.batch(docs.length));
     try {
       // In chunks: one JSON text of every document would double the memory a large add needs.
@@ -165,12 +202,6 @@ export class MemoryIndex {
       batch.abort();
       throw err;
     }
-  }
-
-  async remove(ids: string[], kind: Kind = 'knowledge'): Promise<void> {
-    const batch = native(() => this.native.batch(ids.length));
-    native(() => batch.delete(ids.map((id) => `${kind}\0${id}`)));
-    await nativeAsync(() => batch.commit());
   }
 
   get size(): number {
