@@ -695,6 +695,14 @@ fn search_many_json_frames_each_answer_and_refuses_the_largest_past_the_limit() 
     assert!(all[0]["ok"]["hits"].as_array().is_some_and(|h| !h.is_empty()), "{all:?}");
     assert_eq!(all[1]["error"]["code"], "E_QUERY_SYNTAX");
     assert!(all[2].get("ok").is_some());
+    // One answer per line, whatever the documents hold: `extra` written across lines is compacted.
+    let mut spread = doc("a/spread", "project", "spread", "extra over lines", "");
+    spread.extra = Some(serde_json::value::RawValue::from_string("[true,\r\n \"verified\"\n]".into()).unwrap());
+    let with_spread = self::index(&[spread]);
+    let twice = with_spread.search_many_json(&[q("spread"), q("spread")], usize::MAX);
+    let answers = lines(twice);
+    assert_eq!(answers.len(), 2);
+    assert_eq!(answers[1]["ok"]["hits"][0][3][8], serde_json::json!([true, "verified"]));
     // One byte short of the whole answer: only the largest entry is refused.
     let whole = index.search_many_json(&reqs, usize::MAX).len();
     let tight = lines(index.search_many_json(&reqs, whole - 1));

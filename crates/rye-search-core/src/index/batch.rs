@@ -96,11 +96,21 @@ impl Batch {
 }
 
 /// What a hit shows besides id, score and preview, as a JSON array in the order of
-/// [`crate::request::ITEM_FIELDS`] (and of `NativeItem` in `ts/search.ts`): an array because
+/// [`crate::request::ITEM_FIELDS`] (and of `NativeItem` in `ts/wire.ts`): an array because
 /// `JSON.parse` builds arrays several times faster than objects with keys. `extra` is copied
-/// as the caller wrote it (it arrives as JSON, parsed once).
+/// as the caller wrote it (it arrives as JSON, parsed once), compacted if it spans lines: a
+/// `searchMany` answer is one line.
 fn stored_item(d: &ItemDoc) -> String {
-    let extra = d.extra.as_deref();
+    let compacted;
+    let extra = match d.extra.as_deref() {
+        Some(raw) if raw.get().contains(['\n', '\r']) => {
+            compacted = serde_json::from_str::<serde_json::Value>(raw.get())
+                .ok()
+                .and_then(|v| serde_json::value::to_raw_value(&v).ok());
+            compacted.as_deref()
+        }
+        other => other,
+    };
     let item = (&d.kind, &d.space, &d.name, &d.title, &d.description, &d.category, &d.path, d.date, extra);
     serde_json::to_string(&item).expect("a tuple of strings serialises")
 }
