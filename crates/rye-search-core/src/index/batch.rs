@@ -3,6 +3,9 @@
 use super::*;
 use crate::semantic;
 
+/// Items embedded before they are handed to the indexing thread (see [`Batch::upsert`]).
+const EMBED_CHUNK: usize = 64;
+
 /// One write session. Nothing is visible to readers until `commit`; dropping it discards.
 pub struct Batch {
     pub(super) writer: IndexWriter<TantivyDocument>,
@@ -44,26 +47,29 @@ impl KnownKeys {
 }
 
 impl Batch {
-    /// Adds documents, replacing any with the same key.
-    /// Items are embedded (on all cores) when a model is loaded.
+    /// Adds documents, replacing any with the same key. With a model loaded, items are embedded
+    /// on this thread a few at a time, each few handed to the indexing thread before the next is
+    /// embedded: embedding (~20 µs an item) then runs beside indexing (~45 µs an item on its one
+    /// thread) instead of before it.
     pub fn upsert(&mut self, docs: &[ItemDoc]) -> Result<()> {
-        let vectors: Vec<Option<Vec<u8>>> = match semantic::model() {
-            Some(model) => docs
-                .par_iter()
-                .with_min_len(64)
-                .map(|d| model.embed(&semantic::item_text(d)).map(|v| semantic::quantize(&v)))
-                .collect(),
-            None => vec![None; docs.len()],
-        };
-        for (d, vector) in docs.iter().zip(vectors) {
-            if self.keys.add(&d.key)? {
-                self.writer.delete_term(Term::from_field_text(self.fields.key, &d.key));
+        let model = semantic::model();
+        for part in docs.chunks(EMBED_CHUNK) {
+            let vectors: Vec<Option<Vec<u8>>> = match &model {
+                Some(model) => {
+                    part.iter().map(|d| model.embed(&semantic::item_text(d)).map(|v| semantic::quantize(&v))).collect()
+                }
+                None => vec![None; part.len()],
+            };
+            for (d, vector) in part.iter().zip(vectors) {
+                if self.keys.add(&d.key)? {
+                    self.writer.delete_term(Term::from_field_text(self.fields.key, &d.key));
+                }
+                let mut doc = to_document(&self.fields, d);
+                if let Some(v) = vector {
+                    doc.add_bytes(self.fields.vector, &v);
+                }
+                self.writer.add_document(doc)?;
             }
-            let mut doc = to_document(&self.fields, d);
-            if let Some(v) = vector {
-                doc.add_bytes(self.fields.vector, &v);
-            }
-            self.writer.add_document(doc)?;
         }
         Ok(())
     }
