@@ -3,7 +3,7 @@
  */
 import { InvalidArgumentError } from './errors.js';
 import { buildDocument } from './document.js';
-import { native, nativeAsync, type NativeIndex } from './native.js';
+import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { isKind, type Kind } from './scope.js';
 import { buildRequest, type SearchOptions } from './search-request.js';
 import type { SearchResponse } from './search-results.js';
@@ -137,6 +137,24 @@ function toNative(d: PlainDocument): NativeDocument {
   });
 }
 
+/**
+ * Sends `docs` to a batch in chunks: one JSON text of every document would double the memory a
+ * large add needs. A bad document fails the call, so the batch (aborted) commits nothing.
+ */
+async function upsertAll(batch: NativeBatch, docs: PlainDocument[]): Promise<void> {
+  for (let i = 0; i < docs.length; i += UPSERT_CHUNK) {
+    const chunk = docs.slice(i, i + UPSERT_CHUNK);
+    const payload = JSON.stringify(chunk.map(toNative));
+    try {
+      await nativeAsync(() => batch.upsert(payload));
+    } catch (err) {
+      // Text JSON cannot carry (an unpaired surrogate) is named here; anything else is rethrown.
+      chunk.forEach(checkText);
+      throw err;
+    }
+  }
+}
+
 export class MemoryIndex {
   private readonly native: NativeIndex = native((b) => b.NativeIndex.inMemory());
   private readonly runner = new SearchRunner(this.native);
@@ -152,7 +170,7 @@ export class MemoryIndex {
     if (!Array.isArray(docs))
       throw new InvalidArgumentError('add takes an array of documents', { hint: 'pass [{ id, … }]' });
     const list = docs.slice();
-    return this.serially(() => this.write(list));
+    return this.serially(() => this.inBatch(list.length, (batch) => upsertAll(batch, list)));
   }
 
   /** Removes the documents of `kind` with these ids (ids not in the index are ignored). */
@@ -162,16 +180,7 @@ export class MemoryIndex {
     if (!isKind(kind))
       throw new InvalidArgumentError(`unknown kind "${String(kind)}"`, { hint: 'use directive, tool or knowledge' });
     const keys = ids.map((id) => `${kind}\0${id}`);
-    return this.serially(async () => {
-      const batch = native(() => this.native.batch(keys.length));
-      try {
-        native(() => batch.delete(keys));
-        await nativeAsync(() => batch.commit());
-      } catch (err) {
-        batch.abort();
-        throw err;
-      }
-    });
+    return this.serially(() => this.inBatch(keys.length, (batch) => native(() => batch.delete(keys))));
   }
 
   /** Runs `write` after every write queued before it, whether they succeeded or not. */
@@ -181,22 +190,11 @@ export class MemoryIndex {
     return run;
   }
 
-  private async write(docs: PlainDocument[]): Promise<void> {
-    const batch = native(() => this.native.batch(docs.length));
+  /** One write batch: `fill` it, then commit; a failure anywhere commits nothing of it. */
+  private async inBatch(size: number, fill: (batch: NativeBatch) => unknown): Promise<void> {
+    const batch = native(() => this.native.batch(size));
     try {
-      // In chunks: one JSON text of every document would double the memory a large add needs.
-      // A bad document aborts the batch, so nothing of this add is committed.
-      for (let i = 0; i < docs.length; i += UPSERT_CHUNK) {
-        const chunk = docs.slice(i, i + UPSERT_CHUNK);
-        const payload = JSON.stringify(chunk.map(toNative));
-        try {
-          await nativeAsync(() => batch.upsert(payload));
-        } catch (err) {
-          // Text JSON cannot carry (an unpaired surrogate) is named here; anything else is rethrown.
-          chunk.forEach(checkText);
-          throw err;
-        }
-      }
+      await fill(batch);
       await nativeAsync(() => batch.commit());
     } catch (err) {
       batch.abort();

@@ -28,8 +28,8 @@ const SEARCH_MANY_CHUNK = 2048;
 /**
  * Runs many prepared searches in native calls of `SEARCH_MANY_CHUNK`, keeping each invalid one's
  * error in place. `prepare` throws for bad options; `run` gets valid requests and resolves to
- * their answers, one JSON text per line, in order. While the native threads search one chunk, this thread
- * parses and shapes the one before, so parsing hides behind searching.
+ * their answers, one JSON text per line, in order. While the native threads search one chunk,
+ * this thread parses and shapes the one before, so parsing hides behind searching.
  */
 async function searchMany<P extends { req: NativeRequest }>(
   count: number,
