@@ -61,6 +61,10 @@ describe('fetch by id', () => {
       code: 'E_INVALID_ARGUMENT',
       message: /no registry/,
     });
+    // An id of any length is answered, its echo in the error cut short.
+    await assert.rejects(index.fetch({ item_id: `rye/${'y'.repeat(20_000)}` }), (err) => {
+      return err.code === 'E_NOT_FOUND' && err.message.length < 1000 && err.hint.length < 1000;
+    });
   });
 
   it('takes space as the alias of source, resolved in one place for fetch and search', async () => {

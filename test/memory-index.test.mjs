@@ -118,6 +118,40 @@ describe('createMemoryIndex', () => {
     await assert.rejects(mem.search({ query: '*', filters: { tags: ['\ud83c'] } }), /filter "tags" has an unpaired/);
   });
 
+  it('refuses values JSON cannot show (BigInt, cycles) with a coded error, and echoes huge ones cut short', async () => {
+    const mem = createMemoryIndex();
+    await mem.add([{ id: 'a', title: 'walrus' }]);
+    const cycle = {};
+    cycle.self = cycle;
+    const options = [
+      { limit: 10n },
+      { explain: 1n },
+      { since: 5n },
+      { min_score: 1n },
+      { filters: { tags: cycle } },
+      { scope: 2n },
+    ];
+    for (const extra of options) {
+      await assert.rejects(
+        mem.search({ query: 'walrus', ...extra }),
+        (err) => /^E_INVALID_(ARGUMENT|SCOPE)$/.test(err.code) && err.hint.length > 0,
+        Object.keys(extra)[0],
+      );
+      const [answer] = await mem.searchMany([{ query: 'walrus', ...extra }]);
+      assert.match(answer.error.code, /^E_INVALID_(ARGUMENT|SCOPE)$/);
+    }
+    await assert.rejects(mem.add([{ id: 7n }]), (err) => err.code === 'E_INVALID_ARGUMENT' && /7n/.test(err.message));
+    await assert.rejects(mem.add([{ id: 'x', date: 1n }]), (err) => err.code === 'E_INVALID_ARGUMENT');
+    // A value tens of thousands of characters long is named by its start.
+    const long = 'y'.repeat(50_000);
+    await assert.rejects(mem.search({ query: 'walrus', mode: long }), (err) => err.message.length < 1000);
+    await assert.rejects(
+      mem.search({ like: `knowledge:${long}` }),
+      (err) => err.code === 'E_NOT_FOUND' && err.message.length < 1000,
+    );
+    assert.equal(mem.size, 1);
+  });
+
   it('Latin diacritics fold both ways; other scripts keep their letters', async () => {
     const mem = createMemoryIndex();
     await mem.add([

@@ -19,6 +19,36 @@ export type ErrorCode =
   | 'E_INTERNAL'
   | 'E_NATIVE_UNAVAILABLE';
 
+/** Longest echo of a refused value in an error message: a huge or deep value is named by its start. */
+const MAX_ECHO_CHARS = 200;
+
+/**
+ * A refused value as an error message shows it: JSON where it has one, else its text or type.
+ * Never throws (a BigInt, a cycle, a throwing `toString` or getter), so validation always ends
+ * in its own clear error.
+ */
+export function shown(value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    // No JSON form: its text below.
+  }
+  if (text === undefined) {
+    try {
+      text = typeof value === 'bigint' ? `${value}n` : String(value);
+    } catch {
+      text = `a ${typeof value}`;
+    }
+  }
+  return echo(text);
+}
+
+/** Text a message repeats (an id, a name), cut with an ellipsis past `MAX_ECHO_CHARS`. */
+export function echo(text: string): string {
+  return text.length > MAX_ECHO_CHARS ? `${text.slice(0, MAX_ECHO_CHARS)}…` : text;
+}
+
 export interface ErrorDetails {
   hint?: string;
   position?: number;

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { DEFAULT_MAX_FILE_BYTES, KIND_EXTENSIONS, KIND_FOLDERS } from './items.js';
-import { IntegrityError, InvalidArgumentError, NotFoundError, RyeSearchError } from './errors.js';
+import { echo, IntegrityError, InvalidArgumentError, NotFoundError, RyeSearchError, shown } from './errors.js';
 import { parseItem } from './metadata.js';
 import { readRegularFile, UnreadableFile } from './read-file.js';
 import { isKind, KINDS, type Kind } from './scope.js';
@@ -77,16 +77,17 @@ export function parseItemRef(itemId: unknown, itemType?: unknown): { kinds: Kind
     if (id === '') throw new InvalidIdError(`"${itemId}" has no id after "${prefixed}:"`, ID_HINT);
   }
   if (id.includes('\0')) throw new InvalidIdError('item_id contains a NUL byte', ID_HINT);
-  if (/%(2f|5c|2e|00)/i.test(id)) throw new InvalidIdError(`item_id "${id}" contains an encoded separator`, ID_HINT);
-  if (id.includes('\\')) throw new InvalidIdError(`item_id "${id}" uses backslashes`, 'use / between segments');
+  if (/%(2f|5c|2e|00)/i.test(id))
+    throw new InvalidIdError(`item_id "${echo(id)}" contains an encoded separator`, ID_HINT);
+  if (id.includes('\\')) throw new InvalidIdError(`item_id "${echo(id)}" uses backslashes`, 'use / between segments');
   if (path.isAbsolute(id) || path.win32.isAbsolute(id) || id.startsWith('/'))
-    throw new InvalidIdError(`item_id "${id}" is an absolute path`, ID_HINT);
+    throw new InvalidIdError(`item_id "${echo(id)}" is an absolute path`, ID_HINT);
   const segments = id.split('/');
   for (const s of segments) {
     if (s === '' || s === '.' || s === '..')
-      throw new InvalidIdError(`item_id "${id}" has an empty, "." or ".." segment`, ID_HINT);
+      throw new InvalidIdError(`item_id "${echo(id)}" has an empty, "." or ".." segment`, ID_HINT);
     if (s.startsWith('.') || s.startsWith('_'))
-      throw new InvalidIdError(`item_id "${id}" names a hidden or private file, which is not an item`, ID_HINT);
+      throw new InvalidIdError(`item_id "${echo(id)}" names a hidden or private file, which is not an item`, ID_HINT);
   }
   return { kinds: kind ? [kind] : [...KINDS], id };
 }
@@ -148,14 +149,14 @@ export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse 
     }
   }
   if (found.length === 0) {
-    throw new NotFoundError(`Item not found: ${id}`, {
-      hint: `looked for ${kinds.join('/')} "${id}" in ${spaces.map((s) => s.label).join(', ') || 'no spaces'}; find the id with a search (rye_search, rye-search search), or name the space with source (--source)`,
+    throw new NotFoundError(`Item not found: ${echo(id)}`, {
+      hint: `looked for ${kinds.join('/')} "${echo(id)}" in ${spaces.map((s) => s.label).join(', ') || 'no spaces'}; find the id with a search (rye_search, rye-search search), or name the space with source (--source)`,
     });
   }
   if (found.length > 1) {
     throw new RyeSearchError(
       'E_AMBIGUOUS',
-      `Ambiguous item_id "${id}": exists as ${found.map((f) => f.kind).join(', ')}`,
+      `Ambiguous item_id "${echo(id)}": exists as ${found.map((f) => f.kind).join(', ')}`,
       {
         hint: `pass item_type (${found.map((f) => f.kind).join(' or ')}) or write it as kind:id`,
       },
@@ -216,7 +217,7 @@ function copyTo(
 ): void {
   const dest = opts.destination;
   if (dest !== 'project' && dest !== 'user')
-    throw new InvalidArgumentError(`destination must be "project" or "user", got ${JSON.stringify(dest)}`, {
+    throw new InvalidArgumentError(`destination must be "project" or "user", got ${shown(dest)}`, {
       hint: 'system bundles are read-only',
     });
   if (item.space.kind === dest) return; // already there

@@ -1,7 +1,7 @@
 /**
  * An in-memory index over plain documents, for library users who are not indexing `.ai/` trees.
  */
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError, shown } from './errors.js';
 import { buildDocument } from './document.js';
 import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { isKind, type Kind } from './scope.js';
@@ -44,12 +44,13 @@ const TEXT_KEYS = ['title', 'name', 'description', 'category', 'content', 'versi
  */
 function checkDocument(d: PlainDocument): number | null {
   if (!d || typeof d !== 'object' || typeof d.id !== 'string' || d.id === '') {
-    throw new InvalidArgumentError(`every document needs a string id, got ${JSON.stringify(d)?.slice(0, 80)}`, {
+    const got = d && typeof d === 'object' && !Array.isArray(d) ? `a document with id ${shown(d.id)}` : shown(d);
+    throw new InvalidArgumentError(`every document needs a string id, got ${got}`, {
       hint: 'pass { id, title?, content?, … }',
     });
   }
   const fail = (what: string, hint: string): never => {
-    throw new InvalidArgumentError(`document ${JSON.stringify(d.id)}: ${what}`, { hint });
+    throw new InvalidArgumentError(`document ${shown(d.id)}: ${what}`, { hint });
   };
   if (d.id.includes('\0')) fail('the id has a NUL character', 'use ids like "section/name"');
   if (d.kind !== undefined && !isKind(d.kind))
@@ -59,7 +60,7 @@ function checkDocument(d: PlainDocument): number | null {
     d.source !== null &&
     !(typeof d.source === 'string' && /^(project|user|system(:.+)?)$/.test(d.source))
   ) {
-    fail(`unknown source ${JSON.stringify(d.source)}`, 'use project, user, system or system:<bundle id>');
+    fail(`unknown source ${shown(d.source)}`, 'use project, user, system or system:<bundle id>');
   }
   for (const k of TEXT_KEYS) {
     if (d[k] !== undefined && d[k] !== null && typeof d[k] !== 'string')
@@ -76,10 +77,7 @@ function checkDocument(d: PlainDocument): number | null {
   if (d.date !== undefined && d.date !== null) {
     date = typeof d.date === 'number' ? d.date : typeof d.date === 'string' ? Date.parse(d.date) : NaN;
     if (!Number.isFinite(date))
-      fail(
-        `date ${JSON.stringify(d.date)} is not an ISO date or epoch milliseconds`,
-        'e.g. "2026-01-31" or 1769817600000',
-      );
+      fail(`date ${shown(d.date)} is not an ISO date or epoch milliseconds`, 'e.g. "2026-01-31" or 1769817600000');
   }
   if (d.metadata !== undefined && d.metadata !== null) {
     if (typeof d.metadata !== 'object' || Array.isArray(d.metadata))
@@ -101,7 +99,7 @@ function checkDocument(d: PlainDocument): number | null {
 /** Finds the string of a document that JSON cannot carry (called only when the native side refused a chunk). */
 function checkText(d: PlainDocument): void {
   const check = (text: unknown, what: string) =>
-    typeof text === 'string' && wellFormed(text, `document ${JSON.stringify(d.id)}: ${what}`);
+    typeof text === 'string' && wellFormed(text, `document ${shown(d.id)}: ${what}`);
   check(d.id, 'id');
   for (const k of TEXT_KEYS) check(d[k], k);
   for (const t of d.tags ?? []) check(t, 'a tag');

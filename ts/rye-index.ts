@@ -8,7 +8,7 @@ import path from 'node:path';
 import { defaultCacheDir, indexDirFor } from './cache.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
-import { fetchFailure, InvalidArgumentError, NotFoundError, type FetchFailure } from './errors.js';
+import { echo, fetchFailure, InvalidArgumentError, NotFoundError, shown, type FetchFailure } from './errors.js';
 import { Indexer, type IndexReport, type ItemRef, type Progress } from './indexer.js';
 import { loadParsers } from './metadata.js';
 import { native, type NativeIndex } from './native.js';
@@ -200,7 +200,7 @@ export class RyeIndex {
         .map((k) => this.indexer.byId.get(`${k}\0${id}`))
         .filter((refs): refs is ItemRef[] => refs !== undefined);
       if (found.length === 0) {
-        throw new NotFoundError(`Item not found: ${itemId}`, {
+        throw new NotFoundError(`Item not found: ${echo(itemId)}`, {
           hint: 'find the id with a search (rye_search, rye-search search); ids are kind:id or a bare id without extension',
         });
       }
@@ -236,7 +236,7 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
     throw new InvalidArgumentError('projectPath must be a string', { hint: 'pass the directory that holds .ai/' });
   }
   if (opts.watch !== undefined && typeof opts.watch !== 'boolean') {
-    throw new InvalidArgumentError(`watch must be true or false, got ${JSON.stringify(opts.watch)}`, {
+    throw new InvalidArgumentError(`watch must be true or false, got ${shown(opts.watch)}`, {
       hint: 'pass watch: false to walk the spaces on every refresh',
     });
   }

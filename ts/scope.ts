@@ -3,7 +3,7 @@
  * Namespaces are segment-aware: `tool.rye.core.*` is everything under `rye/core/`, never
  * `rye/core_utils/…`; a scope without `*` names one item or one namespace exactly.
  */
-import { InvalidScopeError } from './errors.js';
+import { InvalidScopeError, shown } from './errors.js';
 
 export const KINDS = ['directive', 'tool', 'knowledge'] as const;
 export type Kind = (typeof KINDS)[number];
@@ -22,13 +22,8 @@ const ACCEPTED =
   'use * (every kind), KIND, KIND.NAMESPACE, KIND.NAMESPACE.* or rye.search.KIND.NAMESPACE.* (also rye.fetch.… and rye.*.…), ' +
   'where KIND is directive, tool or knowledge — e.g. "tool", "tool.rye.core.*", "rye.search.knowledge.*"';
 
-/** Longest echo of a refused scope in its error: a list of thousands is named by its start. */
-const MAX_ECHO_CHARS = 200;
-
 function fail(scope: unknown, why: string, hint = ACCEPTED): never {
-  const text = JSON.stringify(scope) ?? String(scope);
-  const shown = text.length > MAX_ECHO_CHARS ? `${text.slice(0, MAX_ECHO_CHARS)}…` : text;
-  throw new InvalidScopeError(`invalid scope ${shown}: ${why}`, { hint });
+  throw new InvalidScopeError(`invalid scope ${shown(scope)}: ${why}`, { hint });
 }
 
 export function isKind(value: unknown): value is Kind {

@@ -2,7 +2,7 @@
  * Search options → the native request. Every option is validated here with a clear error;
  * nothing is silently ignored.
  */
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError, shown } from './errors.js';
 import { isKind, type Kind, KINDS, parseScopes } from './scope.js';
 import type { Space } from './spaces.js';
 import { wellFormed } from './validate.js';
@@ -92,7 +92,7 @@ function bad(message: string, hint: string): never {
 function integer(value: unknown, name: string, min: number, max: number, fallback: number): number {
   if (value === undefined || value === null) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value))
-    bad(`${name} must be an integer, got ${JSON.stringify(value)}`, `give ${name} as a whole number`);
+    bad(`${name} must be an integer, got ${shown(value)}`, `give ${name} as a whole number`);
   if (value < min || value > max)
     bad(
       `${name} ${value} is out of range`,
@@ -120,7 +120,7 @@ function distance(
   const raw = o.max_distance ?? o.maxDistance;
   if (raw !== undefined && (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0)) {
     bad(
-      `${name}.max_distance must be a non-negative integer, got ${JSON.stringify(raw)}`,
+      `${name}.max_distance must be a non-negative integer, got ${shown(raw)}`,
       `e.g. {"enabled": true, "max_distance": ${fallback}}`,
     );
   }
@@ -159,11 +159,11 @@ function timeBound(value: unknown, name: 'since' | 'until'): number | undefined 
     if (Number.isNaN(value.getTime())) bad(`${name} is an invalid Date`, hint);
     return value.getTime();
   }
-  if (typeof value !== 'string') bad(`${name} must be a string, got ${JSON.stringify(value)}`, hint);
+  if (typeof value !== 'string') bad(`${name} must be a string, got ${shown(value)}`, hint);
   const d = DURATION.exec(value.trim());
   if (d) return Date.now() - Number(d[1]) * DURATION_MS[d[2]!.toLowerCase()]!;
   const t = Date.parse(value);
-  if (!Number.isFinite(t)) bad(`${name} must be a date or a duration, got ${JSON.stringify(value)}`, hint);
+  if (!Number.isFinite(t)) bad(`${name} must be a date or a duration, got ${shown(value)}`, hint);
   // A bare day `until` includes that whole day.
   return name === 'until' && /^\d{4}-\d\d-\d\d$/.test(value.trim()) ? t + 86_399_999 : t;
 }
@@ -182,7 +182,7 @@ function filterList(filters: unknown, since?: number, until?: number): NativeFil
     if (key === 'date_from' || key === 'date_to') {
       const t = typeof value === 'string' ? Date.parse(value) : NaN;
       if (!Number.isFinite(t))
-        bad(`${key} must be an ISO date, got ${JSON.stringify(value)}`, 'e.g. "2026-01-31" or "2026-01-31T12:00:00Z"');
+        bad(`${key} must be an ISO date, got ${shown(value)}`, 'e.g. "2026-01-31" or "2026-01-31T12:00:00Z"');
       if (key === 'date_from') from = Math.max(from ?? t, t);
       else {
         const end = /^\d{4}-\d\d-\d\d$/.test(value as string) ? t + 86_399_999 : t;
@@ -210,15 +210,14 @@ function filterList(filters: unknown, since?: number, until?: number): NativeFil
         any.push(String(v));
       } else {
         bad(
-          `filter "${key}" has an unsupported value ${JSON.stringify(v)}`,
+          `filter "${key}" has an unsupported value ${shown(v)}`,
           'filter values are strings, numbers, booleans or lists of them',
         );
       }
     }
     const accepted = CLOSED_FILTERS[key];
     const unknown = accepted ? [...any, ...none].find((v) => !accepted.includes(v)) : undefined;
-    if (unknown !== undefined)
-      bad(`filter "${key}" cannot be ${JSON.stringify(unknown)}`, `use one of ${accepted!.join(', ')}`);
+    if (unknown !== undefined) bad(`filter "${key}" cannot be ${shown(unknown)}`, `use one of ${accepted!.join(', ')}`);
     if (any.length) out.push({ type: 'anyOf', key, values: any });
     if (none.length) out.push({ type: 'noneOf', key, values: none });
   }
@@ -306,10 +305,7 @@ export function includedFields(opts: SearchOptions): Set<string> | undefined {
   const list = opts.includeFields ?? opts.include_fields;
   if (list === undefined || list === null) return undefined;
   if (!Array.isArray(list) || list.some((f) => !(RESULT_FIELDS as readonly string[]).includes(f))) {
-    bad(
-      `include_fields must be a list of result fields, got ${JSON.stringify(list)}`,
-      `use any of ${RESULT_FIELDS.join(', ')}`,
-    );
+    bad(`include_fields must be a list of result fields, got ${shown(list)}`, `use any of ${RESULT_FIELDS.join(', ')}`);
   }
   return new Set(['id', 'type', ...list]);
 }
@@ -371,7 +367,7 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
 function likeRef(value: unknown): { id: string; kinds: Kind[] } | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || value.trim() === '')
-    bad(`like must be an item id, got ${JSON.stringify(value)}`, 'e.g. "tool:rye/core/sign" (kind:id)');
+    bad(`like must be an item id, got ${shown(value)}`, 'e.g. "tool:rye/core/sign" (kind:id)');
   wellFormed(value, 'like');
   const text = value.trim();
   const colon = text.indexOf(':');
@@ -389,7 +385,7 @@ function halfLife(value: unknown): number | undefined {
   const ms = d ? Number(d[1]) * DURATION_MS[d[2]!.toLowerCase()]! : 0;
   if (!(ms > 0))
     bad(
-      `boost_recent must be true or a half-life, got ${JSON.stringify(value)}`,
+      `boost_recent must be true or a half-life, got ${shown(value)}`,
       'e.g. true (30 days) or "7d", "12h", "2w", "3m"',
     );
   return ms;
@@ -397,8 +393,7 @@ function halfLife(value: unknown): number | undefined {
 
 function flag(value: unknown, name: string): boolean {
   if (value === undefined || value === null) return false;
-  if (typeof value !== 'boolean')
-    bad(`${name} must be true or false, got ${JSON.stringify(value)}`, `e.g. "${name}": true`);
+  if (typeof value !== 'boolean') bad(`${name} must be true or false, got ${shown(value)}`, `e.g. "${name}": true`);
   return value;
 }
 
@@ -406,7 +401,7 @@ function minScore(value: unknown): number {
   if (value === undefined || value === null) return 0;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1)
     bad(
-      `min_score must be a number from 0 to 1, got ${JSON.stringify(value)}`,
+      `min_score must be a number from 0 to 1, got ${shown(value)}`,
       'e.g. 0.3 keeps results scoring at least 30% of the best',
     );
   return value;
@@ -416,7 +411,6 @@ export const SEARCH_MODES: readonly SearchMode[] = ['auto', 'keyword', 'semantic
 
 function searchMode(mode: unknown): SearchMode {
   if (mode === undefined || mode === null) return 'auto';
-  if (!SEARCH_MODES.includes(mode as SearchMode))
-    bad(`unknown mode ${JSON.stringify(mode)}`, `use ${SEARCH_MODES.join(', ')}`);
+  if (!SEARCH_MODES.includes(mode as SearchMode)) bad(`unknown mode ${shown(mode)}`, `use ${SEARCH_MODES.join(', ')}`);
   return mode as SearchMode;
 }

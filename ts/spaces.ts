@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError, shown } from './errors.js';
 
 export interface SystemBundle {
   id: string;
@@ -97,7 +97,7 @@ export function resolveSpaces(opts: SpaceOptions): Space[] {
   const seen = new Set<string>();
   for (const b of bundles) {
     if (!b || typeof b.id !== 'string' || !/^[A-Za-z0-9._@-]+$/.test(b.id) || typeof b.root !== 'string') {
-      throw new InvalidArgumentError(`invalid system bundle ${JSON.stringify(b)}`, {
+      throw new InvalidArgumentError(`invalid system bundle ${shown(b)}`, {
         hint: 'give bundles as { id, root } with an id of letters, digits, . _ @ -',
       });
     }

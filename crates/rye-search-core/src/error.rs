@@ -116,3 +116,15 @@ pub fn contained<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
         }
     }
 }
+
+/// Longest echo of a caller's text (an id, a name) in an error message, in characters.
+const MAX_ECHO_CHARS: usize = 200;
+
+/// `text` as an error message echoes it: cut, with an ellipsis, past [`MAX_ECHO_CHARS`], so a
+/// huge id never makes a huge error.
+pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_ECHO_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]).into(),
+        None => text.into(),
+    }
+}

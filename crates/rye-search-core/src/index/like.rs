@@ -128,7 +128,11 @@ impl SearchIndex {
             .into_iter()
             .min_by_key(|a| (parts[a.segment_ord as usize].columns.rank(a.doc_id), a.segment_ord, a.doc_id))
             .ok_or_else(|| Error::NotFound {
-                message: format!("no item {}:{} to find items like", like.kinds.join("|"), like.id),
+                message: format!(
+                    "no item {}:{} to find items like",
+                    like.kinds.join("|"),
+                    crate::error::echo(&like.id)
+                ),
                 hint: "check the id with a search; like takes kind:id, e.g. \"tool:rye/core/sign\"".into(),
             })
     }
