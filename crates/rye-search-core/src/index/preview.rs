@@ -630,7 +630,10 @@ mod tests {
             let len = (next(&mut seed) >> 33) as usize % 40;
             texts.push(
                 (0..len)
-                    .map(|_| ['a', 'b', ' ', '\n', 'c', ' ', 'é', '\u{3000}'][(next(&mut seed) >> 33) as usize % 8])
+                    .map(|_| {
+                        ['a', 'b', ' ', '\n', 'c', ' ', 'é', '\u{3000}', '\t', '\r']
+                            [(next(&mut seed) >> 33) as usize % 10]
+                    })
                     .collect(),
             );
         }
@@ -638,6 +641,15 @@ mod tests {
             for chars in 0..30 {
                 let general: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
                 assert_eq!(collapsed_prefix(text, chars), cut_at_word(general, chars), "{text:?} {chars}");
+                // Leaving out the bytes said to be dropped, and showing other whitespace as a
+                // space, gives the collapsed text: highlights are moved by these offsets.
+                if let Some((collapsed, dropped)) = collapsed_ascii(text, chars) {
+                    let rebuilt: String = (text.bytes().enumerate())
+                        .filter(|(i, _)| !dropped.contains(&(i + 1)))
+                        .map(|(_, b)| if is_space(b) { ' ' } else { b as char })
+                        .collect();
+                    assert!(rebuilt.starts_with(&collapsed), "{text:?} {chars}: {collapsed:?} {dropped:?}");
+                }
             }
         }
     }
