@@ -119,6 +119,10 @@ fn joined_pieces(raw: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
 
 /// A part as the index stores it: each character lower-cased, then folded (see [`fold`]).
 fn fold_part(piece: &str) -> String {
+    // ASCII (most parts): lower-casing is all there is to do.
+    if piece.is_ascii() {
+        return piece.to_ascii_lowercase();
+    }
     fold(piece.chars().flat_map(char::to_lowercase).collect())
 }
 
@@ -142,7 +146,7 @@ fn is_cjk(c: char) -> bool {
 /// (a lone character stays whole), the text between runs a part of its own. Offsets are byte
 /// ranges of `piece`.
 fn cjk_pieces(piece: &str) -> Vec<(usize, usize, String)> {
-    if !piece.chars().any(is_cjk) {
+    if piece.is_ascii() || !piece.chars().any(is_cjk) {
         return vec![(0, piece.len(), fold_part(piece))];
     }
     let chars: Vec<(usize, char)> = piece.char_indices().collect();
@@ -165,6 +169,9 @@ fn cjk_pieces(piece: &str) -> Vec<(usize, usize, String)> {
 /// How text is compared: lower-cased, compatibility forms and Latin diacritics folded. Query
 /// patterns (wildcards) go through this too, so they meet the terms as indexed.
 pub fn normalize(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
     fold(text.to_lowercase())
 }
 
@@ -218,6 +225,13 @@ fn fold(word: String) -> String {
 /// `fileSystem` → `file`, `system`; `HTTPServer` → `http`, `server`. Digits stay attached.
 /// Pushes the byte ranges of `raw[a..b]`'s pieces.
 fn camel_pieces(raw: &str, a: usize, b: usize, out: &mut Vec<(usize, usize)>) {
+    match raw[a..b].is_ascii() {
+        true => ascii_camel_pieces(raw.as_bytes(), a, b, out),
+        false => char_camel_pieces(raw, a, b, out),
+    }
+}
+
+fn char_camel_pieces(raw: &str, a: usize, b: usize, out: &mut Vec<(usize, usize)>) {
     let chars: Vec<(usize, char)> = raw[a..b].char_indices().map(|(i, c)| (a + i, c)).collect();
     let mut from = a;
     for k in 1..chars.len() {
@@ -226,6 +240,25 @@ fn camel_pieces(raw: &str, a: usize, b: usize, out: &mut Vec<(usize, usize)>) {
             let prev = chars[k - 1].1;
             let next_lower = chars.get(k + 1).is_some_and(|n| n.1.is_lowercase());
             if prev.is_lowercase() || prev.is_numeric() || (prev.is_uppercase() && next_lower) {
+                out.push((from, i));
+                from = i;
+            }
+        }
+    }
+    if from < b {
+        out.push((from, b));
+    }
+}
+
+/// [`camel_pieces`] of ASCII text, on its bytes (the same rules: for ASCII, upper case, lower
+/// case and numeric are the ASCII classes), without collecting its characters first.
+fn ascii_camel_pieces(raw: &[u8], a: usize, b: usize, out: &mut Vec<(usize, usize)>) {
+    let mut from = a;
+    for i in a + 1..b {
+        if raw[i].is_ascii_uppercase() {
+            let prev = raw[i - 1];
+            let next_lower = i + 1 < b && raw[i + 1].is_ascii_lowercase();
+            if prev.is_ascii_lowercase() || prev.is_ascii_digit() || (prev.is_ascii_uppercase() && next_lower) {
                 out.push((from, i));
                 from = i;
             }
@@ -376,6 +409,27 @@ mod tests {
 
     fn texts(s: &str) -> Vec<(String, usize)> {
         tokens(s).into_iter().map(|t| (t.text, t.position)).collect()
+    }
+
+    #[test]
+    fn ascii_shortcuts_agree_with_the_general_rules() {
+        // Every mix of capitals, lower case and digits up to 6 bytes, and the words around them.
+        let alphabet = ['a', 'B', 'c', 'D', '7', 'x', 'Y'];
+        let mut words = vec![String::new()];
+        for _ in 0..6 {
+            let longer: Vec<String> =
+                words.iter().flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}"))).collect();
+            words.extend(longer);
+        }
+        words.extend(["HTTPServer", "fileSystem", "x86Arch", "getHTTP2Response", "ABC", "a1B2c3"].map(String::from));
+        for w in &words {
+            let (mut ascii, mut general) = (Vec::new(), Vec::new());
+            ascii_camel_pieces(w.as_bytes(), 0, w.len(), &mut ascii);
+            char_camel_pieces(w, 0, w.len(), &mut general);
+            assert_eq!(ascii, general, "{w}");
+            assert_eq!(normalize(w), fold(w.to_lowercase()), "{w}");
+            assert_eq!(fold_part(w), fold(w.chars().flat_map(char::to_lowercase).collect()), "{w}");
+        }
     }
 
     #[test]
