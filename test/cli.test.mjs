@@ -137,6 +137,27 @@ describe('rye-search CLI', () => {
     }
   });
 
+  it('human output shows control characters from files as escapes: one row per result, no terminal sequences', () => {
+    ws.write('project', {
+      'knowledge/odd/two\nlines.md': '---\ntitle: Walrus \u001b]0;owned\u0007 title\n---\nwalrus body \u001b[31mred\n',
+      'knowledge/odd/plain.md': '---\ntitle: Plain walrus\n---\nwalrus again\n',
+    });
+    const res = runCli(['search', 'walrus', ...common]);
+    assert.equal(res.status, 0, res.stderr);
+    assert.ok(!res.stdout.includes('\u001b') && !res.stdout.includes('\u0007'), res.stdout);
+    assert.match(res.stdout, /odd\/two\\nlines$/m);
+    assert.match(res.stdout, /Walrus \\x1b\]0;owned\\x07 title/);
+    // Each result's row is where the table puts it: a score, then its id.
+    const rows = res.stdout.split('\n').filter((l) => /^\d\.\d{3}\s/.test(l));
+    assert.equal(rows.length, 2);
+    assert.ok(rows.some((r) => r.endsWith('odd/plain')));
+    // --json keeps every character as it is.
+    const json = JSON.parse(runCli(['search', 'walrus', '--json', ...common]).stdout);
+    assert.ok(json.results.some((r) => r.id === 'odd/two\nlines'));
+    const index = runCli(['index', '--verbose', ...common]);
+    assert.ok(!index.stdout.includes('\u001b'), index.stdout);
+  });
+
   it('searches the embedded documentation bundle with no project at all', () => {
     const emptyUser = path.join(ws.root, 'empty-user');
     const res = runCli(

@@ -5,6 +5,7 @@ import type { FetchOptions, FetchResponse } from '../fetch.js';
 import { MAX_ITEM_IDS, openIndex } from '../rye-index.js';
 import { isKind } from '../scope.js';
 import { COMMON_HELP, COMMON_OPTIONS, openOptions } from './args.js';
+import { printable } from './format.js';
 
 export const FETCH_HELP = `Usage: rye-search fetch ID [ID…] [options]
 
@@ -71,7 +72,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       return err instanceof NotFoundError ? 1 : 2;
     }
     if (err instanceof NotFoundError) {
-      process.stderr.write(`${err.message}\n  hint: ${err.hint}\n`);
+      process.stderr.write(`${printable(err.message)}\n  hint: ${printable(err.hint)}\n`);
       return 1;
     }
     throw err;
@@ -82,9 +83,11 @@ export async function fetchCommand(argv: string[]): Promise<number> {
 
 function printItem(res: FetchResponse): void {
   const where = res.bundle ? `system:${res.bundle}` : res.source;
-  process.stderr.write(`# ${res.item_type}:${res.item_id} from ${where} (${res.integrity}) ${res.path}\n`);
-  if (res.copied_to) process.stderr.write(`# copied to ${res.copied_to}: ${res.destination_path}\n`);
-  if (res.warning) process.stderr.write(`warning: ${res.warning}\n`);
+  process.stderr.write(
+    `${printable(`# ${res.item_type}:${res.item_id} from ${where} (${res.integrity}) ${res.path}`)}\n`,
+  );
+  if (res.copied_to) process.stderr.write(`${printable(`# copied to ${res.copied_to}: ${res.destination_path}`)}\n`);
+  if (res.warning) process.stderr.write(`${printable(`warning: ${res.warning}`)}\n`);
   process.stdout.write(res.content);
 }
 
@@ -97,7 +100,8 @@ function printMany(items: (FetchResponse | FetchFailure)[], json: boolean): numb
       if (!json) printItem(item);
       continue;
     }
-    if (!json) process.stderr.write(`${item.item_id}: ${item.error}\n  hint: ${item.hint}\n`);
+    if (!json)
+      process.stderr.write(`${printable(`${item.item_id}: ${item.error}`)}\n  hint: ${printable(item.hint)}\n`);
     status = Math.max(status, item.code === 'E_NOT_FOUND' ? 1 : 2);
   }
   return status;

@@ -9,6 +9,20 @@ const MARK: Record<string, string> = {
   invalid: 'INVALID',
 };
 
+/** Control characters: C0, DEL and C1. */
+const CONTROL = new RegExp('[\\u0000-\\u001f\\u007f-\\u009f]', 'g');
+const NAMED: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
+
+/**
+ * Text from items and files (ids, titles, paths, messages) as a terminal may show it: control
+ * characters written as visible escapes (`\n`, `\x1b`), so a file name with a newline keeps its
+ * row, and a title cannot send the terminal escape sequences. Human output only: `--json`
+ * carries every character as it is.
+ */
+export function printable(text: string): string {
+  return text.replace(CONTROL, (c) => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
 }
@@ -21,7 +35,8 @@ function spaceLabel(r: SearchResult): string {
   return r.bundle ? `system:${r.bundle}` : r.source;
 }
 
-export function formatTable(rows: string[][]): string {
+export function formatTable(cells: string[][]): string {
+  const rows = cells.map((r) => r.map(printable));
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows
     .map((r) =>
@@ -40,15 +55,16 @@ const MARK_OFF = '\x1b[27m';
 /** A preview cut to `width`, its matched words marked when `marks` is set. */
 export function markedPreview(r: SearchResult, width: number, marks: boolean): string {
   const text = cut(r.preview, width);
-  if (!marks || !r.highlights?.length) return text;
+  if (!marks || !r.highlights?.length) return printable(text);
+  // Escaped piece by piece: the highlights index the preview as it came.
   let out = '';
   let at = 0;
   for (const [start, end] of r.highlights) {
     if (end > text.length - (text.length < r.preview.length ? 1 : 0)) break;
-    out += text.slice(at, start) + MARK_ON + text.slice(start, end) + MARK_OFF;
+    out += printable(text.slice(at, start)) + MARK_ON + printable(text.slice(start, end)) + MARK_OFF;
     at = end;
   }
-  return out + text.slice(at);
+  return out + printable(text.slice(at));
 }
 
 /** `dates`: show each result's date (when the search is about time: sorted by date, since, until). */
@@ -56,7 +72,7 @@ export function formatSearch(res: SearchResponse, dates = false, marks = false):
   if (res.results.length === 0) {
     return res.total > 0
       ? `no results on this page (${res.total} in total, offset ${res.offset})`
-      : `no results for ${JSON.stringify(res.query)}`;
+      : `no results for ${printable(JSON.stringify(res.query))}`;
   }
   // The note line under each result is indented by 6: the rest of the terminal is its room.
   const width = Math.max(20, (process.stdout.columns || 120) - 6);
@@ -81,7 +97,9 @@ export function formatSearch(res: SearchResponse, dates = false, marks = false):
     const why = r.explain?.length
       ? `      = ${r.explain.map((c) => `${c.field}:${c.term} (${c.how}) ${c.weight}×${c.bm25}`).join(' + ')}`
       : '';
-    notes.push([line ? `      ${cut(line, width)}` : '', preview, why].filter(Boolean).join('\n'));
+    notes.push(
+      [line ? `      ${cut(printable(line), width)}` : '', preview, printable(why)].filter(Boolean).join('\n'),
+    );
   }
   const table = formatTable(rows).split('\n');
   const out = [table[0]!];
@@ -92,14 +110,16 @@ export function formatSearch(res: SearchResponse, dates = false, marks = false):
   const shown = `${res.offset + 1}–${res.offset + res.results.length} of ${res.total}`;
   out.push(
     '',
-    `${shown} result${res.total === 1 ? '' : 's'} for ${JSON.stringify(res.query)} in ${res.scope} (${res.space}, ${res.search_type})`,
+    printable(
+      `${shown} result${res.total === 1 ? '' : 's'} for ${JSON.stringify(res.query)} in ${res.scope} (${res.space}, ${res.search_type})`,
+    ),
   );
   for (const [facet, values] of Object.entries(res.counts ?? {})) {
     const list = Object.entries(values)
       .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
       .map(([v, n]) => `${v} ${n}`);
-    out.push(`${facet}: ${list.join(', ') || '-'}`);
+    out.push(printable(`${facet}: ${list.join(', ') || '-'}`));
   }
-  for (const w of res.warnings ?? []) out.push(`warning: ${w}`);
+  for (const w of res.warnings ?? []) out.push(printable(`warning: ${w}`));
   return out.join('\n');
 }

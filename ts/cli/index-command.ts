@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { IndexReport, Progress } from '../indexer.js';
 import { openIndex } from '../rye-index.js';
 import { COMMON_HELP, COMMON_OPTIONS, openOptions } from './args.js';
+import { printable } from './format.js';
 
 export const INDEX_HELP = `Usage: rye-search index [options]
 
@@ -44,9 +45,10 @@ function summarise(report: IndexReport, verbose: boolean): string {
       `${report.skipped.length} skipped: ${[...byReason].map(([r, n]) => `${n} ${r}`).join(', ')}${verbose ? '' : ' (--verbose lists them)'}`,
     );
     if (verbose)
-      for (const s of report.skipped) lines.push(`  skipped ${s.reason}: ${s.path}${s.detail ? ` (${s.detail})` : ''}`);
+      for (const s of report.skipped)
+        lines.push(printable(`  skipped ${s.reason}: ${s.path}${s.detail ? ` (${s.detail})` : ''}`));
   }
-  for (const w of report.warnings) lines.push(`warning: ${w.path ? `${w.path}: ` : ''}${w.message}`);
+  for (const w of report.warnings) lines.push(printable(`warning: ${w.path ? `${w.path}: ` : ''}${w.message}`));
   return lines.join('\n');
 }
 

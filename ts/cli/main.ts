@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 
 import { RyeSearchError } from '../errors.js';
+import { printable } from './format.js';
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -46,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!load) {
-    process.stderr.write(`error: unknown command "${name}"\n\n${HELP}\n`);
+    process.stderr.write(`error: unknown command "${printable(name)}"\n\n${HELP}\n`);
     return 2;
   }
   const json = rest.includes('--json');
@@ -79,13 +80,18 @@ function negativeValues(argv: string[]): string[] {
 function reportError(err: unknown, json: boolean): void {
   if (err instanceof RyeSearchError) {
     if (json) process.stderr.write(`${JSON.stringify({ error: err.toJSON() })}\n`);
-    else process.stderr.write(`error [${err.code}]: ${err.message}\n${err.hint ? `  hint: ${err.hint}\n` : ''}`);
+    else
+      process.stderr.write(
+        `error [${err.code}]: ${printable(err.message)}\n${err.hint ? `  hint: ${printable(err.hint)}\n` : ''}`,
+      );
     return;
   }
   const e = err as Error & { code?: string };
   // Argument parsing errors from node:util are user errors too.
   if (e?.code?.startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`error [E_INVALID_ARGUMENT]: ${e.message}\n  hint: run with --help to see the options\n`);
+    process.stderr.write(
+      `error [E_INVALID_ARGUMENT]: ${printable(e.message)}\n  hint: run with --help to see the options\n`,
+    );
     return;
   }
   process.stderr.write(`error: ${e?.stack ?? String(err)}\n`);

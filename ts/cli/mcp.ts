@@ -5,6 +5,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { McpContext } from '../mcp/context.js';
 import { createMcpServer } from '../mcp/server.js';
 import { COMMON_HELP, COMMON_OPTIONS, integerArg, openOptions } from './args.js';
+import { printable } from './format.js';
 import { InvalidArgumentError } from '../errors.js';
 
 export const MCP_HELP = `Usage: rye-search mcp [options]
@@ -56,7 +57,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     // A line that is not JSON-RPC gets a parse error (id null), as JSON-RPC asks; the SDK only
     // reports it. Set before connect: the protocol chains this handler.
     transport.onerror = (err: Error) => {
-      process.stderr.write(`rye-search: ${err.message}\n`);
+      process.stderr.write(`rye-search: ${printable(err.message)}\n`);
       if (err instanceof SyntaxError || err.name === 'ZodError') {
         void transport.send({
           jsonrpc: '2.0',

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { NotFoundError } from '../errors.js';
 import { openIndex, type VerifyReport } from '../rye-index.js';
 import { COMMON_HELP, COMMON_OPTIONS, openOptions } from './args.js';
-import { formatTable } from './format.js';
+import { formatTable, printable } from './format.js';
 
 export const VERIFY_HELP = `Usage: rye-search verify [ID ...] [options]
 
@@ -29,7 +29,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
       if (values.json) process.stderr.write(`${JSON.stringify({ error: err.toJSON() })}\n`);
-      else process.stderr.write(`${err.message}\n  hint: ${err.hint}\n`);
+      else process.stderr.write(`${printable(err.message)}\n  hint: ${printable(err.hint)}\n`);
       return 1;
     }
     if (values.json) {
@@ -45,7 +45,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
           '',
           `${ignored.length} trust file${ignored.length === 1 ? '' : 's'} ignored (no trust comes from ${ignored.length === 1 ? 'it' : 'them'}):`,
         );
-        lines.push(...ignored.map((i) => `${i.file}\n  ${i.reason}`));
+        lines.push(...ignored.map((i) => `${printable(i.file)}\n  ${printable(i.reason)}`));
       }
       if (report.problems.length) {
         lines.push(
@@ -55,7 +55,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
             ...report.problems.map((p) => [p.integrity, p.type, p.space, p.id]),
           ]),
         );
-        lines.push('', ...report.problems.map((p) => `${p.path}\n  ${p.reason}`));
+        lines.push('', ...report.problems.map((p) => `${printable(p.path)}\n  ${printable(p.reason)}`));
       }
       process.stdout.write(`${lines.join('\n')}\n`);
     }
