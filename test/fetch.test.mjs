@@ -25,6 +25,8 @@ describe('fetch by id', () => {
       'tools/rye/x/t.py': sign(pyTool({ description: 'system copy' }), 'tool', '.py', 1),
       'directives/rye/core/init.md': sign(directive('init', 'Initialise'), 'directive', '.md', 1),
       'knowledge/shared/name.md': sign(knowledge({ title: 'same id, other kind' }), 'knowledge', '.md'),
+      // A name in NFD, as macOS file systems write it.
+      ['knowledge/notes/cafe\u0301.md']: sign(knowledge({ title: 'Café notes' }), 'knowledge', '.md'),
     });
     ws.write('project', {
       'tools/unsigned.py': pyTool({ description: 'no signature' }),
@@ -65,6 +67,22 @@ describe('fetch by id', () => {
     await assert.rejects(index.fetch({ item_id: `rye/${'y'.repeat(20_000)}` }), (err) => {
       return err.code === 'E_NOT_FOUND' && err.message.length < 1000 && err.hint.length < 1000;
     });
+  });
+
+  it('finds an item whose file name is in another Unicode form than the id asked (NFC / NFD)', async () => {
+    const nfd = 'notes/cafe\u0301';
+    for (const asked of [nfd, nfd.normalize('NFC'), `knowledge:${nfd.normalize('NFC')}`]) {
+      const res = await index.fetch({ item_id: asked });
+      assert.equal(res.status, 'success', asked);
+      // The id as the file spells it, as a search returns it.
+      assert.equal(res.item_id, nfd);
+      assert.equal(res.metadata.name, 'cafe\u0301');
+    }
+    const found = await index.search({ query: 'cafe', scope: 'knowledge' });
+    assert.ok(found.results.some((r) => r.id === nfd));
+    // `like` finds the item by either form too (and leaves it out of its own answer).
+    const like = await index.search({ like: `knowledge:${nfd.normalize('NFC')}` });
+    assert.ok(like.results.every((r) => r.id !== nfd));
   });
 
   it('takes space as the alias of source, resolved in one place for fetch and search', async () => {

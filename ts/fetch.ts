@@ -102,11 +102,21 @@ interface Found {
   space: Space;
   file: string;
   ext: string;
+  /** The id as the file spells it (see [`idForms`]). */
+  id: string;
 }
 
-function lookup(space: Space, kind: Kind, id: string): Found | undefined {
+/**
+ * The id as given, then its other Unicode forms: a file whose name is in NFD (as macOS writes
+ * names) is found by an id typed in NFC, and the other way round.
+ */
+function idForms(id: string): string[] {
+  return [...new Set([id, id.normalize('NFC'), id.normalize('NFD')])];
+}
+
+function lookup(space: Space, kind: Kind, asked: string): Found | undefined {
   const base = path.join(space.aiDir, KIND_FOLDERS[kind]);
-  for (const ext of KIND_EXTENSIONS[kind]) {
+  for (const [id, ext] of idForms(asked).flatMap((id) => KIND_EXTENSIONS[kind].map((ext) => [id, ext] as const))) {
     const file = path.join(base, id + ext);
     let st: fs.Stats;
     try {
@@ -119,7 +129,7 @@ function lookup(space: Space, kind: Kind, id: string): Found | undefined {
     if (!inside(fs.realpathSync(space.aiDir), real)) {
       throw new InvalidIdError(`${file} links outside its space`, 'links that leave a space are never followed');
     }
-    return { kind, space, file, ext };
+    return { kind, space, file, ext, id };
   }
   return undefined;
 }
@@ -135,13 +145,13 @@ export interface FetchContext {
 export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse {
   if (!opts || typeof opts !== 'object')
     throw new InvalidArgumentError('fetch options must be an object', { hint: 'pass { item_id }' });
-  const { kinds, id } = parseItemRef(opts.item_id, opts.item_type);
+  const { kinds, id: asked } = parseItemRef(opts.item_id, opts.item_type);
   const source = requestedSpace(opts);
   const spaces = source === undefined ? ctx.spaces : selectSpaces(ctx.spaces, source);
   const found: Found[] = [];
   for (const kind of kinds) {
     for (const space of spaces) {
-      const hit = lookup(space, kind, id);
+      const hit = lookup(space, kind, asked);
       if (hit) {
         found.push(hit);
         break;
@@ -149,20 +159,21 @@ export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse 
     }
   }
   if (found.length === 0) {
-    throw new NotFoundError(`Item not found: ${echo(id)}`, {
-      hint: `looked for ${kinds.join('/')} "${echo(id)}" in ${spaces.map((s) => s.label).join(', ') || 'no spaces'}; find the id with a search (rye_search, rye-search search), or name the space with source (--source)`,
+    throw new NotFoundError(`Item not found: ${echo(asked)}`, {
+      hint: `looked for ${kinds.join('/')} "${echo(asked)}" in ${spaces.map((s) => s.label).join(', ') || 'no spaces'}; find the id with a search (rye_search, rye-search search), or name the space with source (--source)`,
     });
   }
   if (found.length > 1) {
     throw new RyeSearchError(
       'E_AMBIGUOUS',
-      `Ambiguous item_id "${echo(id)}": exists as ${found.map((f) => f.kind).join(', ')}`,
+      `Ambiguous item_id "${echo(asked)}": exists as ${found.map((f) => f.kind).join(', ')}`,
       {
         hint: `pass item_type (${found.map((f) => f.kind).join(' or ')}) or write it as kind:id`,
       },
     );
   }
   const item = found[0]!;
+  const id = item.id;
   let bytes: Buffer;
   try {
     bytes = readRegularFile(item.file, ctx.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
