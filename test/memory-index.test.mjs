@@ -152,6 +152,31 @@ describe('createMemoryIndex', () => {
     assert.equal(mem.size, 1);
   });
 
+  it('exact filters and scopes match a value in either Unicode form (NFC / NFD)', async () => {
+    const mem = createMemoryIndex();
+    const nfd = (s) => s.normalize('NFD');
+    const nfc = (s) => s.normalize('NFC');
+    await mem.add([
+      {
+        id: nfd('café/menu'),
+        title: 'menu walrus',
+        category: nfd('bébé'),
+        tags: [nfd('crème')],
+        metadata: { auteur: nfd('José') },
+      },
+      { id: 'other/menu', title: 'menu walrus', category: 'plain' },
+    ]);
+    for (const form of [nfc, nfd]) {
+      const only = async (extra) => (await mem.search({ query: 'walrus', ...extra })).results.map((r) => r.id);
+      assert.deepEqual(await only({ scope: form('knowledge.café.*') }), [nfd('café/menu')]);
+      assert.deepEqual(await only({ scope: form('knowledge.café.menu') }), [nfd('café/menu')]);
+      assert.deepEqual(await only({ filters: { category: form('bébé') } }), [nfd('café/menu')]);
+      assert.deepEqual(await only({ filters: { tags: form('crème') } }), [nfd('café/menu')]);
+      assert.deepEqual(await only({ filters: { auteur: form('José') } }), [nfd('café/menu')]);
+      assert.deepEqual(await only({ filters: { category: `!${form('bébé')}` } }), ['other/menu']);
+    }
+  });
+
   it('Latin diacritics fold both ways; other scripts keep their letters', async () => {
     const mem = createMemoryIndex();
     await mem.add([

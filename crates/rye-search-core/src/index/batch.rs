@@ -145,7 +145,7 @@ fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     let mut ancestor = d.id.as_str();
     while let Some(cut) = ancestor.rfind('/') {
         ancestor = &ancestor[..cut];
-        doc.add_text(f.namespace, ancestor);
+        doc.add_text(f.namespace, composed(ancestor));
     }
     for (key, values) in &d.meta {
         for v in values {

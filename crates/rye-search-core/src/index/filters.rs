@@ -1,6 +1,8 @@
 //! Restrictions that select without scoring: kind, scope (namespace or id pattern), spaces and
 //! metadata filters.
 
+use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+
 use super::*;
 use crate::request::Scope;
 
@@ -66,9 +68,12 @@ impl SearchIndex {
             out.push(Box::new(q));
         }
         if let Some(ns) = &scope.namespace {
-            let under = raw_term(f.namespace, ns);
+            let under = raw_term(f.namespace, &composed(ns));
             out.push(if scope.namespace_exact {
-                Box::new(BooleanQuery::new(vec![(Occur::Should, under), (Occur::Should, raw_term(f.id, ns))]))
+                // The item itself, its id in either Unicode form (ids are kept as files spell them).
+                let forms: Vec<String> = vec![ns.clone(), ns.nfc().collect(), ns.nfd().collect()];
+                let itself = any_raw(f.id, forms.iter().map(String::as_str));
+                Box::new(BooleanQuery::new(vec![(Occur::Should, under), (Occur::Should, itself)]))
             } else {
                 under
             });
@@ -140,7 +145,17 @@ fn any_raw<'a>(field: Field, values: impl Iterator<Item = &'a str>) -> Box<dyn Q
     Box::new(BooleanQuery::new(clauses))
 }
 
-/// Facet term for exact, case-insensitive metadata filters.
+/// Facet term for exact, case-insensitive metadata filters, in NFC: a value written in NFD (as
+/// some macOS tools write accents) matches the same value typed in NFC.
 pub fn meta_facet(key: &str, value: &str) -> String {
-    format!("{}={}", key.trim().to_lowercase(), value.trim().to_lowercase())
+    let text = format!("{}={}", key.trim().to_lowercase(), value.trim().to_lowercase());
+    composed(&text)
+}
+
+/// `text` in NFC, the form exact (unscored) fields are compared in: namespaces and facets.
+pub fn composed(text: &str) -> String {
+    match is_nfc_quick(text.chars()) {
+        IsNormalized::Yes => text.to_string(),
+        _ => text.nfc().collect(),
+    }
 }
