@@ -339,6 +339,9 @@ describe('spaces, precedence and shadows', () => {
     });
     ws.write('core', { 'tools/my/tool.py': pyTool({ description: 'older helper' }) });
     ws.write('extra', { 'tools/my/tool.py': pyTool({ description: 'oldest helper' }) });
+    // One item named in NFC in the project and in NFD in the user space (as macOS writes names).
+    ws.write('project', { ['knowledge/caf\u00e9.md']: '---\ntitle: Cafe notes\n---\nespresso\n' });
+    ws.write('user', { ['knowledge/cafe\u0301.md']: '---\ntitle: Cafe notes, older\n---\nespresso\n' });
     index = await openIndex({
       projectPath: ws.project,
       userSpace: ws.user,
@@ -351,6 +354,17 @@ describe('spaces, precedence and shadows', () => {
     });
   });
   after(() => ws.cleanup());
+
+  it('copies whose names differ only in Unicode form (NFC / NFD) are one item: shadowed, fetched by either', async () => {
+    const res = await index.search({ query: 'espresso', scope: 'knowledge' });
+    assert.equal(res.results.length, 2);
+    const winner = res.results.find((r) => r.source === 'project');
+    const shadowed = res.results.find((r) => r.source === 'user');
+    assert.deepEqual(winner.shadows, [{ space: 'user' }]);
+    assert.equal(shadowed.shadowed_by, 'project');
+    const report = await index.verify(['knowledge:cafe\u0301']);
+    assert.equal(report.total, 2);
+  });
 
   it('annotates the winner and every shadowed copy across three spaces and two bundles', async () => {
     const res = await index.search({ query: 'helper', scope: 'tool', limit: 10 });

@@ -51,6 +51,15 @@ export interface Progress {
   total: number;
 }
 
+/**
+ * Where `byId` keeps the copies of an item: its kind and id, the id in NFC, so copies whose file
+ * names are in different Unicode forms (NFD from macOS, NFC elsewhere) are one item, as `fetch`
+ * finds them.
+ */
+export function refKey(kind: string, id: string): string {
+  return `${kind}\0${id.normalize('NFC')}`;
+}
+
 /** One indexed file, as the facade knows it (for shadows, fetch and verify). */
 export interface ItemRef {
   key: string;
@@ -295,7 +304,7 @@ export class Indexer {
     this.byId = new Map();
     for (const c of candidates) {
       if (failed.has(keyOf(c))) continue;
-      const k = `${c.kind}\0${c.id}`;
+      const k = refKey(c.kind, c.id);
       const ref: ItemRef = {
         key: keyOf(c),
         kind: c.kind,

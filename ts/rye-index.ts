@@ -9,7 +9,7 @@ import { defaultCacheDir, indexDirFor } from './cache.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
 import { echo, fetchFailure, InvalidArgumentError, NotFoundError, shown, type FetchFailure } from './errors.js';
-import { Indexer, type IndexReport, type ItemRef, type Progress } from './indexer.js';
+import { Indexer, type IndexReport, type ItemRef, type Progress, refKey } from './indexer.js';
 import { loadParsers } from './metadata.js';
 import { native, type NativeIndex } from './native.js';
 import { buildRequest, type SearchOptions } from './search-request.js';
@@ -197,7 +197,7 @@ export class RyeIndex {
     for (const itemId of ids) {
       const { kinds, id } = parseItemRef(itemId);
       const found = kinds
-        .map((k) => this.indexer.byId.get(`${k}\0${id}`))
+        .map((k) => this.indexer.byId.get(refKey(k, id)))
         .filter((refs): refs is ItemRef[] => refs !== undefined);
       if (found.length === 0) {
         throw new NotFoundError(`Item not found: ${echo(itemId)}`, {
@@ -224,7 +224,7 @@ export class RyeIndex {
 
   /** Shadows are computed over every item of the spaces, not only the hits (each search keeps those it searched). */
   readonly shadows: ShadowLookup = (kind, id) =>
-    this.indexer.byId.get(`${kind}\0${id}`)?.map((r) => ({ label: r.space.label, path: r.path }));
+    this.indexer.byId.get(refKey(kind, id))?.map((r) => ({ label: r.space.label, path: r.path }));
 
   protected assertOpen(): void {
     if (this.closed) throw new InvalidArgumentError('this index is closed', { hint: 'open it again with openIndex()' });

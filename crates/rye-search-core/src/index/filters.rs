@@ -44,8 +44,9 @@ impl SearchIndex {
         }
         // An item is never like itself: every copy of it is left out.
         if let Some(like) = &req.like {
+            let forms: Vec<String> = vec![like.id.clone(), like.id.nfc().collect(), like.id.nfd().collect()];
             let itself = BooleanQuery::new(vec![
-                (Occur::Must, raw_term(f.id, &like.id)),
+                (Occur::Must, any_raw(f.id, forms.iter().map(String::as_str))),
                 (Occur::Must, any_raw(f.kind, like.kinds.iter().map(String::as_str))),
             ]);
             out.push((Occur::MustNot, Box::new(itself)));
