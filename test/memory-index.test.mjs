@@ -175,6 +175,19 @@ describe('createMemoryIndex', () => {
       assert.deepEqual(await only({ filters: { auteur: form('José') } }), [nfd('café/menu')]);
       assert.deepEqual(await only({ filters: { category: `!${form('bébé')}` } }), ['other/menu']);
     }
+    // Names sort as they match: accents folded, whatever their form (`École` between `ebene` and `zebra`).
+    await mem.add(
+      ['ebene', nfc('école'), nfd('écrou'), 'Zebra', nfd('Ãpple')].map((name) => ({
+        id: `n/${name}`,
+        name,
+        title: 'emu',
+      })),
+    );
+    const byName = await mem.search({ query: 'emu', sort_by: 'name' });
+    assert.deepEqual(
+      byName.results.map((r) => r.name.normalize('NFC')),
+      ['Ãpple', 'ebene', 'école', 'écrou', 'Zebra'],
+    );
   });
 
   it('Latin diacritics fold both ways; other scripts keep their letters', async () => {

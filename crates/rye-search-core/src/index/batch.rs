@@ -141,7 +141,8 @@ fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     doc.add_text(f.kind, &d.kind);
     doc.add_text(f.space, &d.space);
     doc.add_u64(f.space_rank, d.space_rank);
-    doc.add_text(f.name_sort, d.name.to_lowercase());
+    // Sorted as matched: lower case, compatibility forms and Latin accents folded (`École` by `e`).
+    doc.add_text(f.name_sort, crate::tokenizer::normalize(&d.name));
     let mut ancestor = d.id.as_str();
     while let Some(cut) = ancestor.rfind('/') {
         ancestor = &ancestor[..cut];
