@@ -45,4 +45,18 @@ describe('query budget', () => {
     assert.equal(fuzzy.total, 3000);
     assert.ok(fuzzy.warnings.some((w) => /matched exactly/.test(w)));
   });
+  it('filters of more than 1,024 values in all are E_LIMIT at once; up to that they run', async () => {
+    const index = createMemoryIndex();
+    await index.add(Array.from({ length: 50 }, (_, i) => ({ id: `d${i}`, title: 'alpha', tags: [`t${i}`] })));
+    const tags = (n) => Array.from({ length: n }, (_, i) => `t${i}`);
+    assert.equal((await index.search({ query: 'alpha', filters: { tags: tags(1024) } })).total, 50);
+    for (const filters of [{ tags: tags(100_000) }, { tags: tags(600), category: tags(600).map((t) => `!${t}`) }]) {
+      await assert.rejects(
+        index.search({ query: 'alpha', filters }),
+        (err) => err.code === 'E_LIMIT' && /the limit is 1024/.test(err.message) && err.hint.length > 0,
+      );
+    }
+    const [answer] = await index.searchMany([{ query: 'alpha', filters: { tags: tags(2000) } }]);
+    assert.equal(answer.error.code, 'E_LIMIT');
+  });
 });

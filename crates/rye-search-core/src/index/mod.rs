@@ -62,6 +62,9 @@ pub use filters::{composed, meta_facet};
 /// Largest page a request may ask for, and deepest offset (bounded memory per query).
 pub const MAX_LIMIT: usize = 1000;
 pub const MAX_OFFSET: usize = 100_000;
+/// Values of every exact filter of a request together (each is a clause of the search): a list
+/// of a million tags took seconds to refuse nothing.
+pub const MAX_FILTER_VALUES: usize = 1024;
 
 const VERSION_FILE: &str = "rye-search-schema";
 const MB: usize = 1024 * 1024;

@@ -56,6 +56,18 @@ impl SearchIndex {
                 "narrow the query with scope, fields or filters",
             ));
         }
+        let values: usize = (req.filters.iter())
+            .map(|f| match f {
+                Filter::AnyOf { values, .. } | Filter::NoneOf { values, .. } => values.len(),
+                _ => 1,
+            })
+            .sum();
+        if values > MAX_FILTER_VALUES {
+            return Err(Error::limit(
+                format!("the filters hold {values} values; the limit is {MAX_FILTER_VALUES}"),
+                "filter on something the items share (a category, a tag), or split the search",
+            ));
+        }
         Ok(())
     }
 
