@@ -26,7 +26,7 @@ describe('fetch by id', () => {
       'directives/rye/core/init.md': sign(directive('init', 'Initialise'), 'directive', '.md', 1),
       'knowledge/shared/name.md': sign(knowledge({ title: 'same id, other kind' }), 'knowledge', '.md'),
       // A name in NFD, as macOS file systems write it.
-      ['knowledge/notes/cafe\u0301.md']: sign(knowledge({ title: 'Café notes' }), 'knowledge', '.md'),
+      'knowledge/notes/cafe\u0301.md': sign(knowledge({ title: 'Café notes' }), 'knowledge', '.md'),
     });
     ws.write('project', {
       'tools/unsigned.py': pyTool({ description: 'no signature' }),

@@ -140,6 +140,13 @@ describe('createMemoryIndex', () => {
       const [answer] = await mem.searchMany([{ query: 'walrus', ...extra }]);
       assert.match(answer.error.code, /^E_INVALID_(ARGUMENT|SCOPE)$/);
     }
+    // Durations past the dates there are: a clear refusal, not the wire format's overflow.
+    for (const extra of [{ since: '99999999999999999999d' }, { until: '9999999y' }, { boost_recent: '99999999999y' }]) {
+      await assert.rejects(
+        mem.search({ query: 'walrus', ...extra }),
+        (err) => err.code === 'E_INVALID_ARGUMENT' && /reaches past the dates there are/.test(err.message),
+      );
+    }
     await assert.rejects(mem.add([{ id: 7n }]), (err) => err.code === 'E_INVALID_ARGUMENT' && /7n/.test(err.message));
     await assert.rejects(mem.add([{ id: 'x', date: 1n }]), (err) => err.code === 'E_INVALID_ARGUMENT');
     // A value tens of thousands of characters long is named by its start.

@@ -340,8 +340,8 @@ describe('spaces, precedence and shadows', () => {
     ws.write('core', { 'tools/my/tool.py': pyTool({ description: 'older helper' }) });
     ws.write('extra', { 'tools/my/tool.py': pyTool({ description: 'oldest helper' }) });
     // One item named in NFC in the project and in NFD in the user space (as macOS writes names).
-    ws.write('project', { ['knowledge/caf\u00e9.md']: '---\ntitle: Cafe notes\n---\nespresso\n' });
-    ws.write('user', { ['knowledge/cafe\u0301.md']: '---\ntitle: Cafe notes, older\n---\nespresso\n' });
+    ws.write('project', { 'knowledge/caf\u00e9.md': '---\ntitle: Cafe notes\n---\nespresso\n' });
+    ws.write('user', { 'knowledge/cafe\u0301.md': '---\ntitle: Cafe notes, older\n---\nespresso\n' });
     index = await openIndex({
       projectPath: ws.project,
       userSpace: ws.user,

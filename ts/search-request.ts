@@ -151,6 +151,19 @@ const DURATION_MS: Record<string, number> = {
   y: 365 * 86_400_000,
 };
 
+/** Longest duration taken: the span of JavaScript dates on either side of 1970 (~273,790 years). */
+const MAX_DURATION_MS = 8.64e15;
+
+/** `12h`, `7d`, `2w`, `3m`, `1y` in milliseconds; undefined for anything else. */
+function durationMs(text: string, name: string): number | undefined {
+  const d = DURATION.exec(text.trim());
+  if (!d) return undefined;
+  const ms = Number(d[1]) * DURATION_MS[d[2]!.toLowerCase()]!;
+  if (!(ms <= MAX_DURATION_MS))
+    bad(`${name} ${shown(text)} reaches past the dates there are`, 'give at most 273,000 years (e.g. "100y")');
+  return ms;
+}
+
 /** `since`/`until` as epoch milliseconds: an ISO date, a `Date`, or a duration back from now. */
 function timeBound(value: unknown, name: 'since' | 'until'): number | undefined {
   if (value === undefined || value === null) return undefined;
@@ -160,8 +173,8 @@ function timeBound(value: unknown, name: 'since' | 'until'): number | undefined 
     return value.getTime();
   }
   if (typeof value !== 'string') bad(`${name} must be a string, got ${shown(value)}`, hint);
-  const d = DURATION.exec(value.trim());
-  if (d) return Date.now() - Number(d[1]) * DURATION_MS[d[2]!.toLowerCase()]!;
+  const back = durationMs(value, name);
+  if (back !== undefined) return Date.now() - back;
   const t = Date.parse(value);
   if (!Number.isFinite(t)) bad(`${name} must be a date or a duration, got ${shown(value)}`, hint);
   // A bare day `until` includes that whole day.
@@ -381,8 +394,8 @@ const DEFAULT_HALF_LIFE = '30d';
 
 function halfLife(value: unknown): number | undefined {
   if (value === undefined || value === null || value === false) return undefined;
-  const d = DURATION.exec(value === true ? DEFAULT_HALF_LIFE : typeof value === 'string' ? value.trim() : '');
-  const ms = d ? Number(d[1]) * DURATION_MS[d[2]!.toLowerCase()]! : 0;
+  const ms =
+    durationMs(value === true ? DEFAULT_HALF_LIFE : typeof value === 'string' ? value : '', 'boost_recent') ?? 0;
   if (!(ms > 0))
     bad(
       `boost_recent must be true or a half-life, got ${shown(value)}`,

@@ -9,8 +9,8 @@ const MARK: Record<string, string> = {
   invalid: 'INVALID',
 };
 
-/** Control characters: C0, DEL and C1. */
-const CONTROL = new RegExp('[\\u0000-\\u001f\\u007f-\\u009f]', 'g');
+/** Control characters (Unicode's Cc: C0, DEL and C1). */
+const CONTROL = /\p{Cc}/gu;
 const NAMED: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
 
 /**
