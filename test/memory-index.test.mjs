@@ -140,6 +140,12 @@ describe('createMemoryIndex', () => {
       const [answer] = await mem.searchMany([{ query: 'walrus', ...extra }]);
       assert.match(answer.error.code, /^E_INVALID_(ARGUMENT|SCOPE)$/);
     }
+    // A day the month lacks is no date (`Date.parse` would roll 2025-02-29 over to March 1).
+    for (const extra of [{ since: '2025-02-29' }, { until: '2026-04-31' }, { filters: { date_from: '2026-02-30' } }]) {
+      await assert.rejects(mem.search({ query: 'walrus', ...extra }), (err) => err.code === 'E_INVALID_ARGUMENT');
+    }
+    assert.equal((await mem.search({ query: 'walrus', since: '2024-02-29' })).total, 0);
+    await assert.rejects(mem.add([{ id: 'x', date: '2026-02-30' }]), (err) => err.code === 'E_INVALID_ARGUMENT');
     // Durations past the dates there are: a clear refusal, not the wire format's overflow.
     for (const extra of [{ since: '99999999999999999999d' }, { until: '9999999y' }, { boost_recent: '99999999999y' }]) {
       await assert.rejects(

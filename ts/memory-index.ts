@@ -9,7 +9,7 @@ import { buildRequest, type SearchOptions } from './search-request.js';
 import type { SearchResponse } from './search-results.js';
 import { SearchRunner, type Prepared, type SearchFailure } from './search-runner.js';
 import { requestedSpace } from './spaces.js';
-import { wellFormed } from './validate.js';
+import { parseDate, wellFormed } from './validate.js';
 import type { NativeDocument } from './wire.js';
 
 export interface PlainDocument {
@@ -75,7 +75,7 @@ function checkDocument(d: PlainDocument): number | null {
   }
   let date: number | null = null;
   if (d.date !== undefined && d.date !== null) {
-    date = typeof d.date === 'number' ? d.date : typeof d.date === 'string' ? Date.parse(d.date) : NaN;
+    date = typeof d.date === 'number' ? d.date : typeof d.date === 'string' ? parseDate(d.date) : Number.NaN;
     if (!Number.isFinite(date))
       fail(`date ${shown(d.date)} is not an ISO date or epoch milliseconds`, 'e.g. "2026-01-31" or 1769817600000');
   }

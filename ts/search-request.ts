@@ -5,7 +5,7 @@
 import { InvalidArgumentError, shown } from './errors.js';
 import { isKind, type Kind, KINDS, parseScopes } from './scope.js';
 import type { Space } from './spaces.js';
-import { wellFormed } from './validate.js';
+import { parseDate, wellFormed } from './validate.js';
 import type { NativeFilter, NativeRequest, SearchMode, SortBy } from './wire.js';
 
 export type { SortBy };
@@ -175,7 +175,7 @@ function timeBound(value: unknown, name: 'since' | 'until'): number | undefined 
   if (typeof value !== 'string') bad(`${name} must be a string, got ${shown(value)}`, hint);
   const back = durationMs(value, name);
   if (back !== undefined) return Date.now() - back;
-  const t = Date.parse(value);
+  const t = parseDate(value);
   if (!Number.isFinite(t)) bad(`${name} must be a date or a duration, got ${shown(value)}`, hint);
   // A bare day `until` includes that whole day.
   return name === 'until' && /^\d{4}-\d\d-\d\d$/.test(value.trim()) ? t + 86_399_999 : t;
@@ -193,7 +193,7 @@ function filterList(filters: unknown, since?: number, until?: number): NativeFil
     wellFormed(key, 'a filter name');
     if (typeof value === 'string') wellFormed(value, `filter "${key}"`);
     if (key === 'date_from' || key === 'date_to') {
-      const t = typeof value === 'string' ? Date.parse(value) : NaN;
+      const t = typeof value === 'string' ? parseDate(value) : Number.NaN;
       if (!Number.isFinite(t))
         bad(`${key} must be an ISO date, got ${shown(value)}`, 'e.g. "2026-01-31" or "2026-01-31T12:00:00Z"');
       if (key === 'date_from') from = Math.max(from ?? t, t);

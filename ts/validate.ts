@@ -17,3 +17,15 @@ export function wellFormed(text: string, what: string): string {
   }
   return text;
 }
+
+/**
+ * `text` as epoch milliseconds (`Date.parse`), NaN when it is no date, or a bare day the month
+ * lacks: `Date.parse` rolls `2026-02-30` over to March 2.
+ */
+export function parseDate(text: string): number {
+  const t = Date.parse(text);
+  const day = text.trim();
+  if (/^\d{4}-\d\d-\d\d$/.test(day) && Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) !== day)
+    return Number.NaN;
+  return t;
+}
