@@ -146,6 +146,25 @@ describe('createMemoryIndex', () => {
     }
     assert.equal((await mem.search({ query: 'walrus', since: '2024-02-29' })).total, 0);
     await assert.rejects(mem.add([{ id: 'x', date: '2026-02-30' }]), (err) => err.code === 'E_INVALID_ARGUMENT');
+    // Epoch milliseconds past what a Date holds were taken, and then every search that showed
+    // the item threw "Invalid time value"; they are refused, and fractions of a millisecond cut.
+    for (const date of [8.64e15 + 1, -1e20, Number.MAX_SAFE_INTEGER]) {
+      await assert.rejects(mem.add([{ id: 'far', date }]), (err) => err.code === 'E_INVALID_ARGUMENT', String(date));
+    }
+    await mem.add([
+      { id: 'edge', title: 'walrus', date: 8.64e15 },
+      { id: 'frac', title: 'walrus', date: 1.5 },
+    ]);
+    const dated = await mem.search({ query: 'walrus', sort_by: 'date' });
+    assert.deepEqual(
+      dated.results.map((r) => [r.id, r.date]),
+      [
+        ['edge', '+275760-09-13T00:00:00.000Z'],
+        ['frac', '1970-01-01T00:00:00.001Z'],
+        ['a', undefined],
+      ],
+    );
+    await mem.remove(['edge', 'frac']);
     // Durations past the dates there are: a clear refusal, not the wire format's overflow.
     for (const extra of [{ since: '99999999999999999999d' }, { until: '9999999y' }, { boost_recent: '99999999999y' }]) {
       await assert.rejects(

@@ -75,8 +75,10 @@ function checkDocument(d: PlainDocument): number | null {
   }
   let date: number | null = null;
   if (d.date !== undefined && d.date !== null) {
-    date = typeof d.date === 'number' ? d.date : typeof d.date === 'string' ? parseDate(d.date) : Number.NaN;
-    if (!Number.isFinite(date))
+    date =
+      typeof d.date === 'number' ? Math.trunc(d.date) : typeof d.date === 'string' ? parseDate(d.date) : Number.NaN;
+    // Epoch milliseconds a JavaScript Date can hold (±8.64e15, ~273,790 years either side of 1970).
+    if (!Number.isFinite(new Date(date).getTime()))
       fail(`date ${shown(d.date)} is not an ISO date or epoch milliseconds`, 'e.g. "2026-01-31" or 1769817600000');
   }
   if (d.metadata !== undefined && d.metadata !== null) {

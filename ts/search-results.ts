@@ -94,7 +94,9 @@ function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
     signed: extra?.[0] ?? false,
     integrity: (extra?.[1] ?? 'unsigned') as Integrity,
   };
-  if (date !== null && Number.isFinite(date)) result.date = new Date(date).toISOString();
+  // A date JavaScript cannot hold (an index written by older code) is left out, never thrown.
+  const shownDate = date === null ? Number.NaN : new Date(date).getTime();
+  if (Number.isFinite(shownDate)) result.date = new Date(shownDate).toISOString();
   if (typeof extra?.[3] === 'number') result.tokens = extra[3];
   if (space.startsWith('system:')) result.bundle = space.slice('system:'.length);
   if (extra?.[2]) result.metadata = extra[2];
