@@ -158,6 +158,16 @@ describe('rye-search CLI', () => {
     assert.ok(!index.stdout.includes('\u001b'), index.stdout);
   });
 
+  it('--filter and --field keys named like Object.prototype members are keys like any other', () => {
+    ws.write('project', { 'knowledge/proto.md': '---\ntitle: Proto\nconstructor: builder\n---\nkiwi body\n' });
+    assert.equal(runCli(['search', 'kiwi', '--filter', 'constructor=builder', ...common]).status, 0);
+    assert.equal(runCli(['search', 'kiwi', '--filter', 'constructor=other', ...common]).status, 1);
+    assert.equal(runCli(['search', 'kiwi', '--filter', '__proto__=x', ...common]).status, 1);
+    const field = runCli(['search', 'kiwi', '--field', 'constructor=kiwi', ...common]);
+    assert.equal(field.status, 2);
+    assert.match(field.stderr, /unknown field "constructor"/);
+  });
+
   it('searches the embedded documentation bundle with no project at all', () => {
     const emptyUser = path.join(ws.root, 'empty-user');
     const res = runCli(

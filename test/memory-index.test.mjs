@@ -184,6 +184,23 @@ describe('createMemoryIndex', () => {
     assert.equal(mem.size, 1);
   });
 
+  it('metadata keys and filters named like Object.prototype members (constructor, __proto__) are keys like any other', async () => {
+    const mem = createMemoryIndex();
+    await mem.add([
+      JSON.parse('{"id":"p","title":"walrus","metadata":{"__proto__":"odd","constructor":"c","toString":"t"}}'),
+      { id: 'q', title: 'walrus' },
+    ]);
+    const ids = async (filters) => (await mem.search({ query: 'walrus', filters })).results.map((r) => r.id);
+    assert.deepEqual(await ids(JSON.parse('{"constructor":"c"}')), ['p']);
+    assert.deepEqual(await ids(JSON.parse('{"__proto__":"odd"}')), ['p']);
+    assert.deepEqual(await ids(JSON.parse('{"toString":"t"}')), ['p']);
+    assert.deepEqual(await ids(JSON.parse('{"hasOwnProperty":"x"}')), []);
+    const [hit] = (await mem.search({ query: 'walrus', filters: { constructor: 'c' } })).results;
+    assert.deepEqual(Object.keys(hit.metadata).sort(), ['__proto__', 'constructor', 'toString']);
+    assert.equal(Object.getPrototypeOf(hit.metadata), Object.prototype);
+    assert.equal({}.odd, undefined);
+  });
+
   it('exact filters and scopes match a value in either Unicode form (NFC / NFD)', async () => {
     const mem = createMemoryIndex();
     const nfd = (s) => s.normalize('NFD');

@@ -46,13 +46,14 @@ export function buildDocument(d: ItemDescription): NativeDocument {
   const metadata: Record<string, unknown> = { ...d.metadata };
   if (d.version) metadata.version = d.version;
   if (d.tags.length) metadata.tags = d.tags;
-  const facets: Record<string, string[]> = {
+  // Keys come from items (`constructor`, `__proto__` are metadata keys like any other).
+  const facets: Record<string, string[]> = Object.assign(Object.create(null), {
     kind: [d.kind],
     source: [...new Set([d.space, sourceOf(d.space)])],
     signed: [String(d.signed)],
     integrity: [d.integrity],
     ...d.facets,
-  };
+  });
   if (d.category) facets.category = [d.category];
   if (d.tags.length) facets.tags = d.tags;
   for (const [k, val] of Object.entries(metadata)) {

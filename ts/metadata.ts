@@ -104,7 +104,8 @@ function tagsOf(v: unknown): string[] {
 
 function fromRecord(meta: unknown, fallbackTitle: string, content: string): ItemMetadata {
   const m = meta && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {};
-  const extra: ItemMetadata['extra'] = {};
+  // Keys are the file's: `constructor` or `__proto__` are kept like any other.
+  const extra: ItemMetadata['extra'] = Object.create(null);
   for (const [k, v] of Object.entries(m)) {
     if (KNOWN.has(k)) continue;
     const s = str(v);
@@ -164,7 +165,7 @@ function parseDirective(text: string, stem: string): ItemMetadata {
     return failed(stem, body, 'no <directive> element found');
   }
   const metaBlock = elementInner(xml, 'metadata') ?? '';
-  const extra: ItemMetadata['extra'] = {};
+  const extra: ItemMetadata['extra'] = Object.create(null);
   for (const { name: key, text: inner } of simpleElements(metaBlock)) {
     if (!['description', 'category', 'author', 'title', 'version', 'tags', 'created_at', 'updated_at'].includes(key)) {
       extra[key] = xmlText(inner);

@@ -228,7 +228,7 @@ function filterList(filters: unknown, since?: number, until?: number): NativeFil
         );
       }
     }
-    const accepted = CLOSED_FILTERS[key];
+    const accepted = Object.hasOwn(CLOSED_FILTERS, key) ? CLOSED_FILTERS[key] : undefined;
     const unknown = accepted ? [...any, ...none].find((v) => !accepted.includes(v)) : undefined;
     if (unknown !== undefined) bad(`filter "${key}" cannot be ${shown(unknown)}`, `use one of ${accepted!.join(', ')}`);
     if (any.length) out.push({ type: 'anyOf', key, values: any });

@@ -68,7 +68,8 @@ export function numberArg(value: string | undefined, name: string): number | und
 
 /** `k=v` pairs; a key given twice (or `k=a,b`) becomes a list. */
 export function pairs(list: string[] | undefined, name: string, split = false): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  // Keys are the user's: `constructor` or `__proto__` must be keys like any other.
+  const out: Record<string, string | string[]> = Object.create(null);
   for (const item of list ?? []) {
     const eq = item.indexOf('=');
     if (eq <= 0)
