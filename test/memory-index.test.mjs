@@ -201,6 +201,34 @@ describe('createMemoryIndex', () => {
     assert.equal({}.odd, undefined);
   });
 
+  it('space selects documents by their source label, as it selects spaces of an .ai/ tree', async () => {
+    const mem = createMemoryIndex();
+    await mem.add([
+      { id: 'a', title: 'walrus' },
+      { id: 'b', title: 'walrus', source: 'user' },
+      { id: 'c', title: 'walrus', source: 'system:docs' },
+      { id: 'd', title: 'walrus', source: 'system' },
+    ]);
+    const ids = async (space) => (await mem.search({ query: 'walrus', space })).results.map((r) => r.id).sort();
+    assert.deepEqual(await ids('all'), ['a', 'b', 'c', 'd']);
+    assert.deepEqual(await ids('project'), ['a']);
+    assert.deepEqual(await ids('user'), ['b']);
+    assert.deepEqual(await ids('system'), ['c', 'd']);
+    assert.deepEqual(await ids('system:docs'), ['c']);
+    assert.deepEqual(
+      (await mem.search({ query: 'walrus', source: 'user' })).results.map((r) => r.id),
+      ['b'],
+    );
+    for (const space of ['bogus', 'constructor', 'registry']) {
+      await assert.rejects(mem.search({ query: 'walrus', space }), (err) => err.code === 'E_INVALID_ARGUMENT', space);
+    }
+    const [many] = await mem.searchMany([{ query: 'walrus', space: 'user' }]);
+    assert.deepEqual(
+      many.results.map((r) => r.id),
+      ['b'],
+    );
+  });
+
   it('exact filters and scopes match a value in either Unicode form (NFC / NFD)', async () => {
     const mem = createMemoryIndex();
     const nfd = (s) => s.normalize('NFD');

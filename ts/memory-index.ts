@@ -10,7 +10,7 @@ import type { SearchResponse } from './search-results.js';
 import { SearchRunner, type Prepared, type SearchFailure } from './search-runner.js';
 import { requestedSpace } from './spaces.js';
 import { parseDate, wellFormed } from './validate.js';
-import type { NativeDocument } from './wire.js';
+import type { NativeDocument, NativeFilter } from './wire.js';
 
 export interface PlainDocument {
   id: string;
@@ -34,6 +34,8 @@ export interface PlainDocument {
 export type MemorySearchOptions = SearchOptions;
 
 const RANK: Record<string, number> = { project: 0, user: 1 };
+/** A document's source label, and a `space` a search over them may name. */
+const SOURCE_LABEL = /^(project|user|system(:.+)?)$/;
 const UPSERT_CHUNK = 5000;
 
 const TEXT_KEYS = ['title', 'name', 'description', 'category', 'content', 'version', 'source', 'path'] as const;
@@ -55,11 +57,7 @@ function checkDocument(d: PlainDocument): number | null {
   if (d.id.includes('\0')) fail('the id has a NUL character', 'use ids like "section/name"');
   if (d.kind !== undefined && !isKind(d.kind))
     fail(`unknown kind "${String(d.kind)}"`, 'use directive, tool or knowledge');
-  if (
-    d.source !== undefined &&
-    d.source !== null &&
-    !(typeof d.source === 'string' && /^(project|user|system(:.+)?)$/.test(d.source))
-  ) {
+  if (d.source !== undefined && d.source !== null && !(typeof d.source === 'string' && SOURCE_LABEL.test(d.source))) {
     fail(`unknown source ${shown(d.source)}`, 'use project, user, system or system:<bundle id>');
   }
   for (const k of TEXT_KEYS) {
@@ -222,7 +220,26 @@ export class MemoryIndex {
 /** A memory index has no spaces to select: `space` filters on the documents' source labels. */
 function prepare(opts: SearchOptions): Prepared {
   const warnings: string[] = [];
-  return { req: buildRequest(opts, undefined, warnings), space: requestedSpace(opts) ?? 'all', warnings };
+  const space = requestedSpace(opts) ?? 'all';
+  const req = buildRequest(opts, undefined, warnings);
+  const only = spaceFilter(space);
+  if (only) req.filters.push(only);
+  return { req, space, warnings };
+}
+
+/** `space` over plain documents, read as `selectSpaces` reads the spaces of an `.ai/` tree. */
+function spaceFilter(space: string): NativeFilter | undefined {
+  if (space === 'all' || space === 'local') return undefined;
+  if (space === 'registry')
+    throw new InvalidArgumentError('no registry is configured', {
+      hint: 'use a local source: project, user or system',
+    });
+  if (!SOURCE_LABEL.test(space))
+    throw new InvalidArgumentError(`unknown space ${shown(space)}`, {
+      hint: 'use all, project, user, system or system:<bundle id>',
+    });
+  // A document's `source` facet holds its label and its kind (`system:docs` and `system`).
+  return { type: 'anyOf', key: 'source', values: [space] };
 }
 
 export function createMemoryIndex(): MemoryIndex {
