@@ -95,8 +95,8 @@ function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
     integrity: (extra?.[1] ?? 'unsigned') as Integrity,
   };
   // A date JavaScript cannot hold (an index written by older code) is left out, never thrown.
-  const shownDate = date === null ? Number.NaN : new Date(date).getTime();
-  if (Number.isFinite(shownDate)) result.date = new Date(shownDate).toISOString();
+  const when = new Date(date ?? Number.NaN);
+  if (Number.isFinite(when.getTime())) result.date = when.toISOString();
   if (typeof extra?.[3] === 'number') result.tokens = extra[3];
   if (space.startsWith('system:')) result.bundle = space.slice('system:'.length);
   if (extra?.[2]) result.metadata = extra[2];

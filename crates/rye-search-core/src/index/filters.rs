@@ -44,9 +44,8 @@ impl SearchIndex {
         }
         // An item is never like itself: every copy of it is left out.
         if let Some(like) = &req.like {
-            let forms: Vec<String> = vec![like.id.clone(), like.id.nfc().collect(), like.id.nfd().collect()];
             let itself = BooleanQuery::new(vec![
-                (Occur::Must, any_raw(f.id, forms.iter().map(String::as_str))),
+                (Occur::Must, any_raw(f.id, unicode_forms(&like.id).iter().map(String::as_str))),
                 (Occur::Must, any_raw(f.kind, like.kinds.iter().map(String::as_str))),
             ]);
             out.push((Occur::MustNot, Box::new(itself)));
@@ -72,8 +71,7 @@ impl SearchIndex {
             let under = raw_term(f.namespace, &composed(ns));
             out.push(if scope.namespace_exact {
                 // The item itself, its id in either Unicode form (ids are kept as files spell them).
-                let forms: Vec<String> = vec![ns.clone(), ns.nfc().collect(), ns.nfd().collect()];
-                let itself = any_raw(f.id, forms.iter().map(String::as_str));
+                let itself = any_raw(f.id, unicode_forms(ns).iter().map(String::as_str));
                 Box::new(BooleanQuery::new(vec![(Occur::Should, under), (Occur::Should, itself)]))
             } else {
                 under
@@ -151,6 +149,18 @@ fn any_raw<'a>(field: Field, values: impl Iterator<Item = &'a str>) -> Box<dyn Q
 pub fn meta_facet(key: &str, value: &str) -> String {
     let text = format!("{}={}", key.trim().to_lowercase(), value.trim().to_lowercase());
     composed(&text)
+}
+
+/// `text` as given, then its NFC and NFD forms where they differ: ids are kept as files spell
+/// them, so an id asked in one form is looked up in each.
+pub fn unicode_forms(text: &str) -> Vec<String> {
+    let mut forms = vec![text.to_string()];
+    for form in [text.nfc().collect::<String>(), text.nfd().collect()] {
+        if !forms.contains(&form) {
+            forms.push(form);
+        }
+    }
+    forms
 }
 
 /// `text` in NFC, the form exact (unscored) fields are compared in: namespaces and facets.

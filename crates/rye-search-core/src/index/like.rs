@@ -7,7 +7,6 @@ use std::collections::HashMap;
 
 use tantivy::collector::DocSetCollector;
 use tantivy::DocAddress;
-use unicode_normalization::UnicodeNormalization;
 
 use super::fusion::{Fused, FUSION_DEPTH, SEMANTIC_WINDOW};
 use super::modes::Scan;
@@ -34,10 +33,6 @@ impl SearchIndex {
         let part = &parts[address.segment_ord as usize];
         let read = |content: &str| (prefix(content, LIKE_TEXT_BYTES).to_string(), Vec::new());
         let hit = self.materialise(part, address.doc_id, Some(&read))?;
-        // Its copies are left out by the id as stored, which may be another Unicode form of the
-        // one asked for (see `find_liked`).
-        let req =
-            &SearchRequest { like: Some(LikeRef { id: hit.id.clone(), kinds: like.kinds.clone() }), ..req.clone() };
         let fields = ["title", "name", "description", "category"].map(|f| hit.item_str(f).unwrap_or_default());
         let mut text = fields.join("\n");
         text.push('\n');
@@ -126,14 +121,10 @@ impl SearchIndex {
             .collect();
         // The id as given, else in its other Unicode forms: an item named in NFD (as macOS writes
         // file names) is found by an id typed in NFC, and the other way round.
-        let forms = [like.id.clone(), like.id.nfc().collect(), like.id.nfd().collect()];
         let mut found = Default::default();
-        for (i, id) in forms.iter().enumerate() {
-            if forms[..i].contains(id) {
-                continue;
-            }
+        for id in unicode_forms(&like.id) {
             let query = BooleanQuery::new(vec![
-                (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(f.id, id), IndexRecordOption::Basic))),
+                (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(f.id, &id), IndexRecordOption::Basic))),
                 (Occur::Must, Box::new(BooleanQuery::new(kinds.iter().map(|(o, q)| (*o, q.box_clone())).collect()))),
             ]);
             found = searcher.search(&query, &DocSetCollector)?;

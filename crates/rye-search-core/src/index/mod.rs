@@ -57,7 +57,7 @@ mod search;
 pub use batch::Batch;
 use batch::KnownKeys;
 pub use facets::Counts;
-pub use filters::{composed, meta_facet};
+pub use filters::{composed, meta_facet, unicode_forms};
 
 /// Largest page a request may ask for, and deepest offset (bounded memory per query).
 pub const MAX_LIMIT: usize = 1000;
