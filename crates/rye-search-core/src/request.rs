@@ -248,11 +248,11 @@ impl SearchResponse {
                 out.push(b',');
             }
             out.push(b'[');
-            json(out, &h.id);
+            json_str(out, &h.id);
             out.push(b',');
             json(out, &h.score);
             out.push(b',');
-            json(out, &h.preview);
+            json_str(out, &h.preview);
             out.push(b',');
             out.extend_from_slice(if h.item.is_empty() { b"null" } else { h.item.as_bytes() });
             // Trailing elements, each written when it or a later one is there (null if absent).
@@ -323,6 +323,10 @@ impl SearchResponse {
 /// characters from ASCII by copying it; one `’` in a preview made it decode a whole `searchMany`
 /// batch into a two-byte string instead, which `JSON.parse` then read more slowly.
 fn ascii_escaped(out: &mut Vec<u8>, start: usize) {
+    // Most answers are ASCII: checked a word at a time before looking for where it ends.
+    if out[start..].is_ascii() {
+        return;
+    }
     let Some(first) = out[start..].iter().position(|b| !b.is_ascii()) else { return };
     let tail = out.split_off(start + first);
     let tail = String::from_utf8_lossy(&tail);
@@ -340,9 +344,88 @@ fn ascii_escaped(out: &mut Vec<u8>, start: usize) {
     }
 }
 
+/// `text` as a JSON string, as serde_json writes it, copying the runs between escapes whole:
+/// previews are most of an answer, and serde_json looks each byte up in a table.
+fn json_str(out: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let (mut copied, mut i) = (0, 0);
+    while i < bytes.len() {
+        if let Some(eight) = bytes.get(i..i + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+            if !needs_escape(u64::from_le_bytes(eight)) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => b"",
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.extend_from_slice(&bytes[copied..i]);
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
+        } else {
+            out.extend_from_slice(escape);
+        }
+        i += 1;
+        copied = i;
+    }
+    out.extend_from_slice(&bytes[copied..]);
+    out.push(b'"');
+}
+
+/// Whether any of eight bytes is a control character, `"` or `\`. Exact as a whole (each test
+/// may flag the wrong byte of the eight, never a word without one).
+fn needs_escape(x: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let below_space = x.wrapping_sub(ONES * 0x20) & !x & HIGHS;
+    let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    below_space | zero_byte(x ^ (ONES * u64::from(b'"'))) | zero_byte(x ^ (ONES * u64::from(b'\\'))) != 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let alphabet =
+            ['a', '"', '\\', '\n', '\u{1}', '\u{1f}', '\u{7f}', 'é', '😀', ' ', '\t', '\u{8}', '\u{c}', '\r'];
+        let mut seed = 3u64;
+        for len in (0..40).chain([200, 1000]) {
+            for _ in 0..200 {
+                let text: String = (0..len)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        // Mostly plain letters, as in text, so the eight-byte steps are taken.
+                        let r = (seed >> 33) as usize;
+                        if r % 3 == 0 {
+                            alphabet[r / 3 % alphabet.len()]
+                        } else {
+                            'a'
+                        }
+                    })
+                    .collect();
+                let mut out = Vec::new();
+                json_str(&mut out, &text);
+                assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&text).unwrap(), "{text:?}");
+            }
+        }
+    }
 
     #[test]
     fn answers_are_ascii_json_that_reads_back_as_the_same_text() {

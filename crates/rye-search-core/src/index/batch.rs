@@ -162,7 +162,7 @@ fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     doc.add_i64(f.mtime, d.mtime);
     doc.add_u64(f.size, d.size);
     doc.add_text(f.item, stored_item(d));
-    // Stored last, so hits without a preview stop reading before it.
-    doc.add_text(f.content(), &d.content);
+    // Stored last, so hits without a preview stop reading before it; as previews show it.
+    doc.add_text(f.content(), super::preview::shown_text(&d.content));
     doc
 }
