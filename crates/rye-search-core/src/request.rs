@@ -413,7 +413,7 @@ mod tests {
                         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                         // Mostly plain letters, as in text, so the eight-byte steps are taken.
                         let r = (seed >> 33) as usize;
-                        if r % 3 == 0 {
+                        if r.is_multiple_of(3) {
                             alphabet[r / 3 % alphabet.len()]
                         } else {
                             'a'
