@@ -7,9 +7,11 @@
 //! tokens stay out of the field.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
+use rustc_hash::FxHashMap;
 use tantivy::tokenizer::{Token, Tokenizer};
 
 use crate::tokenizer::{tokens, VecTokenStream};
@@ -29,10 +31,40 @@ fn stemmer() -> &'static Stemmer {
     STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
 }
 
+/// Stems each thread remembers before it starts over: texts repeat their words (Zipf), and a
+/// stem costs several times a lookup. About a megabyte at most.
+const REMEMBERED_STEMS: usize = 16 * 1024;
+
+thread_local! {
+    /// Plain words and their stems; `None` for a word that is its own stem.
+    static STEMS: RefCell<FxHashMap<Box<str>, Option<Box<str>>>> = RefCell::default();
+}
+
 /// The stem of one lower-cased token, or None when the token is not a plain English word.
 pub fn stem(token: &str) -> Option<Cow<'_, str>> {
     let plain = token.len() >= MIN_STEM_CHARS && token.bytes().all(|b| b.is_ascii_lowercase());
-    plain.then(|| stemmer().stem(token))
+    if !plain {
+        return None;
+    }
+    let remembered = |stem: &Option<Box<str>>| match stem {
+        Some(stem) => Cow::Owned(stem.to_string()),
+        None => Cow::Borrowed(token),
+    };
+    STEMS.with_borrow_mut(|stems| {
+        if let Some(stem) = stems.get(token) {
+            return Some(remembered(stem));
+        }
+        if stems.len() >= REMEMBERED_STEMS {
+            stems.clear();
+        }
+        let stem = match stemmer().stem(token) {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(stem) => Some(stem.into_boxed_str()),
+        };
+        let out = remembered(&stem);
+        stems.insert(token.into(), stem);
+        Some(out)
+    })
 }
 
 /// The part of a stem that every word with that stem begins with: the stem itself, but for a

@@ -93,6 +93,12 @@ fn make_word(raw: &str, start: usize, end: usize) -> Word {
     }
     let mut word = Word { whole: normalize(raw), parts: Vec::new(), spans: Vec::new(), start, end };
     for (a, b) in pieces {
+        // ASCII (most pieces): the piece is the part.
+        if raw[a..b].is_ascii() {
+            word.parts.push(raw[a..b].to_ascii_lowercase());
+            word.spans.push((start + a, start + b));
+            continue;
+        }
         for (from, to, text) in cjk_pieces(&raw[a..b]) {
             word.parts.push(text);
             word.spans.push((start + a + from, start + a + to));

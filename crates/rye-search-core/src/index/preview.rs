@@ -33,10 +33,9 @@ const FEW_PATTERNS: usize = 4;
 pub(super) struct Marks {
     terms: FxHashSet<String>,
     stems: FxHashSet<String>,
-    /// First letters of the stems: an English stem keeps its word's first letter (the stemmer
-    /// only rewrites endings; checked over the 68,609 words of the Debian corpus), so most
-    /// tokens are ruled out without running the stemmer.
-    stem_initials: u128,
+    /// What every word of each stem begins with ([`stem::prefix_of_its_words`]): a token that
+    /// begins with none of them is no form of a query word, without running the stemmer.
+    stem_prefixes: Vec<String>,
     /// Where a match of an ASCII token can start: each ASCII term, and the part of each stem
     /// that every word of it begins with.
     finder: Finder,
@@ -178,12 +177,10 @@ struct Match {
 impl Marks {
     pub(super) fn new(terms: impl IntoIterator<Item = String>, stems: impl IntoIterator<Item = String>) -> Self {
         let (terms, stems): (FxHashSet<_>, FxHashSet<_>) = (terms.into_iter().collect(), stems.into_iter().collect());
-        let stem_initials =
-            stems.iter().filter_map(|s| s.bytes().next()).filter(u8::is_ascii).fold(0, |m, b| m | 1u128 << b);
-        let stem_prefixes = stems.iter().map(|s| stem::prefix_of_its_words(s).to_string());
+        let stem_prefixes: Vec<String> = stems.iter().map(|s| stem::prefix_of_its_words(s).to_string()).collect();
         let ascii_terms = terms.iter().filter(|t| t.is_ascii() && !t.is_empty()).cloned();
-        let finder = Finder::new(ascii_terms.chain(stem_prefixes).filter(|p| !p.is_empty()).collect());
-        Marks { terms, stems, stem_initials, finder, seen: RefCell::default(), weights: RefCell::default() }
+        let finder = Finder::new(ascii_terms.chain(stem_prefixes.iter().cloned()).filter(|p| !p.is_empty()).collect());
+        Marks { terms, stems, stem_prefixes, finder, seen: RefCell::default(), weights: RefCell::default() }
     }
 
     fn is_empty(&self) -> bool {
@@ -195,8 +192,7 @@ impl Marks {
         if self.terms.contains(token) {
             return 1.0;
         }
-        let initial = token.bytes().next().unwrap_or(0);
-        let may_stem = initial.is_ascii() && self.stem_initials & (1u128 << initial) != 0;
+        let may_stem = self.stem_prefixes.iter().any(|p| token.starts_with(p.as_str()));
         if may_stem && stem::stem(token).is_some_and(|s| self.stems.contains(&*s)) {
             return 0.5;
         }
