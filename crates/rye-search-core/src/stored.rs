@@ -94,6 +94,16 @@ pub fn text(bytes: &[u8]) -> Result<&str> {
     std::str::from_utf8(bytes).map_err(|_| corrupt("a text is not UTF-8"))
 }
 
+/// Stored text, borrowed, and whether it is ASCII: one pass over the bytes tells both (previews
+/// read every hit's content, and take a shorter path through ASCII).
+pub fn text_and_ascii(bytes: &[u8]) -> Result<(&str, bool)> {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8.
+        return Ok((unsafe { std::str::from_utf8_unchecked(bytes) }, true));
+    }
+    Ok((text(bytes)?, false))
+}
+
 fn corrupt(what: &str) -> Error {
     Error::Index(DataCorruption::comment_only(format!("stored document: {what}")).into())
 }

@@ -31,7 +31,7 @@ impl SearchIndex {
     ) -> Result<SearchResponse> {
         let address = self.find_liked(searcher, parts, like)?;
         let part = &parts[address.segment_ord as usize];
-        let read = |content: &str| (prefix(content, LIKE_TEXT_BYTES).to_string(), Vec::new());
+        let read = |content: &str, _| (prefix(content, LIKE_TEXT_BYTES).to_string(), Vec::new());
         let hit = self.materialise(part, address.doc_id, Some(&read))?;
         let fields = ["title", "name", "description", "category"].map(|f| hit.item_str(f).unwrap_or_default());
         let mut text = fields.join("\n");

@@ -294,16 +294,15 @@ fn is_shown_form(text: &str) -> bool {
     !after_space || text.is_empty()
 }
 
-/// A preview of at most `chars` characters of `content` (in [`shown_text`] form) around its
-/// best-matching part, and the matched words' ranges in it (UTF-16 code units, as JavaScript
-/// indexes strings).
-pub(super) fn preview(marks: &Marks, content: &str, chars: usize) -> (String, Vec<(u32, u32)>) {
+/// A preview of at most `chars` characters of `content` (in [`shown_text`] form; `ascii`:
+/// whether it is ASCII) around its best-matching part, and the matched words' ranges in it
+/// (UTF-16 code units, as JavaScript indexes strings).
+pub(super) fn preview(marks: &Marks, content: &str, ascii: bool, chars: usize) -> (String, Vec<(u32, u32)>) {
     if marks.is_empty() {
         return (start_of(content, chars), Vec::new());
     }
     // ASCII text is scanned whole (the scan is cheap); other text in a window around the first
     // find.
-    let ascii = content.is_ascii();
     let region = match ascii {
         true => content,
         false => preview_window(content, marks.terms.iter().map(String::as_str), chars),
@@ -490,6 +489,11 @@ fn preview_window<'a>(content: &'a str, terms: impl Iterator<Item = &'a str>, ch
 mod tests {
     use super::*;
 
+    /// [`preview`] of any text.
+    fn preview_of(marks: &Marks, text: &str, chars: usize) -> (String, Vec<(u32, u32)>) {
+        preview(marks, text, text.is_ascii(), chars)
+    }
+
     /// The next draw of a seeded generator (a 64-bit LCG): random texts, the same on every run.
     fn next(seed: &mut u64) -> u64 {
         *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -524,7 +528,7 @@ mod tests {
         let marks = Marks::new(set(&["tmux", "session"]), set(&["detach"]));
         let filler = "lorem ipsum dolor sit amet ".repeat(12);
         let text = format!("{filler}one tmux here. {filler}keeps a tmux session when you detached it. {filler}");
-        let (shown, marked) = preview(&marks, &text, 80);
+        let (shown, marked) = preview_of(&marks, &text, 80);
         assert!(shown.contains("tmux session when you detached"), "{shown}");
         // Context before the first match, opening on a whole word.
         assert!(
@@ -546,7 +550,7 @@ mod tests {
     fn a_preview_without_a_match_in_the_text_is_its_start() {
         let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
         let marks = Marks::new(set(&["absent"]), set(&[]));
-        let (shown, marked) = preview(&marks, &shown_text("  first   words of\n the text"), 10);
+        let (shown, marked) = preview_of(&marks, &shown_text("  first   words of\n the text"), 10);
         assert_eq!(shown, "first");
         assert!(marked.is_empty());
     }
@@ -557,7 +561,7 @@ mod tests {
         // `tar` is inside every `start`; the preview must still open on the word itself.
         let text = format!("{}then the tar archive", "start ".repeat(40));
         for marks in [Marks::new(set(&["tar"]), set(&[])), Marks::new(set(&["tar", "a", "b", "c", "d"]), set(&[]))] {
-            let (shown, marked) = preview(&marks, &text, 40);
+            let (shown, marked) = preview_of(&marks, &text, 40);
             assert!(shown.contains("tar archive"), "{shown}");
             assert_eq!(marked, highlights(&shown, &marks), "{shown}");
             assert_eq!(marked.len(), 1, "{shown}");
@@ -597,7 +601,7 @@ mod tests {
         // A long word after a three-byte space (U+3000) and a no-break space.
         for space in ['\u{3000}', '\u{a0}'] {
             let text = format!("{}{space}ΟΔΟΣΟΔΟΣΟΔΟΣ__ภาษาไทย_fileSystem tail", "STRAẞE ÆRØ 搜索引擎".repeat(3));
-            let (shown, marked) = preview(&Marks::new(set(&["system"]), set(&[])), &shown_text(&text), 40);
+            let (shown, marked) = preview_of(&Marks::new(set(&["system"]), set(&[])), &shown_text(&text), 40);
             // The word is too long to open on: the preview opens on the matched part.
             assert!(shown.starts_with("System"), "{shown}");
             assert!(!marked.is_empty());
@@ -613,7 +617,7 @@ mod tests {
             "Intro text\nwith a Tool: create_tool runs\tthe Running tools; tool-chain and\nmore tool words at the end ";
         for text in [runs, single] {
             for chars in [10, 25, 40, 60, 200] {
-                let (shown, marked) = preview(&marks, &shown_text(text), chars);
+                let (shown, marked) = preview_of(&marks, &shown_text(text), chars);
                 assert_eq!(marked, highlights(&shown, &marks), "{chars}: {shown}");
             }
         }

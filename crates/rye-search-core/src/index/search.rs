@@ -300,8 +300,10 @@ impl SearchIndex {
         };
         let chars = req.preview_chars;
         let previewer: Option<Box<Previewer>> = match &marks {
-            Some(marks) => Some(Box::new(move |content: &str| preview(marks, content, chars))),
-            None if chars > 0 => Some(Box::new(move |content: &str| (preview::start_of(content, chars), Vec::new()))),
+            Some(marks) => Some(Box::new(move |content: &str, ascii| preview(marks, content, ascii, chars))),
+            None if chars > 0 => {
+                Some(Box::new(move |content: &str, _| (preview::start_of(content, chars), Vec::new())))
+            }
             None => None,
         };
         let mut hits = Vec::with_capacity(page.len());
@@ -385,7 +387,8 @@ impl SearchIndex {
                 }
             } else if field == f.content().field_id() {
                 if let Some(make) = preview {
-                    (hit.preview, hit.highlights) = make(crate::stored::text(text)?);
+                    let (content, ascii) = crate::stored::text_and_ascii(text)?;
+                    (hit.preview, hit.highlights) = make(content, ascii);
                 }
                 break;
             }
@@ -394,8 +397,8 @@ impl SearchIndex {
     }
 }
 
-/// Makes a hit's preview and highlights from its content.
-pub(super) type Previewer<'a> = dyn Fn(&str) -> (String, Vec<(u32, u32)>) + 'a;
+/// Makes a hit's preview and highlights from its content (and whether that is ASCII).
+pub(super) type Previewer<'a> = dyn Fn(&str, bool) -> (String, Vec<(u32, u32)>) + 'a;
 
 /// `["kind", …]` → `["kind"]`: the stored item's first element (a kind is a plain word, so its
 /// JSON string has no escapes).
