@@ -279,13 +279,13 @@ impl SearchResponse {
             } else if last >= 2 {
                 // Flat `[start, end, start, end, …]`: cheaper to parse than pairs.
                 out.extend_from_slice(b",[");
-                for (k, (start, end)) in h.highlights.iter().enumerate() {
+                for (k, &(start, end)) in h.highlights.iter().enumerate() {
                     if k > 0 {
                         out.push(b',');
                     }
-                    json(out, start);
+                    decimal(out, start);
                     out.push(b',');
-                    json(out, end);
+                    decimal(out, end);
                 }
                 out.push(b']');
             }
@@ -327,21 +327,37 @@ fn ascii_escaped(out: &mut Vec<u8>, start: usize) {
     if out[start..].is_ascii() {
         return;
     }
-    let Some(first) = out[start..].iter().position(|b| !b.is_ascii()) else { return };
-    let tail = out.split_off(start + first);
+    let tail = out.split_off(start);
     let tail = String::from_utf8_lossy(&tail);
+    let mut rest: &str = &tail;
     let mut units = [0u16; 2];
-    for c in tail.chars() {
-        if c.is_ascii() {
-            out.push(c as u8);
-            continue;
-        }
+    // The ASCII runs between characters beyond it are copied whole.
+    while let Some(at) = rest.bytes().position(|b| !b.is_ascii()) {
+        out.extend_from_slice(&rest.as_bytes()[..at]);
+        let c = rest[at..].chars().next().expect("a character starts at a non-ASCII byte");
         for &unit in c.encode_utf16(&mut units).iter() {
             const HEX: &[u8; 16] = b"0123456789abcdef";
             let digit = |shift: u16| HEX[usize::from(unit >> shift & 0xf)];
             out.extend_from_slice(&[b'\\', b'u', digit(12), digit(8), digit(4), digit(0)]);
         }
+        rest = &rest[at + c.len_utf8()..];
     }
+    out.extend_from_slice(rest.as_bytes());
+}
+
+/// `n` in decimal (highlight offsets: a few per hit, each through serde_json cost more).
+fn decimal(out: &mut Vec<u8>, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// `text` as a JSON string, as serde_json writes it, copying the runs between escapes whole:
@@ -400,6 +416,15 @@ fn needs_escape(x: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimals_are_written_as_serde_json_writes_them() {
+        for n in [0, 7, 10, 99, 100, 65_535, 1_000_000, u32::MAX] {
+            let mut out = Vec::new();
+            decimal(&mut out, n);
+            assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&n).unwrap());
+        }
+    }
 
     #[test]
     fn strings_are_escaped_as_serde_json_escapes_them() {

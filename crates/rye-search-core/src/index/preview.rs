@@ -323,9 +323,11 @@ pub(super) fn preview(marks: &Marks, content: &str, ascii: bool, chars: usize) -
 /// its first `len` bytes from there; merged where they touch. Offsets are bytes, which in ASCII
 /// are UTF-16 code units too.
 fn moved_matches(found: &[Match], start: usize, len: usize) -> Vec<(u32, u32)> {
-    let mut merged: Vec<(usize, usize)> = Vec::new();
+    let mut merged: Vec<(u32, u32)> = Vec::with_capacity(found.len());
     for m in found.iter().filter(|m| m.from >= start) {
-        let (a, b) = (m.from - start, m.to - start);
+        // Within a preview's bytes, which are far fewer than 2^32.
+        let (a, b) = ((m.from - start) as u32, (m.to - start) as u32);
+        let len = len as u32;
         if a >= len {
             break;
         }
@@ -339,7 +341,7 @@ fn moved_matches(found: &[Match], start: usize, len: usize) -> Vec<(u32, u32)> {
             _ => merged.push((a, b)),
         }
     }
-    merged.into_iter().map(|(a, b)| (a as u32, b as u32)).collect()
+    merged
 }
 
 /// The beginning of `content`, for a hit no term of the query matched (found by meaning).
