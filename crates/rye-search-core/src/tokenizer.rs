@@ -357,6 +357,9 @@ fn single_token<'a>(raw: &'a str, buf: &'a mut String) -> Option<&'a str> {
 /// Visits a word's tokens (its whole, for a compound, then its parts); returns the positions it
 /// takes.
 fn visit_parts(raw: &str, start: usize, end: usize, position: usize, visit: &mut impl FnMut(TokenRef<'_>)) -> usize {
+    if raw.is_ascii() {
+        return visit_ascii_parts(raw, start, end, position, visit);
+    }
     let word = make_word(raw, start, end);
     let keep = |s: &str| !s.is_empty() && s.len() <= MAX_TOKEN_BYTES;
     let count = word.parts.len();
@@ -366,6 +369,35 @@ fn visit_parts(raw: &str, start: usize, end: usize, position: usize, visit: &mut
     for (k, (part, &(from, to))) in word.parts.iter().zip(&word.spans).enumerate() {
         if keep(part) {
             visit(TokenRef { from, to, position: position + k, length: 1, text: part });
+        }
+    }
+    count.max(1)
+}
+
+/// [`visit_parts`] of an ASCII word, as [`make_word`] splits it: its parts are slices of its
+/// lower-cased whole (lower-casing ASCII keeps every byte's place), so one string is made per
+/// word, not one per part.
+fn visit_ascii_parts(
+    raw: &str,
+    start: usize,
+    end: usize,
+    position: usize,
+    visit: &mut impl FnMut(TokenRef<'_>),
+) -> usize {
+    let mut pieces = Vec::new();
+    for (a, b) in joined_pieces(raw) {
+        ascii_camel_pieces(raw.as_bytes(), a, b, &mut pieces);
+    }
+    let whole = raw.to_ascii_lowercase();
+    let keep = |s: &str| !s.is_empty() && s.len() <= MAX_TOKEN_BYTES;
+    let count = pieces.len();
+    if count > 1 && keep(&whole) {
+        visit(TokenRef { from: start, to: end, position, length: count, text: &whole });
+    }
+    for (k, &(a, b)) in pieces.iter().enumerate() {
+        let part = &whole[a..b];
+        if keep(part) {
+            visit(TokenRef { from: start + a, to: start + b, position: position + k, length: 1, text: part });
         }
     }
     count.max(1)
@@ -428,6 +460,28 @@ mod tests {
             words.extend(longer);
         }
         words.extend(["HTTPServer", "fileSystem", "x86Arch", "getHTTP2Response", "ABC", "a1B2c3"].map(String::from));
+        // Joined words, with the joiners in every place, and parts past the token limit.
+        let long = "x".repeat(70);
+        words.extend(["create_tool", "a-B_c", "fileSystem-HTTPServer_x86", "_x", "a__b", "x--Y-"].map(String::from));
+        words.extend([format!("{long}_a"), format!("a-{long}"), format!("{long}B")]);
+        for w in &words {
+            // Every token of the ASCII path, as the general one makes them from `make_word`.
+            let (mut ascii, mut general) = (Vec::new(), Vec::new());
+            let mut record = |t: TokenRef<'_>| ascii.push((t.from, t.to, t.position, t.length, t.text.to_string()));
+            let n = visit_ascii_parts(w, 3, 3 + w.len(), 5, &mut record);
+            let word = make_word(w, 3, 3 + w.len());
+            let keep = |s: &str| !s.is_empty() && s.len() <= MAX_TOKEN_BYTES;
+            if word.parts.len() > 1 && keep(&word.whole) {
+                general.push((3, 3 + w.len(), 5, word.parts.len(), word.whole.clone()));
+            }
+            for (k, (part, &(from, to))) in word.parts.iter().zip(&word.spans).enumerate() {
+                if keep(part) {
+                    general.push((from, to, 5 + k, 1, part.clone()));
+                }
+            }
+            assert_eq!(ascii, general, "{w}");
+            assert_eq!(n, word.parts.len().max(1), "{w}");
+        }
         for w in &words {
             let (mut ascii, mut general) = (Vec::new(), Vec::new());
             ascii_camel_pieces(w.as_bytes(), 0, w.len(), &mut ascii);

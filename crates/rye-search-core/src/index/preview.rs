@@ -354,27 +354,28 @@ pub(super) fn start_of(content: &str, chars: usize) -> String {
 /// following `chars` characters hold the most matches (distinct words first, the earliest on a
 /// tie), or 0 when nothing matched.
 fn best_fragment(found: &[Match], region: &str, ascii: bool, chars: usize) -> usize {
+    // At most `MAX_MATCHES` matches are weighed: on the stack, as this runs for every hit.
+    let found = &found[..found.len().min(MAX_MATCHES)];
     // Character offsets of the matches (byte offsets in ASCII text).
-    let mut char_at = Vec::with_capacity(found.len());
+    let mut char_at = [0usize; MAX_MATCHES];
     let (mut byte, mut count) = (0usize, 0usize);
-    for m in found {
+    for (m, at) in found.iter().zip(&mut char_at) {
         count += if ascii { m.from - byte } else { region[byte..m.from].chars().count() };
         byte = m.from;
-        char_at.push(count);
+        *at = count;
     }
+    let char_at = &char_at[..found.len()];
     let lead = LEAD_CHARS.min(chars / 4);
     let mut best = (0.0f32, 0usize);
-    let mut seen: Vec<u64> = Vec::with_capacity(found.len());
     for (i, &from) in char_at.iter().enumerate() {
-        seen.clear();
         let mut score = 0.0;
-        for (m, &at) in found[i..].iter().zip(&char_at[i..]) {
+        for (k, (m, &at)) in found[i..].iter().zip(&char_at[i..]).enumerate() {
             if at >= from + chars - lead {
                 break;
             }
             // A word counts fully once; repeats only break ties.
-            score += if seen.contains(&m.word) { m.weight / 16.0 } else { m.weight };
-            seen.push(m.word);
+            let repeat = found[i..i + k].iter().any(|earlier| earlier.word == m.word);
+            score += if repeat { m.weight / 16.0 } else { m.weight };
         }
         if score > best.0 {
             best = (score, i);
