@@ -32,8 +32,10 @@ fn stemmer() -> &'static Stemmer {
 }
 
 /// Stems each thread remembers before it starts over: texts repeat their words (Zipf), and a
-/// stem costs several times a lookup. About a megabyte at most.
+/// stem costs several times a lookup. Under a megabyte, as only words of at most
+/// [`REMEMBERED_WORD_BYTES`] are kept (a query's words may be longer than any indexed token).
 const REMEMBERED_STEMS: usize = 16 * 1024;
+const REMEMBERED_WORD_BYTES: usize = 24;
 
 thread_local! {
     /// Plain words and their stems; `None` for a word that is its own stem.
@@ -45,6 +47,9 @@ pub fn stem(token: &str) -> Option<Cow<'_, str>> {
     let plain = token.len() >= MIN_STEM_CHARS && token.bytes().all(|b| b.is_ascii_lowercase());
     if !plain {
         return None;
+    }
+    if token.len() > REMEMBERED_WORD_BYTES {
+        return Some(stemmer().stem(token));
     }
     let remembered = |stem: &Option<Box<str>>| match stem {
         Some(stem) => Cow::Owned(stem.to_string()),
@@ -102,6 +107,31 @@ impl Tokenizer for StemTokenizer {
 mod tests {
     use super::*;
     use tantivy::tokenizer::TokenStream;
+
+    #[test]
+    fn remembered_stems_are_the_stemmer_s() {
+        let mut words: Vec<String> =
+            ["running", "runs", "tools", "tool", "generalizations", "sky", "skies", "dying"].map(String::from).into();
+        words.push("internationalizationsandlocalizations".into());
+        // More distinct words than are remembered, so the memory starts over in between.
+        let letters = |mut i: usize| {
+            let mut w = String::from("x");
+            while i > 0 {
+                w.push(char::from(b'a' + (i % 26) as u8));
+                i /= 26;
+            }
+            w + "ings"
+        };
+        words.extend((0..REMEMBERED_STEMS + 10).map(letters));
+        for _ in 0..2 {
+            for w in &words {
+                let expected = w.bytes().all(|b| b.is_ascii_lowercase()).then(|| stemmer().stem(w).into_owned());
+                assert_eq!(stem(w).map(Cow::into_owned), expected, "{w}");
+            }
+        }
+        assert_eq!(stem("ab"), None);
+        assert_eq!(stem("Tools"), None);
+    }
 
     #[test]
     fn every_word_begins_with_the_prefix_of_its_stem() {
