@@ -32,7 +32,7 @@ fn stemmer() -> &'static Stemmer {
 }
 
 /// Stems each thread remembers before it starts over: texts repeat their words (Zipf), and a
-/// stem costs several times a lookup. Under a megabyte, as only words of at most
+/// stem costs several times a lookup. About 1.5 MB a thread, as only words of at most
 /// [`REMEMBERED_WORD_BYTES`] are kept (a query's words may be longer than any indexed token).
 const REMEMBERED_STEMS: usize = 16 * 1024;
 const REMEMBERED_WORD_BYTES: usize = 24;
