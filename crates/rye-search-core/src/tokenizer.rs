@@ -361,17 +361,21 @@ fn visit_parts(raw: &str, start: usize, end: usize, position: usize, visit: &mut
         return visit_ascii_parts(raw, start, end, position, visit);
     }
     let word = make_word(raw, start, end);
-    let keep = |s: &str| !s.is_empty() && s.len() <= MAX_TOKEN_BYTES;
     let count = word.parts.len();
-    if count > 1 && keep(&word.whole) {
+    if count > 1 && kept(&word.whole) {
         visit(TokenRef { from: word.start, to: word.end, position, length: count, text: &word.whole });
     }
     for (k, (part, &(from, to))) in word.parts.iter().zip(&word.spans).enumerate() {
-        if keep(part) {
+        if kept(part) {
             visit(TokenRef { from, to, position: position + k, length: 1, text: part });
         }
     }
     count.max(1)
+}
+
+/// Whether a token goes into the index: not empty, and not so long it is a hash or data.
+fn kept(token: &str) -> bool {
+    !token.is_empty() && token.len() <= MAX_TOKEN_BYTES
 }
 
 /// [`visit_parts`] of an ASCII word, as [`make_word`] splits it: its parts are slices of its
@@ -389,14 +393,13 @@ fn visit_ascii_parts(
         ascii_camel_pieces(raw.as_bytes(), a, b, &mut pieces);
     }
     let whole = raw.to_ascii_lowercase();
-    let keep = |s: &str| !s.is_empty() && s.len() <= MAX_TOKEN_BYTES;
     let count = pieces.len();
-    if count > 1 && keep(&whole) {
+    if count > 1 && kept(&whole) {
         visit(TokenRef { from: start, to: end, position, length: count, text: &whole });
     }
     for (k, &(a, b)) in pieces.iter().enumerate() {
         let part = &whole[a..b];
-        if keep(part) {
+        if kept(part) {
             visit(TokenRef { from: start + a, to: start + b, position: position + k, length: 1, text: part });
         }
     }
@@ -470,12 +473,11 @@ mod tests {
             let mut record = |t: TokenRef<'_>| ascii.push((t.from, t.to, t.position, t.length, t.text.to_string()));
             let n = visit_ascii_parts(w, 3, 3 + w.len(), 5, &mut record);
             let word = make_word(w, 3, 3 + w.len());
-            let keep = |s: &str| !s.is_empty() && s.len() <= MAX_TOKEN_BYTES;
-            if word.parts.len() > 1 && keep(&word.whole) {
+            if word.parts.len() > 1 && kept(&word.whole) {
                 general.push((3, 3 + w.len(), 5, word.parts.len(), word.whole.clone()));
             }
             for (k, (part, &(from, to))) in word.parts.iter().zip(&word.spans).enumerate() {
-                if keep(part) {
+                if kept(part) {
                     general.push((from, to, 5 + k, 1, part.clone()));
                 }
             }

@@ -47,7 +47,8 @@ pub(super) struct Marks {
     weights: RefCell<FxHashMap<u64, f32>>,
 }
 
-/// Words whose matches [`Marks`] remembers: a page of long texts in many words stops adding.
+/// Words (and tokens) whose matches [`Marks`] remembers: a page of long texts in many words stops
+/// adding.
 const MAX_SEEN: usize = 4096;
 
 /// A matched token of a word, at byte offsets in the word.
@@ -205,7 +206,16 @@ impl Marks {
         let mut weights = self.weights.borrow_mut();
         tokenizer::for_each_token(word, |t| {
             let word = FxBuildHasher.hash_one(t.text);
-            let weight = *weights.entry(word).or_insert_with(|| self.weight(t.text));
+            let weight = match weights.get(&word) {
+                Some(&weight) => weight,
+                None => {
+                    let weight = self.weight(t.text);
+                    if weights.len() < MAX_SEEN {
+                        weights.insert(word, weight);
+                    }
+                    weight
+                }
+            };
             if weight > 0.0 {
                 out.push(WordMatch { from: t.from as u32, to: t.to as u32, weight, word });
             }
@@ -325,9 +335,7 @@ pub(super) fn preview(marks: &Marks, content: &str, ascii: bool, chars: usize) -
 fn moved_matches(found: &[Match], start: usize, len: usize) -> Vec<(u32, u32)> {
     let mut merged: Vec<(u32, u32)> = Vec::with_capacity(found.len());
     for m in found.iter().filter(|m| m.from >= start) {
-        // Within a preview's bytes, which are far fewer than 2^32.
-        let (a, b) = ((m.from - start) as u32, (m.to - start) as u32);
-        let len = len as u32;
+        let (a, b) = (m.from - start, m.to - start);
         if a >= len {
             break;
         }
@@ -337,8 +345,9 @@ fn moved_matches(found: &[Match], start: usize, len: usize) -> Vec<(u32, u32)> {
             continue;
         }
         match merged.last_mut() {
-            Some(last) if a <= last.1 => last.1 = last.1.max(b),
-            _ => merged.push((a, b)),
+            Some(last) if a <= last.1 as usize => last.1 = last.1.max(b as u32),
+            // Offsets in a preview, far below 2^32.
+            _ => merged.push((a as u32, b as u32)),
         }
     }
     merged
