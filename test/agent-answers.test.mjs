@@ -337,6 +337,28 @@ describe('answers built for agents', () => {
     }
   });
 
+  it('previews show whitespace runs as one space, open and end on words, and mark the words exactly', async () => {
+    const index = createMemoryIndex();
+    const filler = 'lorem  ipsum\n\ndolor\tsit amet \r\n'.repeat(20);
+    await index.add([
+      { id: 'ascii', content: `\n  ${filler}the   tmux\n\n session\tkeeps ${filler}  \n` },
+      { id: 'wide', content: `\u3000${filler}the\u3000tmux\u00a0\u00a0session — café ${filler}\u2028` },
+      { id: 'short', content: '\t tmux \n\n session \r\n' },
+    ]);
+    const res = await index.search({ query: 'tmux session', mode: 'keyword', preview_chars: 80 });
+    assert.deepEqual(res.results.map((r) => r.id).sort(), ['ascii', 'short', 'wide']);
+    for (const hit of res.results) {
+      assert.doesNotMatch(hit.preview, /\s\s|[\t\n\r\u3000\u00a0\u2028]|^\s|\s$/u, hit.id);
+      assert.match(hit.preview, /tmux session/, hit.id);
+      assert.deepEqual(
+        hit.highlights.map(([a, b]) => hit.preview.slice(a, b)),
+        ['tmux', 'session'],
+        hit.id,
+      );
+    }
+    assert.equal(res.results.find((r) => r.id === 'short').preview, 'tmux session');
+  });
+
   it('highlights: the matched words of each preview as JavaScript string ranges; the CLI marks them', async () => {
     const index = createMemoryIndex();
     await index.add([
