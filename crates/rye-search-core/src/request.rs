@@ -336,7 +336,6 @@ fn ascii_escaped(out: &mut Vec<u8>, start: usize) {
         out.extend_from_slice(&rest.as_bytes()[..at]);
         let c = rest[at..].chars().next().expect("a character starts at a non-ASCII byte");
         for &unit in c.encode_utf16(&mut units).iter() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
             let digit = |shift: u16| HEX[usize::from(unit >> shift & 0xf)];
             out.extend_from_slice(&[b'\\', b'u', digit(12), digit(8), digit(4), digit(0)]);
         }
@@ -344,6 +343,9 @@ fn ascii_escaped(out: &mut Vec<u8>, start: usize) {
     }
     out.extend_from_slice(rest.as_bytes());
 }
+
+/// Hexadecimal digits of `\uXXXX` escapes.
+const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// `n` in decimal (highlight offsets: a few per hit, each through serde_json cost more).
 fn decimal(out: &mut Vec<u8>, mut n: u32) {
@@ -391,7 +393,6 @@ fn json_str(out: &mut Vec<u8>, text: &str) {
         };
         out.extend_from_slice(&bytes[copied..i]);
         if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
             out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
         } else {
             out.extend_from_slice(escape);
