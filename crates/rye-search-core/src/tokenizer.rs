@@ -93,12 +93,6 @@ fn make_word(raw: &str, start: usize, end: usize) -> Word {
     }
     let mut word = Word { whole: normalize(raw), parts: Vec::new(), spans: Vec::new(), start, end };
     for (a, b) in pieces {
-        // ASCII (most pieces): the piece is the part.
-        if raw[a..b].is_ascii() {
-            word.parts.push(raw[a..b].to_ascii_lowercase());
-            word.spans.push((start + a, start + b));
-            continue;
-        }
         for (from, to, text) in cjk_pieces(&raw[a..b]) {
             word.parts.push(text);
             word.spans.push((start + a + from, start + a + to));
@@ -361,11 +355,24 @@ fn visit_parts(raw: &str, start: usize, end: usize, position: usize, visit: &mut
         return visit_ascii_parts(raw, start, end, position, visit);
     }
     let word = make_word(raw, start, end);
-    let count = word.parts.len();
-    if count > 1 && kept(&word.whole) {
-        visit(TokenRef { from: word.start, to: word.end, position, length: count, text: &word.whole });
+    let parts = word.parts.iter().zip(&word.spans).map(|(part, &(from, to))| (part.as_str(), from, to));
+    visit_compound(&word.whole, (start, end), parts, position, visit)
+}
+
+/// Visits a word's whole, when it has several parts, then its parts (`(text, from, to)`);
+/// returns the positions it takes.
+fn visit_compound<'a>(
+    whole: &'a str,
+    (start, end): (usize, usize),
+    parts: impl ExactSizeIterator<Item = (&'a str, usize, usize)>,
+    position: usize,
+    visit: &mut impl FnMut(TokenRef<'_>),
+) -> usize {
+    let count = parts.len();
+    if count > 1 && kept(whole) {
+        visit(TokenRef { from: start, to: end, position, length: count, text: whole });
     }
-    for (k, (part, &(from, to))) in word.parts.iter().zip(&word.spans).enumerate() {
+    for (k, (part, from, to)) in parts.enumerate() {
         if kept(part) {
             visit(TokenRef { from, to, position: position + k, length: 1, text: part });
         }
@@ -393,17 +400,8 @@ fn visit_ascii_parts(
         ascii_camel_pieces(raw.as_bytes(), a, b, &mut pieces);
     }
     let whole = raw.to_ascii_lowercase();
-    let count = pieces.len();
-    if count > 1 && kept(&whole) {
-        visit(TokenRef { from: start, to: end, position, length: count, text: &whole });
-    }
-    for (k, &(a, b)) in pieces.iter().enumerate() {
-        let part = &whole[a..b];
-        if kept(part) {
-            visit(TokenRef { from: start + a, to: start + b, position: position + k, length: 1, text: part });
-        }
-    }
-    count.max(1)
+    let parts = pieces.iter().map(|&(a, b)| (&whole[a..b], start + a, start + b));
+    visit_compound(&whole, (start, end), parts, position, visit)
 }
 
 #[derive(Clone, Default)]
