@@ -255,6 +255,30 @@ fn ties_across_segments_are_exact_by_id() {
     assert_eq!(by_name, expected[..5].to_vec());
 }
 
+/// A stream of one-item edits (new items and replacements) leaves a few segments, not one per
+/// edit: each commit's merges finish before its writer goes (a merge left running was thrown
+/// away when it ended, so every edit added a segment for good), and every item is found once.
+#[test]
+fn a_stream_of_edits_keeps_few_segments() {
+    let base: Vec<ItemDoc> =
+        (0..3000).map(|i| doc(&format!("base/item{i}"), "project", "stable", "", &format!("word{i}"))).collect();
+    let index = index(&base);
+    for i in 0..40 {
+        let edit = match i % 2 {
+            0 => doc(&format!("edits/item{i}"), "project", "edited", "", "fresh"),
+            _ => doc(&format!("base/item{i}"), "project", "edited", "", "fresh"),
+        };
+        let mut batch = index.batch_for(1).unwrap();
+        batch.upsert(&[edit]).unwrap();
+        batch.commit().unwrap();
+    }
+    assert!(index.num_segments() <= 3, "{} segments after 40 edits", index.num_segments());
+    assert_eq!(index.num_docs(), 3020);
+    let edited = ids(&index, SearchRequest { limit: 100, ..q("edited") });
+    assert_eq!(edited.len(), 40);
+    assert_eq!(index.search(&q("stable")).unwrap().total, 2980);
+}
+
 /// One id in two system bundles (same space rank), written in separate segments, in either
 /// order: the tie is broken by key, so the order never depends on where documents sit.
 #[test]

@@ -15,6 +15,14 @@ use rye_search_core::{contained, Batch, Error as CoreError, ItemDoc, SearchIndex
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Hands memory freed by a bulk write back to the system. mimalloc keeps freed pages for reuse
+/// and returns them only as later allocations on the same threads come by, so a process that
+/// indexed 63,666 items went on holding ~170 MB it no longer used. Small edits skip it (~1.5 ms).
+fn release_freed_memory() {
+    // SAFETY: `mi_collect` only walks the allocator's own structures; any thread may call it.
+    unsafe { libmimalloc_sys::mi_collect(true) }
+}
+
 /// Marker that prefixes structured error payloads in JS error messages.
 const ERROR_MARKER: &str = "RYE_ERROR:";
 
@@ -254,7 +262,12 @@ impl Task for UpsertTask {
     fn compute(&mut self) -> napi::Result<()> {
         let docs = std::mem::take(&mut self.docs);
         let docs: Vec<ItemDoc> = guarded(|| serde_json::from_str(&docs).map_err(|e| bad_json("documents", e)))?;
-        with_batch(&self.batch, |b| b.upsert(&docs).map_err(to_js))
+        let result = with_batch(&self.batch, |b| b.upsert(&docs).map(|()| b.is_bulk()).map_err(to_js));
+        drop(docs);
+        if let Ok(true) = result {
+            release_freed_memory();
+        }
+        result.map(drop)
     }
     fn resolve(&mut self, _env: Env, _output: ()) -> napi::Result<()> {
         Ok(())
@@ -270,7 +283,14 @@ impl Task for CommitTask {
     type JsValue = ();
     fn compute(&mut self) -> napi::Result<()> {
         match self.batch.take() {
-            Some(b) => guarded(|| b.commit().map_err(to_js)),
+            Some(b) => {
+                let bulk = b.is_bulk();
+                let result = guarded(|| b.commit().map_err(to_js));
+                if bulk {
+                    release_freed_memory();
+                }
+                result
+            }
             None => Ok(()),
         }
     }

@@ -74,14 +74,21 @@ impl Batch {
         Ok(())
     }
 
+    /// Whether this batch was sized for many documents (see [`SearchIndex::batch_for`]).
+    pub fn is_bulk(&self) -> bool {
+        self.bulk.is_some()
+    }
+
     pub fn delete(&mut self, keys: &[String]) {
         for k in keys {
             self.writer.delete_term(Term::from_field_text(self.fields.key, k));
         }
     }
 
-    /// Commits atomically and makes the result visible to this index's readers. Bulk batches
-    /// also wait for the merges they trigger, so a fresh index is compact.
+    /// Commits atomically and makes the result visible to this index's readers, then waits for
+    /// the merges the commit started: a merge still running when the writer is dropped is thrown
+    /// away when it ends, so small edits' segments piled up, one per edit, and each commit
+    /// started (and wasted) a merge of them all.
     pub fn commit(mut self) -> Result<()> {
         self.writer.commit()?;
         self.reader.reload()?;
@@ -94,9 +101,9 @@ impl Batch {
             if written.len() > 1 {
                 self.writer.merge(&written).wait()?;
             }
-            self.writer.wait_merging_threads()?;
-            self.reader.reload()?;
         }
+        self.writer.wait_merging_threads()?;
+        self.reader.reload()?;
         Ok(())
     }
 }

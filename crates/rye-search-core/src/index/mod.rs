@@ -68,7 +68,7 @@ pub const MAX_FILTER_VALUES: usize = 1024;
 
 const VERSION_FILE: &str = "rye-search-schema";
 const MB: usize = 1024 * 1024;
-/// Up to this many documents, a batch gets a small writer and does not wait for merges.
+/// Up to this many documents, a batch gets a small writer (see [`edit_merge_policy`]).
 const SMALL_BATCH_DOCS: usize = 256;
 /// Up to this many documents, one indexing thread with room for all of them (a typical item
 /// takes ~3 KB of indexing memory, which is only taken as it is used): one segment, so no merge.
@@ -165,7 +165,7 @@ impl SearchIndex {
     }
 
     /// A write batch sized for about `expected_docs` documents. A small edit gets a small writer
-    /// and does not wait for background merges. A bulk batch that fits one segment is indexed on
+    /// whose merges stay among small segments. A bulk batch that fits one segment is indexed on
     /// one thread while the caller prepares the next documents on its own: merging the segments
     /// of two indexing threads cost more than the second thread saved. Larger batches use two.
     pub fn batch_for(&self, expected_docs: usize) -> Result<Batch> {
@@ -182,11 +182,7 @@ impl SearchIndex {
             },
             other => other.into(),
         })?;
-        // Only bulk batches merge early: they wait for their merges at commit. A small edit's
-        // writer keeps Tantivy's default and never leaves a merge running behind it.
-        if !small {
-            writer.set_merge_policy(Box::new(merge_policy()));
-        }
+        writer.set_merge_policy(Box::new(if small { edit_merge_policy() } else { merge_policy() }));
         let bulk = if small { None } else { Some(self.index.searchable_segment_ids()?) };
         // The writer's lock is held, so the latest commit is what this batch writes over.
         self.reader.reload()?;
@@ -229,8 +225,19 @@ fn merge_policy() -> LogMergePolicy {
     policy
 }
 
+/// Small edits' segments merged among themselves, by the same rule at a smaller floor: one
+/// edit's segment never pulls the index's large segments into a merge (at 60,000 items that
+/// took a second), and a stream of edits leaves a few segments per size, not one per edit.
+fn edit_merge_policy() -> LogMergePolicy {
+    let mut policy = merge_policy();
+    policy.set_min_layer_size(EDIT_SEGMENT_DOCS);
+    policy
+}
+
 /// Segments of a similar size merged together, at least (see [`merge_policy`]).
 const MERGE_AT_SEGMENTS: usize = 3;
+/// Below this many documents, edits' segments count as one size (see [`edit_merge_policy`]).
+const EDIT_SEGMENT_DOCS: u32 = 1_000;
 /// Segments under this many documents count as one size, so they keep merging into one: 13 adds
 /// of 5,000 leave one segment of 63,666 items, not three, and search as fast as one add
 /// (`bench/batched-adds.js`: worst kind 1.04×). Higher merges small items more often (with
