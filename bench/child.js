@@ -9,6 +9,8 @@ import { ENGINES } from './engines.js';
 import { KINDS, queryMix } from './queries.js';
 
 const [engineName, tierName, reps = '3', profile = 'default'] = process.argv.slice(2);
+/** Items added one at a time after the build (default profile). */
+const ONE_ITEM_ADDS = 100;
 const rssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -104,6 +106,29 @@ const seqList = batchList.slice(0, Math.min(5000, batchSize / 2));
 const s = performance.now();
 for (const q of seqList) await engine.run(q);
 out.sequentialQps = Math.round(seqList.length / ((performance.now() - s) / 1000));
+
+// Items added one at a time after the build, as an application adds what changes (default
+// profile): each add's time, then single-mid queries again, which pay for what the adds left
+// behind (rye-search: one small segment per add until merged).
+if (profile === 'default' && engine.addOne) {
+  const adds = [];
+  for (let i = 0; i < ONE_ITEM_ADDS; i++) {
+    const d = docs[i % docs.length];
+    const s = performance.now();
+    await engine.addOne({ ...d, id: `${d.id}-added${i}` });
+    adds.push(performance.now() - s);
+  }
+  out.addOneP50Ms = +pct(adds, 50).toFixed(3);
+  const mids = queries.filter((q) => q.kind === 'single-mid');
+  const after = [];
+  for (let r = 0; r < Number(reps); r++)
+    for (const q of mids) {
+      const s = performance.now();
+      await engine.run(q);
+      after.push(performance.now() - s);
+    }
+  out.midAfterAddsP50Ms = +pct(after, 50).toFixed(4);
+}
 
 if (engine.diskBytes) out.diskMb = +(engine.diskBytes() / 1048576).toFixed(1);
 if (engine.reopen) out.openFirstMs = +(await engine.reopen(singles[0].terms[0])).toFixed(1);

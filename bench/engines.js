@@ -67,6 +67,7 @@ export const ENGINES = {
       bare: ids ? undefined : async (q) => idsOf(await index.search(opts(q, { previewChars: 0 }))),
       known: async (text) => idsOf(await index.search(opts({ kind: 'known', terms: [text] }))),
       batch: async (qs) => (await index.searchMany(qs.map((q) => opts(q)))).length,
+      addOne: async (doc) => index.add([doc]),
     };
   },
 
@@ -88,6 +89,7 @@ export const ENGINES = {
       ? `SELECT id FROM docs WHERE docs MATCH ? ${rank}`
       : `SELECT id, title, name, description, category, snippet(docs, -1, '', '', '…', 32) AS preview FROM docs WHERE docs MATCH ? ${rank}`;
     let stmt;
+    let insert;
     const match = (q) => {
       const t = (q.terms ?? []).map(quote);
       switch (q.kind) {
@@ -121,7 +123,7 @@ export const ENGINES = {
         db.exec(
           "CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, title, name, description, category, content, tokenize='unicode61')",
         );
-        const insert = db.prepare('INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?)');
+        insert = db.prepare('INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?)');
         const add = db.transaction((part) => {
           for (const d of part) insert.run(d.id, d.title, d.name, d.description, d.category, d.content);
         });
@@ -134,6 +136,8 @@ export const ENGINES = {
         return m === null ? null : stmt.all(m).map((r) => r.id);
       },
       known: async (text) => stmt.all(text.split(' ').map(quote).join(' ')).map((r) => r.id),
+      // One row, committed on its own (autocommit), as an application adds an item.
+      addOne: async (d) => insert.run(d.id, d.title, d.name, d.description, d.category, d.content),
       diskBytes: ids ? () => fs.statSync(file).size : undefined,
       reopen: ids
         ? async (first) => {
@@ -189,6 +193,7 @@ export const ENGINES = {
         }
       },
       known: async (text) => top(ms.search(text, { combineWith: 'AND' })),
+      addOne: async (d) => ms.add(d),
       diskBytes: () => Buffer.byteLength(JSON.stringify(ms)),
       async reopen(first) {
         const json = JSON.stringify(ms);

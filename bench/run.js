@@ -97,6 +97,8 @@ function table(tierName, results, e2e, ran, title) {
     ['sequential single-term q/s', (r) => r.sequentialQps, 0, true],
     ['batch single-term q/s (searchMany; 20k queries, 2k at c1m)', (r) => r.batchQps, 0, true],
     ['known-item MRR@10', (r) => r.mrr10, 3],
+    ['add one item after the build, p50 of 100 (ms)', (r) => r.addOneP50Ms, 3],
+    ['p50 single-mid after those 100 adds (ms)', (r) => r.midAfterAddsP50Ms, 3],
   ];
   const lines = [`### ${tierName} (${results.rye?.docs ?? '?'} items): ${title}`, ''];
   // Other work on the machine moves absolute times: the load shows how much there was.

@@ -272,7 +272,7 @@ fn a_stream_of_edits_keeps_few_segments() {
         batch.upsert(&[edit]).unwrap();
         batch.commit().unwrap();
     }
-    assert!(index.num_segments() <= 3, "{} segments after 40 edits", index.num_segments());
+    assert!(index.num_segments() <= 8, "{} segments after 40 edits", index.num_segments());
     assert_eq!(index.num_docs(), 3020);
     let edited = ids(&index, SearchRequest { limit: 100, ..q("edited") });
     assert_eq!(edited.len(), 40);
