@@ -108,7 +108,9 @@ function table(tierName, results, e2e, ran, title) {
       '',
     );
   lines.push(`| metric | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`);
-  for (const [label, get, d, higher] of rows)
+  // A row no engine measured (the adds in the ids profile, or a tier from before the row) is left out.
+  const measured = rows.filter(([, get]) => names.some((n) => !results[n].error && get(results[n]) != null));
+  for (const [label, get, d, higher] of measured)
     lines.push(`| ${label} | ${names.map((n) => cell(n, get, d, higher)).join(' | ')} |`);
   lines.push(
     '',
