@@ -96,12 +96,12 @@ impl Finder {
             }
             Finder::Few(patterns) => {
                 // ASCII lower-casing keeps every byte's place.
-                let lower = text.to_ascii_lowercase();
+                let lower = ascii_lowercase(text.as_bytes());
                 let (mut found, mut all) = (Vec::with_capacity(MAX_MATCHES), true);
                 for p in patterns {
                     let len = p.needle().len();
                     let (mut from, mut finds) = (0, 0);
-                    while let Some(at) = p.find(&lower.as_bytes()[from..]).map(|i| from + i) {
+                    while let Some(at) = p.find(&lower[from..]).map(|i| from + i) {
                         finds += 1;
                         if finds > cap {
                             all = false;
@@ -125,6 +125,13 @@ impl Finder {
             }
         }
     }
+}
+
+/// `bytes` with ASCII capitals lower-cased, every byte in its place. Written as arithmetic on
+/// each byte so the compiler does it 32 bytes at a time; `to_ascii_lowercase` copied the text,
+/// then lower-cased it a byte at a time (together ~15% of a rare-term search with previews).
+fn ascii_lowercase(bytes: &[u8]) -> Vec<u8> {
+    bytes.iter().map(|&b| b | ((b.wrapping_sub(b'A') < 26) as u8) << 5).collect()
 }
 
 /// The patterns, lower-cased, without those that begin with another one: a token that begins
@@ -632,6 +639,14 @@ mod tests {
                 let (shown, marked) = preview_of(&marks, &shown_text(text), chars);
                 assert_eq!(marked, highlights(&shown, &marks), "{chars}: {shown}");
             }
+        }
+    }
+
+    #[test]
+    fn ascii_lowercase_is_the_standard_library_s() {
+        let every_byte: Vec<u8> = (0..=255u8).chain((0..=255u8).rev()).collect();
+        for len in [0, 1, 31, 32, 33, every_byte.len()] {
+            assert_eq!(ascii_lowercase(&every_byte[..len]), every_byte[..len].to_ascii_lowercase());
         }
     }
 
