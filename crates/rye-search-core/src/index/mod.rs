@@ -16,7 +16,6 @@ use tantivy::collector::Collector;
 use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
 use tantivy::index::{IndexSettings, SegmentId};
-use tantivy::indexer::LogMergePolicy;
 use tantivy::query::{
     AllQuery, Bm25StatisticsProvider, BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery,
     RegexQuery, TermQuery,
@@ -50,6 +49,7 @@ mod filters;
 mod fusion;
 mod like;
 mod many;
+mod merge;
 mod modes;
 mod preview;
 mod search;
@@ -68,7 +68,7 @@ pub const MAX_FILTER_VALUES: usize = 1024;
 
 const VERSION_FILE: &str = "rye-search-schema";
 const MB: usize = 1024 * 1024;
-/// Up to this many documents, a batch gets a small writer (see [`edit_merge_policy`]).
+/// Up to this many documents, a batch gets a small writer (see [`merge::EditPolicy`]).
 const SMALL_BATCH_DOCS: usize = 256;
 /// Up to this many documents, one indexing thread with room for all of them (a typical item
 /// takes ~3 KB of indexing memory, which is only taken as it is used): one segment, so no merge.
@@ -182,7 +182,10 @@ impl SearchIndex {
             },
             other => other.into(),
         })?;
-        writer.set_merge_policy(Box::new(if small { edit_merge_policy() } else { merge_policy() }));
+        match small {
+            true => writer.set_merge_policy(Box::new(merge::EditPolicy::new())),
+            false => writer.set_merge_policy(Box::new(merge::bulk_policy())),
+        }
         let bulk = if small { None } else { Some(self.index.searchable_segment_ids()?) };
         // The writer's lock is held, so the latest commit is what this batch writes over.
         self.reader.reload()?;
@@ -214,43 +217,6 @@ impl SearchIndex {
 /// Small, uncompressed doc store blocks: a search loads each hit of the page from its own
 /// block, and decompressing a 16 KiB LZ4 block per hit (Tantivy's default) was the largest cost
 /// of queries whose hits were not cached. The store grows; queries get cheaper.
-/// Every query pays per segment (a term lookup per field, a scorer), so segments are merged
-/// early: as soon as a few of similar size exist (Tantivy's default waits for eight). Adding in
-/// batches of 5,000 then leaves a handful of segments instead of a dozen, and as merges grow
-/// geometrically, each document is merged only a few times.
-fn merge_policy() -> LogMergePolicy {
-    let mut policy = LogMergePolicy::default();
-    policy.set_min_num_segments(MERGE_AT_SEGMENTS);
-    policy.set_min_layer_size(SMALL_SEGMENT_DOCS);
-    policy
-}
-
-/// Small edits' segments merged among themselves: under a lower floor, so one edit's segment
-/// never pulls the index's large segments into a merge (at 60,000 items that took a second),
-/// and only once several exist, as each merge rewrites them all. A stream of edits leaves a few
-/// segments, not one per edit (1,000 one-item adds to 2,000 items: 5.9 ms an add, searches
-/// 7% slower than merging at three, which cost 11.9 ms an add; a floor of 100 or 10 cost more
-/// on both sides).
-fn edit_merge_policy() -> LogMergePolicy {
-    let mut policy = merge_policy();
-    policy.set_min_layer_size(EDIT_SEGMENT_DOCS);
-    policy.set_min_num_segments(EDIT_MERGE_AT_SEGMENTS);
-    policy
-}
-
-/// Segments of a similar size merged together, at least (see [`merge_policy`]).
-const MERGE_AT_SEGMENTS: usize = 3;
-/// Below this many documents, edits' segments count as one size (see [`edit_merge_policy`]).
-const EDIT_SEGMENT_DOCS: u32 = 1_000;
-/// Edits' segments of a similar size merged together, at least (see [`edit_merge_policy`]).
-const EDIT_MERGE_AT_SEGMENTS: usize = 8;
-/// Segments under this many documents count as one size, so they keep merging into one: 13 adds
-/// of 5,000 leave one segment of 63,666 items, not three, and search as fast as one add
-/// (`bench/batched-adds.js`: worst kind 1.04×). Higher merges small items more often (with
-/// 100,000, a million items added in 5,000s took 269 s against 123 s before; separate runs);
-/// 20,000 left three segments at c60k.
-const SMALL_SEGMENT_DOCS: u32 = 50_000;
-
 fn index_settings() -> IndexSettings {
     IndexSettings {
         docstore_blocksize: DOC_STORE_BLOCK_BYTES,
