@@ -46,6 +46,12 @@ impl Fields {
         self.text[4]
     }
 
+    /// The fields queries look words up in: the text fields and the stems.
+    pub fn looked_up(&self) -> [Field; 6] {
+        let [a, b, c, d, e] = self.text;
+        [a, b, c, d, e, self.stem]
+    }
+
     /// Text field by its public name (`fields` request parameter).
     pub fn text_field(&self, name: &str) -> Option<(usize, Field)> {
         TEXT_FIELDS.iter().position(|f| *f == name).map(|i| (i, self.text[i]))

@@ -35,6 +35,7 @@ use crate::hit_store::HitStore;
 use crate::memory_dir::MemoryDirectory;
 use crate::query::budget::Budget;
 use crate::query::build::{is_term_leaf, positive_tokens, Builder};
+use crate::query::dictionaries::Dictionaries;
 use crate::query::{parse, relax};
 use crate::request::{Filter, Hit, SearchRequest, SearchResponse, SortBy};
 use crate::schema::{self, version_number, Fields, SCHEMA_VERSION};
@@ -83,6 +84,7 @@ struct SegmentParts {
     columns: Arc<SortColumns>,
     store: Arc<HitStore>,
     all_terms: LazyAllTerms,
+    dictionaries: Dictionaries,
     vectors: modes::VectorsCell,
 }
 

@@ -208,8 +208,8 @@ impl SearchIndex {
             .map(|(name, text)| parse(text).map(|n| (name, text, n)).map_err(|e| in_field(name, e)))
             .collect::<Result<Vec<_>>>()?;
         let budget = Budget::for_query(std::iter::once(&node).chain(field_nodes.iter().map(|f| &f.2)), req.fuzzy > 0)?;
-        let all_terms = || parts.iter().map(|p| &p.all_terms).collect();
-        let mut builder = Builder::new(searcher, all_terms(), &req.query, req.fuzzy.min(2) as u8, &budget)
+        let segments = || parts.iter().map(|p| (&p.all_terms, &p.dictionaries));
+        let mut builder = Builder::new(searcher, segments(), &req.query, req.fuzzy.min(2) as u8, &budget)
             .with_stems(f.stem, stem::STEM_WEIGHT);
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         // `*` with `fields`: the field queries select and rank; matching everything adds only a
@@ -239,7 +239,7 @@ impl SearchIndex {
                     format!("use one of {}", schema::TEXT_FIELDS.join(", ")),
                 ));
             };
-            let mut fb = Builder::new(searcher, all_terms(), text, req.fuzzy.min(2) as u8, &budget);
+            let mut fb = Builder::new(searcher, segments(), text, req.fuzzy.min(2) as u8, &budget);
             clauses.push((Occur::Must, fb.build(sub, &[(field, weights[i].max(0.1))]).map_err(|e| in_field(name, e))?));
             warnings.append(&mut fb.warnings);
         }
@@ -359,6 +359,7 @@ impl SearchIndex {
                         columns: Arc::new(SortColumns::open(s, Some(stored_ids))?),
                         store,
                         all_terms: LazyAllTerms::new(&self.fields.text),
+                        dictionaries: Dictionaries::open(s, &self.fields.looked_up())?,
                         vectors: Default::default(),
                     }));
                 }

@@ -18,6 +18,7 @@ use super::few_postings::{FewPostingsQuery, FieldTerm, FEW_POSTINGS};
 use super::parse::Node;
 use crate::all_terms::LazyAllTerms;
 use crate::error::{Error, Result};
+use crate::query::dictionaries::Dictionaries;
 use crate::{stem, tokenizer};
 
 /// Most terms one wildcard may expand to, per field (the most frequent are kept).
@@ -44,6 +45,8 @@ pub struct Builder<'a> {
     pub searcher: &'a Searcher,
     /// Each segment's all-terms dictionary, in segment order: fuzzy terms and wildcards walk it.
     all_terms: Vec<&'a LazyAllTerms>,
+    /// Each segment's dictionaries of the searched fields, in segment order: words are looked up.
+    dictionaries: Vec<&'a Dictionaries>,
     pub query: &'a str,
     pub fuzzy: u8,
     pub warnings: Vec<String>,
@@ -63,14 +66,15 @@ fn lev_builder(distance: u8) -> &'static LevenshteinAutomatonBuilder {
 impl<'a> Builder<'a> {
     pub fn new(
         searcher: &'a Searcher,
-        all_terms: Vec<&'a LazyAllTerms>,
+        segments: impl Iterator<Item = (&'a LazyAllTerms, &'a Dictionaries)>,
         query: &'a str,
         fuzzy: u8,
         budget: &'a Budget,
     ) -> Self {
         let fuzzy = fuzzy.min(2);
         let lev = (fuzzy > 0).then(|| lev_builder(fuzzy));
-        Builder { searcher, all_terms, query, fuzzy, warnings: Vec::new(), lev, budget, stems: None }
+        let (all_terms, dictionaries) = segments.unzip();
+        Builder { searcher, all_terms, dictionaries, query, fuzzy, warnings: Vec::new(), lev, budget, stems: None }
     }
 
     /// Single words also match their stem in `field` (see [`crate::stem`]), at `boost`.
@@ -216,10 +220,12 @@ impl<'a> Builder<'a> {
 
     /// The dictionary entry of `token` in `field` in each segment; None when a lookup failed.
     fn lookup(&self, field: Field, token: &str) -> Option<Vec<Option<TermInfo>>> {
-        self.searcher
-            .segment_readers()
-            .iter()
-            .map(|segment| segment.inverted_index(field).ok()?.terms().get(token.as_bytes()).ok())
+        let segments = self.searcher.segment_readers().iter().enumerate();
+        segments
+            .map(|(i, segment)| match self.dictionaries.get(i).and_then(|d| d.get(field)) {
+                Some(dictionary) => dictionary.terms().get(token.as_bytes()).ok(),
+                None => segment.inverted_index(field).ok()?.terms().get(token.as_bytes()).ok(),
+            })
             .collect()
     }
 

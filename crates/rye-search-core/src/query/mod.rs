@@ -1,7 +1,9 @@
 //! The query language: parsing (`parse`), translation to Tantivy (`build`), what one query may
-//! spend on expansions (`budget`), and scoring terms with few postings directly (`few_postings`).
+//! spend on expansions (`budget`), scoring terms with few postings directly (`few_postings`), and
+//! the term dictionaries a translation looks words up in (`dictionaries`).
 pub mod budget;
 pub mod build;
+pub mod dictionaries;
 pub mod few_postings;
 pub mod parse;
 pub mod relax;
