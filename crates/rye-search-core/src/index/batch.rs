@@ -91,7 +91,6 @@ impl Batch {
     /// started (and wasted) a merge of them all.
     pub fn commit(mut self) -> Result<()> {
         self.writer.commit()?;
-        self.reader.reload()?;
         if let Some(before) = &self.bulk {
             // What a bulk batch wrote becomes one segment: every query pays per segment (term
             // lookups, scorers). Older segments are left to the merge policy, so adding in
@@ -103,6 +102,7 @@ impl Batch {
             }
         }
         self.writer.wait_merging_threads()?;
+        // Once, after the merges: readers never open the segments a merge replaces.
         self.reader.reload()?;
         Ok(())
     }

@@ -488,8 +488,8 @@ fn preview_window<'a>(content: &'a str, terms: impl Iterator<Item = &'a str>, ch
     if content.len() <= span {
         return content;
     }
-    let lower = content.to_ascii_lowercase();
-    let first = terms.filter(|t| !t.is_empty()).filter_map(|t| lower.find(t)).min().unwrap_or(0);
+    let lower = ascii_lowercase(content.as_bytes());
+    let first = terms.filter(|t| !t.is_empty()).filter_map(|t| memmem::find(&lower, t.as_bytes())).min().unwrap_or(0);
     let floor = |mut i: usize| {
         while !content.is_char_boundary(i) {
             i -= 1;
