@@ -108,6 +108,36 @@ describe('semantic search', () => {
     }
   });
 
+  it('Node API: like keeps only the items scoring at least min_score, in every page and the total', async () => {
+    // like ignored min_score: every item came back, whatever the bound.
+    const words = ['music', 'player', 'audio', 'file', 'network', 'server', 'mail', 'client', 'chess', 'game'];
+    const docs = Array.from({ length: 200 }, (_, i) => ({
+      id: `mix/i${i}`,
+      title: `${words[i % 10]} ${words[(i * 3) % 10]}`,
+      description: `${words[(i * 7) % 10]} ${words[(i + 1) % 10]} ${words[(i * 9) % 10]}`,
+    }));
+    const index = createMemoryIndex();
+    await index.add(docs);
+    const ask = { like: 'knowledge:mix/i3', preview_chars: 0 };
+    const all = await index.search({ ...ask, limit: 100 });
+    assert.equal(all.search_type, 'hybrid');
+    const bound = all.results[Math.floor(all.results.length / 2)].score;
+    const above = all.results.filter((r) => r.score >= bound - 1e-4).map((r) => r.id);
+    assert.ok(above.length < all.total, 'the bound falls inside the list');
+    const cut = await index.search({ ...ask, limit: 100, min_score: bound });
+    assert.deepEqual(
+      cut.results.map((r) => r.id),
+      above,
+    );
+    assert.equal(cut.total, above.length);
+    const page = await index.search({ ...ask, limit: 5, offset: 5, min_score: bound });
+    assert.deepEqual(
+      page.results.map((r) => r.id),
+      above.slice(5, 10),
+    );
+    assert.equal(page.total, above.length);
+  });
+
   it('Node API: a fused total never counts more items than could match; limits hold in every mode', async () => {
     // Items that share words and meaning: a like search's word list and its meaning list both
     // find most of them, and only the fused depth said which were found both ways.

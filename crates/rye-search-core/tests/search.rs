@@ -861,6 +861,34 @@ fn like_ranks_the_items_most_like_one_leaving_it_out() {
 }
 
 #[test]
+fn like_keeps_only_the_items_scoring_at_least_min_score() {
+    // Ten items share some of the liked item's words: the more they share, the higher they score.
+    let words = ["cluster", "pods", "deploy", "rollout", "kubectl", "helm", "ingress", "nodes", "service", "volume"];
+    let docs: Vec<ItemDoc> = (0..10)
+        .map(|i| doc(&format!("k/item{i}"), "project", &words[..=i].join(" "), "kubernetes", ""))
+        .chain([doc("k/liked", "project", &words.join(" "), "kubernetes", "")])
+        .collect();
+    let idx = index(&docs);
+    let like = |min_score: f64, offset: usize, limit: usize| SearchRequest {
+        like: Some(LikeRef { id: "k/liked".into(), kinds: vec!["tool".into()] }),
+        min_score,
+        offset,
+        limit,
+        ..q("*")
+    };
+    let all = idx.search(&like(0.0, 0, 20)).unwrap();
+    let cut = idx.search(&like(0.5, 0, 20)).unwrap();
+    let above: Vec<_> = all.hits.iter().filter(|h| h.score >= 0.5 - 1e-4).map(|h| h.id.clone()).collect();
+    assert!(!above.is_empty() && above.len() < all.hits.len(), "the bound falls inside the list: {above:?}");
+    assert_eq!(cut.hits.iter().map(|h| h.id.clone()).collect::<Vec<_>>(), above);
+    assert_eq!(cut.total, above.len(), "the total counts only items above the bound");
+    // Pages of the cut list are slices of it, with its total.
+    let page = idx.search(&like(0.5, 1, 2)).unwrap();
+    assert_eq!(page.hits.iter().map(|h| h.id.clone()).collect::<Vec<_>>(), above[1..3.min(above.len())]);
+    assert_eq!(page.total, above.len());
+}
+
+#[test]
 fn explain_says_what_each_term_gave_each_hit() {
     let idx = index(&[
         doc("e/one", "project", "sandbox runner", "runs tools", "an isolated sandbox"),

@@ -9,7 +9,7 @@ use tantivy::collector::DocSetCollector;
 use tantivy::DocAddress;
 
 use super::fusion::{Fused, FUSION_DEPTH, SEMANTIC_WINDOW};
-use super::modes::Scan;
+use super::modes::{above_min_score, Scan};
 use super::search::{normalise, Want};
 use super::*;
 use crate::query::parse::Node;
@@ -76,12 +76,14 @@ impl SearchIndex {
             }
             None => None,
         };
-        let (ranked, total, keyword) = match (keyword, &semantic) {
+        let (mut ranked, mut total, keyword) = match (keyword, &semantic) {
             (Some(keyword), Some(semantic)) => {
                 let Fused { ranked, total, keyword } = self.fuse(req, searcher, parts, keyword, 1.0, semantic)?;
                 (ranked, total, Some(keyword))
             }
             (Some(keyword), None) => {
+                // Cut at `min_score` as a keyword search is: ranked again below the bound if need be.
+                let keyword = self.at_least(req, searcher, parts, keyword, depth)?;
                 let ranked = keyword.top.iter().map(|&(s, a)| (s, a, Matched::Keyword)).collect();
                 (ranked, keyword.total, Some(keyword))
             }
@@ -91,6 +93,12 @@ impl SearchIndex {
             (None, None) => (Vec::new(), 0, None),
         };
         let best = ranked.first().map_or(1.0, |r| r.0);
+        if semantic.is_some() && req.min_score > 0.0 {
+            // The fused list is exact down to the bound (see `fuse`), and a semantic window is the
+            // whole list: what is left above the bound is every item there.
+            above_min_score(req, &mut ranked, |r| r.0, best, &mut total);
+            total = ranked.len();
+        }
         let page: Vec<_> =
             ranked.iter().skip(req.offset).take(req.limit).map(|&(s, a, m)| (normalise(s, best), a, m)).collect();
         let query = keyword.as_ref().map(|k| &*k.query);

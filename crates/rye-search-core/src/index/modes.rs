@@ -336,7 +336,7 @@ fn only(searcher: &Searcher, kept: impl Iterator<Item = DocAddress>) -> Vec<Matc
 /// A ranked list (best first) cut at `min_score` of the best. When the cut falls inside the
 /// list, everything above the bound is in it and the total is exact (returns true: counts then
 /// cover the list); past the list's depth it stays the estimate it was.
-fn above_min_score<T>(
+pub(super) fn above_min_score<T>(
     req: &SearchRequest,
     ranked: &mut Vec<T>,
     score: impl Fn(&T) -> f32,
