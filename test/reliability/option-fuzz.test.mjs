@@ -141,10 +141,45 @@ function checkEnvelope(res, opts) {
   if (kinds.size && ![...kinds].some((k) => k === '*' || k === 'rye')) {
     for (const r of res.results) assert.ok(kinds.has(r.type), `type ${r.type} outside scope ${opts.scope}`);
   }
-  if (typeof opts.since === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(opts.since)) {
-    for (const r of res.results)
-      if (r.date) assert.ok(r.date.slice(0, 10) >= opts.since, `${r.date} before ${opts.since}`);
+  // Dated results only, within since/until (durations count back from now: m = 30 days, y = 365).
+  const showsDate = !Array.isArray(fields) || fields.includes('date');
+  const from = timeBound(opts.since, false);
+  const to = timeBound(opts.until, true);
+  if (showsDate && (from !== undefined || to !== undefined)) {
+    for (const r of res.results) {
+      assert.ok(r.date, `undated ${r.id} with since/until`);
+      const t = Date.parse(r.date);
+      if (from !== undefined) assert.ok(t >= from, `${r.date} before since ${opts.since}`);
+      if (to !== undefined) assert.ok(t <= to + 60_000, `${r.date} after until ${opts.until}`);
+    }
   }
+  const category = opts.filters?.category;
+  if (res.counts?.category && (typeof category === 'string' || Array.isArray(category))) {
+    const allowed = new Set([category].flat());
+    for (const c of Object.keys(res.counts.category))
+      assert.ok(allowed.has(c), `counted category ${c} outside the filter`);
+  }
+  if (typeof opts.preview_chars === 'number' && Number.isInteger(opts.preview_chars) && opts.preview_chars >= 0) {
+    for (const r of res.results) {
+      if (typeof r.preview === 'string')
+        assert.ok(
+          [...r.preview].length <= opts.preview_chars,
+          `preview of ${[...r.preview].length} > ${opts.preview_chars}`,
+        );
+    }
+  }
+}
+
+const DURATION_MS = { h: 3_600_000, d: DAY, w: 7 * DAY, m: 30 * DAY, y: 365 * DAY };
+
+/** A valid since/until as epoch milliseconds (as the test knows it), else undefined. */
+function timeBound(value, until) {
+  if (typeof value !== 'string') return undefined;
+  const d = /^(\d+)([hdwmy])$/.exec(value);
+  if (d) return Date.now() - Number(d[1]) * DURATION_MS[d[2]];
+  const t = Date.parse(value);
+  if (!Number.isFinite(t)) return undefined;
+  return until && /^\d{4}-\d\d-\d\d$/.test(value) ? t + DAY - 1 : t;
 }
 
 function checkRefusal(err, what) {

@@ -15,17 +15,34 @@ export function estimateTokens(value: unknown): number {
   return Math.ceil(Buffer.byteLength(JSON.stringify(value)) / 4);
 }
 
-/** The page cut to the results that fit `maxTokens` (at least one), with a warning when cut. */
-export function fitAnswer(res: SearchResponse, maxTokens = DEFAULT_ANSWER_TOKENS): SearchResponse {
-  // Room for the warning and the usage hint the cut adds.
-  let room = maxTokens - estimateTokens({ ...res, results: [] }) - 80;
+/**
+ * The answer `finish` makes of the page (it adds what follows the results, as the usage hint),
+ * cut to the results that fit `maxTokens` with everything it says, the cut's warning included
+ * (at least one result, however large). The cut is guessed from each result's size, then moved
+ * back a result at a time until the finished answer fits.
+ */
+export function fitAnswer<T>(
+  res: SearchResponse,
+  maxTokens = DEFAULT_ANSWER_TOKENS,
+  finish: (res: SearchResponse) => T,
+): T {
+  const whole = finish(res);
+  if (res.results.length <= 1 || estimateTokens(whole) <= maxTokens) return whole;
+  let room = maxTokens - estimateTokens({ ...res, results: [] });
   let kept = 0;
   for (const r of res.results) {
     room -= estimateTokens(r);
-    if (room < 0 && kept > 0) break;
+    if (room < 0) break;
     kept++;
   }
-  if (kept === res.results.length) return res;
+  for (kept = Math.max(1, kept); ; kept--) {
+    const answer = finish(cut(res, kept, maxTokens));
+    if (kept === 1 || estimateTokens(answer) <= maxTokens) return answer;
+  }
+}
+
+/** The page's first `kept` results, saying where the rest follow. */
+function cut(res: SearchResponse, kept: number, maxTokens: number): SearchResponse {
   const next = res.offset + kept;
   const warning =
     `answer cut to ${kept} of ${res.results.length} results to stay within ${maxTokens} tokens ` +

@@ -61,8 +61,8 @@ export function toSearchOptions(args: SearchArgs): SearchOptions {
 
 /** A search page as an MCP answer: within its size budget, with the agent's next step. */
 export function searchAnswer(page: SearchResponse, maxTokens?: number): CallToolResult {
-  const res = fitAnswer(page, maxTokens);
-  return okResult({ ...res, usage_hint: usageHint(res) } as unknown as Record<string, unknown>);
+  const answer = fitAnswer(page, maxTokens, (res) => ({ ...res, usage_hint: usageHint(res) }));
+  return okResult(answer as unknown as Record<string, unknown>);
 }
 
 /** One line telling an agent its next step: load an item, or ask for the next page. */
