@@ -5,6 +5,9 @@ use crate::semantic;
 
 /// Items embedded before they are handed to the indexing thread (see [`Batch::upsert`]).
 const EMBED_CHUNK: usize = 64;
+/// Rounds of merges after one commit: each round's merges can make segments that merge in the
+/// next; a handful always settles (sizes grow geometrically), the bound only rules out a loop.
+const MAX_MERGE_ROUNDS: usize = 8;
 
 /// One write session. Nothing is visible to readers until `commit`; dropping it discards.
 pub struct Batch {
@@ -14,6 +17,8 @@ pub struct Batch {
     /// For a bulk batch: the segments that existed before it.
     pub(super) bulk: Option<Vec<SegmentId>>,
     pub(super) keys: KnownKeys,
+    /// Which segments merge after a commit (the writer's own policy merges nothing).
+    pub(super) merges: Box<dyn MergePolicy>,
 }
 
 /// Which keys an upsert must delete first: those in the index when the batch began and those
@@ -85,10 +90,14 @@ impl Batch {
         }
     }
 
-    /// Commits atomically and makes the result visible to this index's readers, then waits for
-    /// the merges the commit started: a merge still running when the writer is dropped is thrown
-    /// away when it ends, so small edits' segments piled up, one per edit, and each commit
-    /// started (and wasted) a merge of them all.
+    /// Commits atomically, then merges what the batch's policy picks among the committed
+    /// segments, one merge at a time, before the result becomes visible to this index's readers.
+    ///
+    /// Merges run only here, after the commit, never beside it. A merge Tantivy starts on its
+    /// own while a commit applies its deletes (it starts them as the commit hands over the new
+    /// segments) could end without a delete of that commit: an upsert's old version then stayed
+    /// alive beside the new one. And a merge still running when the writer is dropped is thrown
+    /// away when it ends, so every merge is waited for.
     pub fn commit(mut self) -> Result<()> {
         self.writer.commit()?;
         if let Some(before) = &self.bulk {
@@ -99,6 +108,17 @@ impl Batch {
                 self.writer.index().searchable_segment_ids()?.into_iter().filter(|id| !before.contains(id)).collect();
             if written.len() > 1 {
                 self.writer.merge(&written).wait()?;
+            }
+        }
+        // A merge's segment may make a new candidate with others of its size.
+        for _ in 0..MAX_MERGE_ROUNDS {
+            let segments = self.writer.index().searchable_segment_metas()?;
+            let candidates = self.merges.compute_merge_candidates(&segments);
+            if candidates.is_empty() {
+                break;
+            }
+            for candidate in candidates {
+                self.writer.merge(&candidate.0).wait()?;
             }
         }
         self.writer.wait_merging_threads()?;

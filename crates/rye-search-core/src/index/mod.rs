@@ -16,6 +16,7 @@ use tantivy::collector::Collector;
 use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
 use tantivy::index::{IndexSettings, SegmentId};
+use tantivy::indexer::{MergePolicy, NoMergePolicy};
 use tantivy::query::{
     AllQuery, Bm25StatisticsProvider, BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery,
     RegexQuery, TermQuery,
@@ -184,15 +185,17 @@ impl SearchIndex {
             },
             other => other.into(),
         })?;
-        match small {
-            true => writer.set_merge_policy(Box::new(merge::EditPolicy::new())),
-            false => writer.set_merge_policy(Box::new(merge::bulk_policy())),
-        }
+        // Tantivy merges nothing by itself: the batch merges after its commit (see `Batch::commit`).
+        writer.set_merge_policy(Box::new(NoMergePolicy));
+        let merges: Box<dyn MergePolicy> = match small {
+            true => Box::new(merge::EditPolicy::new()),
+            false => Box::new(merge::bulk_policy()),
+        };
         let bulk = if small { None } else { Some(self.index.searchable_segment_ids()?) };
         // The writer's lock is held, so the latest commit is what this batch writes over.
         self.reader.reload()?;
         let keys = KnownKeys::of(&self.reader.searcher(), self.fields.key)?;
-        Ok(Batch { writer, fields: self.fields, reader: self.reader.clone(), bulk, keys })
+        Ok(Batch { writer, fields: self.fields, reader: self.reader.clone(), bulk, keys, merges })
     }
 
     /// What the index holds: key, mtime and size of every live document.
