@@ -12,41 +12,23 @@ import { createMemoryIndex } from '../../dist/index.js';
 
 const RUNS = Number(process.env.RYE_MEMORY_MODEL_RUNS || 25);
 
+/** A write of `count` items from `from` (ids wrap at 500), `weight` times as likely as others. */
+const write = (kind, from, [min, max], weight) => ({
+  arbitrary: fc.record({
+    kind: fc.constant(kind),
+    from: fc.integer({ min: 0, max: from }),
+    count: fc.integer({ min, max }),
+  }),
+  weight,
+});
+
 const step = fc.oneof(
-  {
-    arbitrary: fc.record({
-      kind: fc.constant('add'),
-      from: fc.integer({ min: 0, max: 400 }),
-      count: fc.integer({ min: 1, max: 3 }),
-    }),
-    weight: 6,
-  },
+  write('add', 400, [1, 3], 6),
   // Over 256 items: a bulk batch (its own merge policy), mostly new versions of existing items.
-  {
-    arbitrary: fc.record({
-      kind: fc.constant('bulk'),
-      from: fc.integer({ min: 0, max: 200 }),
-      count: fc.integer({ min: 257, max: 400 }),
-    }),
-    weight: 1,
-  },
-  {
-    arbitrary: fc.record({
-      kind: fc.constant('remove'),
-      from: fc.integer({ min: 0, max: 400 }),
-      count: fc.integer({ min: 1, max: 40 }),
-    }),
-    weight: 2,
-  },
+  write('bulk', 200, [257, 400], 1),
+  write('remove', 400, [1, 40], 2),
   // Writes not awaited one by one: they queue, in order, while a search runs.
-  {
-    arbitrary: fc.record({
-      kind: fc.constant('burst'),
-      from: fc.integer({ min: 0, max: 400 }),
-      count: fc.integer({ min: 2, max: 12 }),
-    }),
-    weight: 2,
-  },
+  write('burst', 400, [2, 12], 2),
 );
 
 async function check(index, model, what) {
