@@ -108,7 +108,7 @@ describe('semantic search', () => {
     }
   });
 
-  it('Node API: like keeps only the items scoring at least min_score, in every page and the total', async () => {
+  it('Node API: like keeps only the items scoring at least min_score, in every page, the total and the counts', async () => {
     // like ignored min_score: every item came back, whatever the bound.
     const words = ['music', 'player', 'audio', 'file', 'network', 'server', 'mail', 'client', 'chess', 'game'];
     const docs = Array.from({ length: 200 }, (_, i) => ({
@@ -130,6 +130,12 @@ describe('semantic search', () => {
       above,
     );
     assert.equal(cut.total, above.length);
+    // Counts cover the items the total counts, cut or not (like had no counts).
+    for (const extra of [{}, { min_score: bound }]) {
+      const counted = await index.search({ ...ask, ...extra, limit: 3, facets: true });
+      const sum = Object.values(counted.counts.type).reduce((a, b) => a + b, 0);
+      assert.equal(sum, counted.total, JSON.stringify(extra));
+    }
     const page = await index.search({ ...ask, limit: 5, offset: 5, min_score: bound });
     assert.deepEqual(
       page.results.map((r) => r.id),

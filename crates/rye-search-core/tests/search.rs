@@ -886,6 +886,13 @@ fn like_keeps_only_the_items_scoring_at_least_min_score() {
     let page = idx.search(&like(0.5, 1, 2)).unwrap();
     assert_eq!(page.hits.iter().map(|h| h.id.clone()).collect::<Vec<_>>(), above[1..3.min(above.len())]);
     assert_eq!(page.total, above.len());
+    // Counts cover what the total counts, with and without the bound (like had no counts).
+    for min_score in [0.0, 0.5] {
+        let res = idx.search(&SearchRequest { facets: true, ..like(min_score, 0, 3) }).unwrap();
+        let counts = res.counts.expect("counts asked for");
+        assert_eq!(counts["type"].values().sum::<u64>(), res.total as u64, "min_score {min_score}");
+        assert_eq!(counts["space"].values().sum::<u64>(), res.total as u64, "min_score {min_score}");
+    }
 }
 
 #[test]

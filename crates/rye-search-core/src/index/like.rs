@@ -8,9 +8,10 @@ use std::collections::HashMap;
 use tantivy::collector::DocSetCollector;
 use tantivy::DocAddress;
 
+use super::facets::MatchSet;
 use super::fusion::{Fused, FUSION_DEPTH, SEMANTIC_WINDOW};
-use super::modes::{above_min_score, Scan};
-use super::search::{normalise, Want};
+use super::modes::{above_min_score, only, Scan};
+use super::search::{min_bound, normalise, Ranking, Want};
 use super::*;
 use crate::query::parse::Node;
 use crate::request::{LikeRef, Matched, SearchResponse};
@@ -103,14 +104,46 @@ impl SearchIndex {
             ranked.iter().skip(req.offset).take(req.limit).map(|&(s, a, m)| (normalise(s, best), a, m)).collect();
         let query = keyword.as_ref().map(|k| &*k.query);
         let hits = self.load_page(req, searcher, parts, query, &page)?;
+        let counts = match req.facets {
+            true => Some(
+                self.counts(searcher, &self.like_sets(req, searcher, parts, keyword.as_ref(), &semantic, &ranked)?)?,
+            ),
+            false => None,
+        };
         if let Some(k) = keyword {
             warnings.extend(k.warnings);
         }
-        if req.facets {
-            warnings.push("facets are not counted for like searches: ask without like for counts".into());
-        }
         let search_type = if semantic.is_some() { "hybrid" } else { "keyword" };
-        Ok(SearchResponse { total, hits, warnings, relaxed: false, search_type, counts: None })
+        Ok(SearchResponse { total, hits, warnings, relaxed: false, search_type, counts })
+    }
+
+    /// What a `like` search's counts cover, the items its total counts: with a semantic list,
+    /// every keyword match (the ranking marked them) and the semantic window, or with
+    /// `min_score` the cut list (exact down to the bound); by words alone, the query's matches
+    /// (above the bound).
+    fn like_sets(
+        &self,
+        req: &SearchRequest,
+        searcher: &Searcher,
+        parts: &[Arc<SegmentParts>],
+        keyword: Option<&Ranking>,
+        semantic: &Option<Vec<(f32, DocAddress)>>,
+        ranked: &[(f32, DocAddress, Matched)],
+    ) -> Result<Vec<MatchSet>> {
+        match (keyword, semantic) {
+            (Some(keyword), None) => {
+                let bound = (req.min_score > 0.0).then(|| min_bound(req.min_score, keyword.best));
+                self.match_sets(req, searcher, parts, &*keyword.query, bound)
+            }
+            (Some(keyword), Some(window)) if req.min_score <= 0.0 => {
+                let readers = searcher.segment_readers().iter().enumerate();
+                let mut sets: Vec<MatchSet> =
+                    readers.map(|(ord, r)| MatchSet::live(keyword.matches.segment(ord as u32), r)).collect();
+                window.iter().for_each(|&(_, a)| sets[a.segment_ord as usize].insert(a.doc_id));
+                Ok(sets)
+            }
+            _ => Ok(only(searcher, ranked.iter().map(|r| r.1))),
+        }
     }
 
     /// The liked item: among its copies, the one of the space that wins precedence.

@@ -325,7 +325,7 @@ impl Stretch<'_> {
 }
 
 /// Match sets holding exactly `kept`: with `min_score`, counts cover what the cut list kept.
-fn only(searcher: &Searcher, kept: impl Iterator<Item = DocAddress>) -> Vec<MatchSet> {
+pub(super) fn only(searcher: &Searcher, kept: impl Iterator<Item = DocAddress>) -> Vec<MatchSet> {
     let mut sets: Vec<MatchSet> = searcher.segment_readers().iter().map(|r| MatchSet::new(r.max_doc())).collect();
     for a in kept {
         sets[a.segment_ord as usize].insert(a.doc_id);
