@@ -5,9 +5,6 @@ use crate::semantic;
 
 /// Items embedded before they are handed to the indexing thread (see [`Batch::upsert`]).
 const EMBED_CHUNK: usize = 64;
-/// Rounds of merges after one commit: each round's merges can make segments that merge in the
-/// next; a handful always settles (sizes grow geometrically), the bound only rules out a loop.
-const MAX_MERGE_ROUNDS: usize = 8;
 
 /// One write session. Nothing is visible to readers until `commit`; dropping it discards.
 pub struct Batch {
@@ -110,16 +107,13 @@ impl Batch {
                 self.writer.merge(&written).wait()?;
             }
         }
-        // A merge's segment may make a new candidate with others of its size.
-        for _ in 0..MAX_MERGE_ROUNDS {
-            let segments = self.writer.index().searchable_segment_metas()?;
-            let candidates = self.merges.compute_merge_candidates(&segments);
-            if candidates.is_empty() {
-                break;
-            }
-            for candidate in candidates {
-                self.writer.merge(&candidate.0).wait()?;
-            }
+        // One round: a merge's segment that makes a candidate with others of its size merges at
+        // a later commit, as when Tantivy started the merges. Running the cascade at once merged
+        // everything at the end of a build: 1,000,000 items in batches of 5,000 peaked at 4.2 GB
+        // instead of 3.6 (3.8 with one round).
+        let segments = self.writer.index().searchable_segment_metas()?;
+        for candidate in self.merges.compute_merge_candidates(&segments) {
+            self.writer.merge(&candidate.0).wait()?;
         }
         self.writer.wait_merging_threads()?;
         // Once, after the merges: readers never open the segments a merge replaces.
