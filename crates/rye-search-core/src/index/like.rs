@@ -10,7 +10,7 @@ use tantivy::DocAddress;
 
 use super::facets::MatchSet;
 use super::fusion::{Fused, FUSION_DEPTH, SEMANTIC_WINDOW};
-use super::modes::{above_min_score, only, Scan};
+use super::modes::{above_min_score, found_either_way, only, Scan};
 use super::search::{min_bound, normalise, Ranking, Want};
 use super::*;
 use crate::query::parse::Node;
@@ -135,13 +135,7 @@ impl SearchIndex {
                 let bound = (req.min_score > 0.0).then(|| min_bound(req.min_score, keyword.best));
                 self.match_sets(req, searcher, parts, &*keyword.query, bound)
             }
-            (Some(keyword), Some(window)) if req.min_score <= 0.0 => {
-                let readers = searcher.segment_readers().iter().enumerate();
-                let mut sets: Vec<MatchSet> =
-                    readers.map(|(ord, r)| MatchSet::live(keyword.matches.segment(ord as u32), r)).collect();
-                window.iter().for_each(|&(_, a)| sets[a.segment_ord as usize].insert(a.doc_id));
-                Ok(sets)
-            }
+            (Some(keyword), Some(window)) if req.min_score <= 0.0 => Ok(found_either_way(searcher, keyword, window)),
             _ => Ok(only(searcher, ranked.iter().map(|r| r.1))),
         }
     }

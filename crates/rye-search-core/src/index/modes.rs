@@ -141,15 +141,7 @@ impl SearchIndex {
         let Fused { mut ranked, mut total, keyword } =
             self.fuse(req, searcher, parts, keyword, keyword_weight, &semantic)?;
         let best = ranked.first().map_or(1.0, |r| r.0);
-        // Counts cover what either list found: the keyword matches (the ranking marked them all)
-        // and the semantic window.
-        let mut sets = req.facets.then(|| {
-            let readers = searcher.segment_readers().iter().enumerate();
-            let mut sets: Vec<MatchSet> =
-                readers.map(|(ord, r)| MatchSet::live(keyword.matches.segment(ord as u32), r)).collect();
-            semantic.iter().for_each(|&(_, a)| sets[a.segment_ord as usize].insert(a.doc_id));
-            sets
-        });
+        let mut sets = req.facets.then(|| found_either_way(searcher, &keyword, &semantic));
         if req.min_score > 0.0 {
             above_min_score(req, &mut ranked, |r| r.0, best, &mut total);
             // The fused list is exact down to the bound: what is left is every item above it.
@@ -322,6 +314,16 @@ impl Stretch<'_> {
         }
         found
     }
+}
+
+/// What a fused search counts: the keyword matches (the ranking marked them all) and the
+/// semantic window.
+pub(super) fn found_either_way(searcher: &Searcher, keyword: &Ranking, window: &[(f32, DocAddress)]) -> Vec<MatchSet> {
+    let readers = searcher.segment_readers().iter().enumerate();
+    let mut sets: Vec<MatchSet> =
+        readers.map(|(ord, r)| MatchSet::live(keyword.matches.segment(ord as u32), r)).collect();
+    window.iter().for_each(|&(_, a)| sets[a.segment_ord as usize].insert(a.doc_id));
+    sets
 }
 
 /// Match sets holding exactly `kept`: with `min_score`, counts cover what the cut list kept.
