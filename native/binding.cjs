@@ -838,4 +838,5 @@ module.exports = nativeBinding
 module.exports.NativeBatch = nativeBinding.NativeBatch
 module.exports.NativeIndex = nativeBinding.NativeIndex
 module.exports.loadModel = nativeBinding.loadModel
+module.exports.readFiles = nativeBinding.readFiles
 module.exports.statMany = nativeBinding.statMany

@@ -49,11 +49,32 @@ export declare class NativeIndex {
 }
 
 /**
- * Stats `\0`-separated paths on all cores: `[mtime µs, size, kind]` per path
- * (kind 0 missing, 1 file, 2 directory, 3 other).
+ * Files read by [`read_files`]: the bytes of those read, end to end, and for every path (in
+ * order) where its bytes end, what happened (`""` read, `TOO_LARGE`, `NOT_REGULAR`, or an error
+ * code such as `ENOENT`), its size when too large, and the error's message.
+ */
+export interface FileBatch {
+  bytes: Buffer
+  ends: Array<number>
+  codes: Array<string>
+  sizes: Array<number>
+  messages: Array<string>
+}
+
+/**
  * Loads the embedding model every index of this process uses for semantic search; returns its
  * dimensions. Without one, searches are keyword-only.
  */
 export declare function loadModel(path: string): number
 
+/**
+ * Reads `\0`-separated paths off the JS thread, several at a time: regular files of at most
+ * `max_bytes` (links followed); anything else is reported, never read.
+ */
+export declare function readFiles(paths: string, maxBytes: number): Promise<FileBatch>
+
+/**
+ * Stats `\0`-separated paths on all cores: `[mtime µs, size, kind]` per path
+ * (kind 0 missing, 1 file, 2 directory, 3 other).
+ */
 export declare function statMany(paths: string): Float64Array

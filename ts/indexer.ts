@@ -13,6 +13,7 @@ import { scanSpaces, type Candidate, type Skip } from './discovery.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { IndexLockedError, RyeSearchError } from './errors.js';
 import { loadParsers, parseItem } from './metadata.js';
+import { readFiles, type FileRead } from './read-file.js';
 import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { WatchedScanCache } from './scan-cache.js';
 import type { Space } from './spaces.js';
@@ -72,9 +73,9 @@ export interface ItemRef {
 }
 
 const BATCH_DOCS = 1000;
-const READ_CONCURRENCY = 32;
 
 const keyOf = (c: { key: string }) => c.key;
+const pathsOf = (cs: Candidate[]) => cs.map((c) => c.path);
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -236,12 +237,21 @@ export class Indexer {
         try {
           let done = 0;
           let written = 0;
-          // The next slice is read while the last one is indexed on the thread pool.
+          // Slices overlap: while one is parsed here, the next is read on native threads and the
+          // one before is indexed on the thread pool.
           let indexing: Promise<void> = Promise.resolve();
           try {
+            const read = (from: number) => {
+              const files = readFiles(pathsOf(changed.slice(from, from + BATCH_DOCS)), this.maxFileBytes);
+              files.catch(() => {}); // awaited in the loop; a failure after the loop left is not unhandled
+              return files;
+            };
+            let reading = read(0);
             for (let i = 0; i < changed.length; i += BATCH_DOCS) {
               const slice = changed.slice(i, i + BATCH_DOCS);
-              const docs = await this.documents(slice, report, failed, stillSkipped);
+              const reads = await reading;
+              if (i + BATCH_DOCS < changed.length) reading = read(i + BATCH_DOCS);
+              const docs = await this.documents(slice, reads, report, failed, stillSkipped);
               await indexing;
               if (docs.length) {
                 indexing = nativeAsync(() => batch.upsert(JSON.stringify(docs)));
@@ -333,37 +343,29 @@ export class Indexer {
 
   private async documents(
     slice: Candidate[],
+    reads: FileRead[],
     report: IndexReport,
     failed: Set<string>,
     skipped: Set<string>,
   ): Promise<NativeDocument[]> {
     await loadParsers();
     const docs: NativeDocument[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < slice.length) {
-        const c = slice[next++]!;
-        const doc = await this.document(c, report);
-        if (doc) docs.push(doc);
-        else failed.add(keyOf(c));
-        if (this.unreadable.has(c.key)) skipped.add(c.key);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, slice.length) }, worker));
+    slice.forEach((c, i) => {
+      const doc = this.document(c, reads[i]!, report);
+      if (doc) docs.push(doc);
+      else failed.add(keyOf(c));
+      if (this.unreadable.has(c.key)) skipped.add(c.key);
+    });
     return docs;
   }
 
-  private async document(c: Candidate, report: IndexReport): Promise<NativeDocument | undefined> {
-    let bytes: Buffer;
-    try {
-      bytes = await fs.promises.readFile(c.path);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+  private document(c: Candidate, read: FileRead, report: IndexReport): NativeDocument | undefined {
+    if ('code' in read) {
       // Out of file descriptors or memory says nothing about the file: skipping it would commit
       // a silently partial index. The refresh fails whole and commits nothing.
-      if (code && EXHAUSTED.has(code)) {
-        throw new RyeSearchError('E_IO', `cannot read ${c.path}: ${(err as Error).message}`, {
-          hint: code.endsWith('FILE')
+      if (EXHAUSTED.has(read.code)) {
+        throw new RyeSearchError('E_IO', `cannot read ${c.path}: ${read.message}`, {
+          hint: read.code.endsWith('FILE')
             ? 'too many open files: raise the limit (ulimit -n) and refresh again'
             : 'the system is short of resources: refresh again later',
         });
@@ -371,8 +373,13 @@ export class Indexer {
       report.skipped.push({
         path: c.path,
         reason: 'unreadable',
-        detail: code === 'ENOENT' ? 'vanished during the scan' : code,
+        detail: read.code === 'ENOENT' ? 'vanished during the scan' : read.code,
       });
+      return undefined;
+    }
+    // Replaced by a directory, FIFO or device since the scan: the next scan says what it is.
+    if ('notRegular' in read) {
+      report.skipped.push({ path: c.path, reason: 'not-a-file' });
       return undefined;
     }
     const skip = (s: Skip) => {
@@ -380,8 +387,9 @@ export class Indexer {
       this.unreadable.set(c.key, { mtime: c.mtime, size: c.size, skip: s });
       return undefined;
     };
-    if (bytes.length > this.maxFileBytes)
-      return skip({ path: c.path, reason: 'too-large', detail: `${bytes.length} bytes > ${this.maxFileBytes}` });
+    if ('tooLarge' in read)
+      return skip({ path: c.path, reason: 'too-large', detail: `${read.tooLarge} bytes > ${this.maxFileBytes}` });
+    const { bytes } = read;
     if (bytes.includes(0)) return skip({ path: c.path, reason: 'binary', detail: 'contains NUL bytes' });
     let text: string;
     try {

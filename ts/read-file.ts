@@ -5,6 +5,8 @@
  */
 import fs from 'node:fs';
 
+import { nativeAsync } from './native.js';
+
 /** Trust documents and other small configuration files are a few hundred bytes. */
 export const MAX_CONFIG_BYTES = 64 * 1024;
 
@@ -29,4 +31,31 @@ export function readRegularFile(file: string, maxBytes: number): Buffer {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** What reading one item file gave (see {@link readFiles}). */
+export type FileRead =
+  | { bytes: Buffer }
+  | { tooLarge: number }
+  | { notRegular: true }
+  | { code: string; message: string };
+
+/**
+ * Reads many files off the JS thread, several at a time, with the guarantees above: only
+ * regular files (links followed) of at most `maxBytes`; a FIFO is refused, never waited on.
+ * One native call per batch: `fs.promises.readFile` took four thread-pool round trips a file,
+ * a third of the first index of a 60k-file tree.
+ */
+export async function readFiles(paths: string[], maxBytes: number): Promise<FileRead[]> {
+  const read = await nativeAsync((b) => b.readFiles(paths.join('\0'), maxBytes));
+  let start = 0;
+  return read.codes.map((code, i) => {
+    const end = read.ends[i]!;
+    const bytes = read.bytes.subarray(start, end);
+    start = end;
+    if (code === '') return { bytes };
+    if (code === 'TOO_LARGE') return { tooLarge: read.sizes[i]! };
+    if (code === 'NOT_REGULAR') return { notRegular: true };
+    return { code, message: read.messages[i]! };
+  });
 }

@@ -12,6 +12,7 @@ import { echo, fetchFailure, InvalidArgumentError, NotFoundError, shown, type Fe
 import { Indexer, type IndexReport, type ItemRef, type Progress, refKey } from './indexer.js';
 import { loadParsers } from './metadata.js';
 import { native, type NativeIndex } from './native.js';
+import { readFiles } from './read-file.js';
 import { buildRequest, type SearchOptions } from './search-request.js';
 import { shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
 import { SearchRunner, type Prepared, type SearchFailure } from './search-runner.js';
@@ -29,6 +30,9 @@ import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust/trust
 
 /** Most ids one `fetchMany` (and `rye_fetch` with `item_ids`) loads. */
 export const MAX_ITEM_IDS = 50;
+
+/** Files `verify` reads per native call. */
+const VERIFY_READ_BATCH = 1000;
 
 export interface FetchManyOptions extends Omit<FetchOptions, 'item_id'> {
   item_ids?: string[];
@@ -159,14 +163,19 @@ export class RyeIndex {
     const counts: Record<Integrity, number> = { verified: 0, unsigned: 0, modified: 0, untrusted: 0, invalid: 0 };
     const problems: VerifyReport['problems'] = [];
     let total = 0;
-    for (const refs of this.selected(ids)) {
-      for (const ref of refs) {
-        let bytes: Buffer;
-        try {
-          bytes = await fs.promises.readFile(ref.path);
-        } catch {
-          continue; // vanished since the last refresh
-        }
+    const refs = [...this.selected(ids)].flat();
+    for (let i = 0; i < refs.length; i += VERIFY_READ_BATCH) {
+      const part = refs.slice(i, i + VERIFY_READ_BATCH);
+      const reads = await readFiles(
+        part.map((r) => r.path),
+        this.maxFileBytes,
+      );
+      for (const [k, ref] of part.entries()) {
+        const read = reads[k]!;
+        // Gone, replaced by what is not a file, or grown past the cap since the last refresh:
+        // the next refresh drops it from the index.
+        if (!('bytes' in read)) continue;
+        const { bytes } = read;
         const hash = createHash('sha256').update(bytes).digest('hex');
         const v = this.indexer.verify(bytes.toString('utf8'), hash, ref);
         total++;

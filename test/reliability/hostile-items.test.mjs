@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 
 import { openIndex } from '../../dist/index.js';
+import { readFiles } from '../../dist/read-file.js';
 import { pyTool, workspace } from '../helpers.mjs';
 
 describe('hostile items', () => {
@@ -122,6 +123,62 @@ describe('hostile items', () => {
     console.log(
       `vanishing files: first refresh indexed ${report.items}, reported ${vanished} vanished; second refresh settled at ${after.items}`,
     );
+    ws.cleanup();
+  });
+
+  it('files swapped after the scan: a FIFO or a device is refused at once, never read or waited on', {
+    skip: process.platform === 'win32' && 'FIFOs are a POSIX test',
+  }, async () => {
+    const ws = workspace();
+    const dir = path.join(ws.root, 'swapped');
+    fs.mkdirSync(dir);
+    const file = (name, body) => {
+      fs.writeFileSync(path.join(dir, name), body);
+      return path.join(dir, name);
+    };
+    const fifo = path.join(dir, 'fifo.md');
+    execFileSync('mkfifo', [fifo]);
+    const paths = [
+      file('ok.md', 'hello'),
+      fifo,
+      '/dev/zero',
+      dir,
+      path.join(dir, 'missing.md'),
+      file('cap.md', 'x'.repeat(64)),
+      file('over.md', 'x'.repeat(65)),
+    ];
+    const started = Date.now();
+    const read = await readFiles(paths, 64);
+    assert.ok(Date.now() - started < 5000, 'no read waits on a FIFO or reads a device');
+    assert.equal(read[0].bytes.toString(), 'hello');
+    assert.deepEqual(read.slice(1, 4), [{ notRegular: true }, { notRegular: true }, { notRegular: true }]);
+    assert.equal(read[4].code, 'ENOENT');
+    assert.match(read[4].message, /No such file/);
+    assert.equal(read[5].bytes.length, 64, 'a file of exactly the cap is read');
+    assert.deepEqual(read[6], { tooLarge: 65 });
+    ws.cleanup();
+  });
+
+  it('verify after an indexed item was swapped for a FIFO answers at once and reports the rest', {
+    skip: process.platform === 'win32' && 'FIFOs are a POSIX test',
+    timeout: 30_000,
+  }, async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/a.md': 'alpha\n', 'knowledge/b.md': 'beta\n' });
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+      watch: false,
+    });
+    const swapped = path.join(ws.project, '.ai', 'knowledge', 'a.md');
+    fs.rmSync(swapped);
+    execFileSync('mkfifo', [swapped]);
+    const report = await index.verify();
+    assert.equal(report.total, 1, 'the FIFO is left out, the other item verified');
+    assert.equal(report.problems[0].id, 'b');
+    await index.close();
     ws.cleanup();
   });
 });

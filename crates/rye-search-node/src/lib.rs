@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use rye_search_core::files::FileRead;
 use rye_search_core::{contained, Batch, Error as CoreError, ItemDoc, SearchIndex, SearchRequest};
 
 /// Searches allocate many small strings on several threads; glibc's malloc serialised them on
@@ -135,8 +136,6 @@ impl NativeIndex {
     }
 }
 
-/// Stats `\0`-separated paths on all cores: `[mtime µs, size, kind]` per path
-/// (kind 0 missing, 1 file, 2 directory, 3 other).
 /// Loads the embedding model every index of this process uses for semantic search; returns its
 /// dimensions. Without one, searches are keyword-only.
 #[napi]
@@ -144,6 +143,8 @@ pub fn load_model(path: String) -> napi::Result<u32> {
     guarded(|| rye_search_core::semantic::load_model(std::path::Path::new(&path)).map(|d| d as u32).map_err(to_js))
 }
 
+/// Stats `\0`-separated paths on all cores: `[mtime µs, size, kind]` per path
+/// (kind 0 missing, 1 file, 2 directory, 3 other).
 #[napi]
 pub fn stat_many(paths: String) -> napi::Result<Float64Array> {
     guarded(|| {
@@ -155,6 +156,72 @@ pub fn stat_many(paths: String) -> napi::Result<Float64Array> {
         }
         Ok(Float64Array::new(out))
     })
+}
+
+/// Files read by [`read_files`]: the bytes of those read, end to end, and for every path (in
+/// order) where its bytes end, what happened (`""` read, `TOO_LARGE`, `NOT_REGULAR`, or an error
+/// code such as `ENOENT`), its size when too large, and the error's message.
+#[napi(object)]
+pub struct FileBatch {
+    pub bytes: Buffer,
+    pub ends: Vec<f64>,
+    pub codes: Vec<String>,
+    pub sizes: Vec<f64>,
+    pub messages: Vec<String>,
+}
+
+/// Reads `\0`-separated paths off the JS thread, several at a time: regular files of at most
+/// `max_bytes` (links followed); anything else is reported, never read.
+#[napi(ts_return_type = "Promise<FileBatch>")]
+pub fn read_files(paths: String, max_bytes: f64) -> AsyncTask<ReadFilesTask> {
+    AsyncTask::new(ReadFilesTask { paths, max_bytes: max_bytes.max(0.0) as u64 })
+}
+
+pub struct ReadFilesTask {
+    paths: String,
+    max_bytes: u64,
+}
+
+/// Threads reading at once: a read waits on the disk as often as on a core.
+const READ_THREADS: usize = 4;
+
+impl Task for ReadFilesTask {
+    type Output = Vec<FileRead>;
+    type JsValue = FileBatch;
+    fn compute(&mut self) -> napi::Result<Vec<FileRead>> {
+        guarded(|| {
+            let list: Vec<&str> = if self.paths.is_empty() { Vec::new() } else { self.paths.split('\0').collect() };
+            Ok(rye_search_core::files::read_many(&list, self.max_bytes, READ_THREADS))
+        })
+    }
+    fn resolve(&mut self, _env: Env, reads: Vec<FileRead>) -> napi::Result<FileBatch> {
+        let total = reads.iter().map(|r| if let FileRead::Bytes(b) = r { b.len() } else { 0 }).sum();
+        let mut batch = FileBatch {
+            bytes: Buffer::from(Vec::new()),
+            ends: Vec::with_capacity(reads.len()),
+            codes: Vec::with_capacity(reads.len()),
+            sizes: Vec::with_capacity(reads.len()),
+            messages: Vec::with_capacity(reads.len()),
+        };
+        let mut bytes = Vec::with_capacity(total);
+        for read in reads {
+            let (code, size, message) = match read {
+                FileRead::Bytes(b) => {
+                    bytes.extend_from_slice(&b);
+                    ("", b.len() as u64, String::new())
+                }
+                FileRead::TooLarge(size) => ("TOO_LARGE", size, String::new()),
+                FileRead::NotRegular => ("NOT_REGULAR", 0, String::new()),
+                FileRead::Failed { code, message } => (code, 0, message),
+            };
+            batch.ends.push(bytes.len() as f64);
+            batch.codes.push(code.to_owned());
+            batch.sizes.push(size as f64);
+            batch.messages.push(message);
+        }
+        batch.bytes = Buffer::from(bytes);
+        Ok(batch)
+    }
 }
 
 pub struct SearchTask {
