@@ -211,6 +211,9 @@ pub struct SegmentTop {
     min_score: Score,
     recency: Option<Recency>,
     marks: Option<Vec<u64>>,
+    /// What the segments collected before made the k-th score: when pruning, nothing at or
+    /// below it can enter the top, so this segment starts skipping from there.
+    above: Score,
 }
 
 /// A document in the running top. Its full key (space, id and key ordinals) is read only when
@@ -391,7 +394,8 @@ impl SegmentCollector for SegmentTop {
                 address: DocAddress::new(self.segment, doc),
             });
         }
-        let pruned = if self.prune && self.floor.is_some() { vec![(self.segment, self.seen)] } else { Vec::new() };
+        let skipped = self.floor.is_some() || self.above > Score::MIN;
+        let pruned = if self.prune && skipped { vec![(self.segment, self.seen)] } else { Vec::new() };
         let mut matches = Matches::default();
         if let Some(bits) = self.marks {
             matches.set_segment(self.segment, bits);
@@ -422,6 +426,7 @@ impl Collector for TopRanked {
             min_score: self.min_score,
             recency: self.recency,
             marks: self.marks.then(|| vec![0; (reader.max_doc() as usize).div_ceil(64)]),
+            above: Score::MIN,
         })
     }
 
@@ -444,17 +449,33 @@ impl Collector for TopRanked {
     }
 
     fn collect_segment(&self, weight: &dyn Weight, segment: u32, reader: &SegmentReader) -> tantivy::Result<Collected> {
+        self.collect_segment_above(weight, segment, reader, Score::MIN)
+    }
+}
+
+impl TopRanked {
+    /// Collects one segment; when pruning, documents scoring at most `above` (below the k-th
+    /// score of the segments collected before) are skipped: a segment starts from the others'
+    /// top instead of from nothing.
+    pub fn collect_segment_above(
+        &self,
+        weight: &dyn Weight,
+        segment: u32,
+        reader: &SegmentReader,
+        above: Score,
+    ) -> tantivy::Result<Collected> {
         let mut top = self.for_segment(segment, reader)?;
         let alive = reader.alive_bitset();
         let is_alive = |doc: DocId| alive.is_none_or(|a| a.is_alive(doc));
         if self.wanted == 0 && !self.marks {
             top.seen = weight.count(reader)? as u64;
         } else if top.prune {
-            weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
+            top.above = above;
+            weight.for_each_pruning(above, reader, &mut |doc, score| {
                 if is_alive(doc) {
                     top.collect(doc, score);
                 }
-                top.score_threshold()
+                top.score_threshold().max(above)
             })?;
         } else {
             weight.for_each(reader, &mut |doc, score| {

@@ -956,3 +956,48 @@ fn an_upsert_after_small_edits_leaves_one_version_of_each_item() {
         );
     }
 }
+
+/// Pages from an index in segments of different sizes, with twins across segments and deleted
+/// documents, are slices of the exhaustive ranking: each segment after the first is searched
+/// only above the k-th score of those before it, and ties with that score still enter.
+#[test]
+fn pages_from_several_segments_are_slices_of_the_exhaustive_ranking() {
+    let words = ["alpha", "beta", "gamma", "delta"];
+    let text = |i: usize| {
+        let w = |k: usize| words[(i * (k + 5) + k) % words.len()];
+        format!("{} {} alpha {}", w(0), w(1), "filler ".repeat(i % 11))
+    };
+    let index = SearchIndex::in_memory().unwrap();
+    // Two bulk batches, then three small ones: five segments, none merged.
+    for (set, size) in [(0, 1200), (1, 700), (2, 200), (3, 150), (4, 100)] {
+        let docs: Vec<ItemDoc> = (0..size)
+            .map(|i| {
+                // Every fifth document is the twin of one in the first batch: an equal score, and
+                // an id that wins the tie (the first batch's ids sort last).
+                let like = if i % 5 == 0 { i % 1200 } else { i + set * 10_000 };
+                let id = if set == 0 { format!("z/d{i:04}") } else { format!("s{set}/d{i:04}") };
+                doc(&id, "project", words[like % 3], "an item", &text(like))
+            })
+            .collect();
+        let mut batch = index.batch_for(docs.len()).unwrap();
+        batch.upsert(&docs).unwrap();
+        batch.commit().unwrap();
+    }
+    let mut batch = index.batch_for(1).unwrap();
+    batch.delete(&(0..1200).step_by(7).map(|i| format!("project:z/d{i:04}")).collect::<Vec<_>>());
+    batch.commit().unwrap();
+    assert!(index.num_segments() >= 3, "the test needs several segments");
+    for query in ["alpha", "beta", "alpha OR gamma", "delta OR beta"] {
+        // A minimum score visits every match: the exhaustive ranking.
+        let all = index.search(&SearchRequest { limit: 1000, min_score: 1e-9, ..q(query) }).unwrap();
+        let ranked: Vec<(String, f64)> = all.hits.iter().map(|h| (h.id.clone(), h.score)).collect();
+        assert!(ranked.len() >= 100, "{query}: {} matches", ranked.len());
+        for (limit, offset) in [(1, 0), (10, 0), (10, 10), (25, 40), (100, 0), (50, 300)] {
+            let page = index.search(&SearchRequest { limit, offset, ..q(query) }).unwrap();
+            assert_eq!(page.total, all.total, "{query}: total at {offset}+{limit}");
+            let got: Vec<(String, f64)> = page.hits.iter().map(|h| (h.id.clone(), h.score)).collect();
+            let want: Vec<(String, f64)> = ranked.iter().skip(offset).take(limit).cloned().collect();
+            assert_eq!(got, want, "{query}: page at {offset}+{limit}");
+        }
+    }
+}

@@ -426,11 +426,22 @@ fn collect(
         && is_term_union(query)
         && (postings < 2 * collector.wanted as u64 || postings >= PRUNE_MIN_POSTINGS);
     let segments = searcher.segment_readers();
-    let fruits: Vec<_> = segments
-        .iter()
-        .enumerate()
-        .map(|(ord, reader)| collector.collect_segment(&*weight, ord as u32, reader))
-        .collect::<tantivy::Result<_>>()?;
+    // Largest segment first: its top sets the score the others must beat to matter.
+    let mut order: Vec<usize> = (0..segments.len()).collect();
+    order.sort_by_key(|&ord| std::cmp::Reverse(segments[ord].num_docs()));
+    let mut fruits = Vec::with_capacity(segments.len());
+    let mut top_scores: Vec<f32> = Vec::new();
+    let share_floor = collector.prune && collector.sort == SortBy::Score && collector.wanted > 0;
+    for ord in order {
+        let above = match share_floor && top_scores.len() >= collector.wanted {
+            // Ties with the k-th score may still win on space or id.
+            true => top_scores.select_nth_unstable_by(collector.wanted - 1, |a, b| b.total_cmp(a)).1.next_down(),
+            false => f32::MIN,
+        };
+        let fruit = collector.collect_segment_above(&*weight, ord as u32, &segments[ord], above)?;
+        top_scores.extend(fruit.top.iter().map(|r| r.score));
+        fruits.push(fruit);
+    }
     let marks = collector.marks;
     let mut found = collector.merge_fruits(fruits)?;
     if !found.pruned.is_empty() {
