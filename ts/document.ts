@@ -1,11 +1,19 @@
 /**
  * One document builder for both facades: the indexer (files of the spaces) and the memory index
  * (plain documents) describe an item; this turns it into what the core indexes — facets for
- * filters, the stored `extra` each hit shows, the tie-break rank.
+ * filters, the stored `extra` each hit shows, the tie-break rank — and sends it to a batch.
  */
+import { LimitError, shown } from './errors.js';
+import { nativeAsync, type NativeBatch } from './native.js';
 import { sourceOf } from './spaces.js';
 import type { Integrity } from './trust/trust.js';
 import type { NativeDocument } from './wire.js';
+
+/**
+ * Longest JSON text one upsert sends: far below V8's longest string (2^29 - 24 characters),
+ * and a bound on what an upsert holds twice (as text here, as documents natively).
+ */
+export const MAX_UPSERT_CHARS = 32 * 1024 * 1024;
 
 /** Metadata values longer than this are shown with hits but are not filters. */
 const MAX_FACET_CHARS = 200;
@@ -90,4 +98,37 @@ export function buildDocument(d: ItemDescription): NativeDocument {
 function estimateTokens(d: ItemDescription): number {
   const bytes = d.size ?? Buffer.byteLength(d.title) + Buffer.byteLength(d.description) + Buffer.byteLength(d.content);
   return Math.max(1, Math.ceil(bytes / 4));
+}
+
+/**
+ * Sends documents to `batch` as JSON texts of at most `maxChars` (a longer document goes alone),
+ * one upsert at a time. One text for a whole add failed with "Invalid string length" once the
+ * documents passed 512 MB (600 files of 1 MB); a document no string can hold is refused with
+ * E_LIMIT, naming it. A list is written whole and halved only when its text is too long, so
+ * the usual small documents cost one `JSON.stringify`.
+ */
+export async function upsertDocuments(
+  batch: Pick<NativeBatch, 'upsert'>,
+  docs: NativeDocument[],
+  maxChars = MAX_UPSERT_CHARS,
+): Promise<void> {
+  if (!docs.length) return;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(docs);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+  }
+  if (json !== undefined && (json.length <= maxChars || docs.length === 1)) {
+    const payload = json;
+    return nativeAsync(() => batch.upsert(payload));
+  }
+  if (docs.length === 1) {
+    throw new LimitError(`document ${shown(docs[0]!.id)} is too large to index`, {
+      hint: 'split it into smaller documents, or index the start of its content',
+    });
+  }
+  const half = docs.length >> 1;
+  await upsertDocuments(batch, docs.slice(0, half), maxChars);
+  await upsertDocuments(batch, docs.slice(half), maxChars);
 }

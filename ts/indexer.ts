@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { buildDocument } from './document.js';
+import { buildDocument, upsertDocuments } from './document.js';
 import { scanSpaces, type Candidate, type Skip } from './discovery.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { IndexLockedError, RyeSearchError } from './errors.js';
@@ -72,7 +72,30 @@ export interface ItemRef {
   space: Space;
 }
 
-const BATCH_DOCS = 1000;
+/**
+ * Most files read and indexed together, and most bytes (by the scan's sizes): a slice of large
+ * files is read, parsed and sent as a few tens of megabytes, not a gigabyte.
+ */
+const SLICE_FILES = 1000;
+const SLICE_BYTES = 32 * 1024 * 1024;
+
+/** Changed files in slices of at most `SLICE_FILES` files and `SLICE_BYTES` bytes (at least one file each). */
+function inSlices(files: Candidate[]): Candidate[][] {
+  const slices: Candidate[][] = [];
+  let slice: Candidate[] = [];
+  let bytes = 0;
+  for (const c of files) {
+    if (slice.length && (slice.length >= SLICE_FILES || bytes + c.size > SLICE_BYTES)) {
+      slices.push(slice);
+      slice = [];
+      bytes = 0;
+    }
+    slice.push(c);
+    bytes += c.size;
+  }
+  if (slice.length) slices.push(slice);
+  return slices;
+}
 
 const keyOf = (c: { key: string }) => c.key;
 const pathsOf = (cs: Candidate[]) => cs.map((c) => c.path);
@@ -241,20 +264,20 @@ export class Indexer {
           // one before is indexed on the thread pool.
           let indexing: Promise<void> = Promise.resolve();
           try {
-            const read = (from: number) => {
-              const files = readFiles(pathsOf(changed.slice(from, from + BATCH_DOCS)), this.maxFileBytes);
+            const slices = inSlices(changed);
+            const read = (slice: Candidate[] | undefined) => {
+              const files = readFiles(pathsOf(slice ?? []), this.maxFileBytes);
               files.catch(() => {}); // awaited in the loop; a failure after the loop left is not unhandled
               return files;
             };
-            let reading = read(0);
-            for (let i = 0; i < changed.length; i += BATCH_DOCS) {
-              const slice = changed.slice(i, i + BATCH_DOCS);
+            let reading = read(slices[0]);
+            for (const [k, slice] of slices.entries()) {
               const reads = await reading;
-              if (i + BATCH_DOCS < changed.length) reading = read(i + BATCH_DOCS);
+              if (k + 1 < slices.length) reading = read(slices[k + 1]);
               const docs = await this.documents(slice, reads, report, failed, stillSkipped);
               await indexing;
               if (docs.length) {
-                indexing = nativeAsync(() => batch.upsert(JSON.stringify(docs)));
+                indexing = upsertDocuments(batch, docs);
                 // Handled here so a failure met while reading is not reported as unhandled.
                 indexing.catch(() => {});
               }

@@ -1,8 +1,8 @@
 /**
  * An in-memory index over plain documents, for library users who are not indexing `.ai/` trees.
  */
-import { InvalidArgumentError, shown } from './errors.js';
-import { buildDocument } from './document.js';
+import { InvalidArgumentError, RyeSearchError, shown } from './errors.js';
+import { buildDocument, upsertDocuments } from './document.js';
 import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { isKind, type Kind } from './scope.js';
 import { buildRequest, type SearchOptions } from './search-request.js';
@@ -36,6 +36,7 @@ export type MemorySearchOptions = SearchOptions;
 const RANK: Record<string, number> = { project: 0, user: 1 };
 /** A document's source label, and a `space` a search over them may name. */
 const SOURCE_LABEL = /^(project|user|system(:.+)?)$/;
+/** Documents prepared and sent at a time (see `upsertDocuments` for the text's own limit). */
 const UPSERT_CHUNK = 5000;
 
 const TEXT_KEYS = ['title', 'name', 'description', 'category', 'content', 'version', 'source', 'path'] as const;
@@ -142,12 +143,12 @@ function toNative(d: PlainDocument): NativeDocument {
 async function upsertAll(batch: NativeBatch, docs: PlainDocument[]): Promise<void> {
   for (let i = 0; i < docs.length; i += UPSERT_CHUNK) {
     const chunk = docs.slice(i, i + UPSERT_CHUNK);
-    const payload = JSON.stringify(chunk.map(toNative));
+    const prepared = chunk.map(toNative);
     try {
-      await nativeAsync(() => batch.upsert(payload));
+      await upsertDocuments(batch, prepared);
     } catch (err) {
       // Text JSON cannot carry (an unpaired surrogate) is named here; anything else is rethrown.
-      chunk.forEach(checkText);
+      if (!(err instanceof RyeSearchError) || err.code !== 'E_LIMIT') chunk.forEach(checkText);
       throw err;
     }
   }

@@ -31,8 +31,8 @@ import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust/trust
 /** Most ids one `fetchMany` (and `rye_fetch` with `item_ids`) loads. */
 export const MAX_ITEM_IDS = 50;
 
-/** Files `verify` reads per native call. */
-const VERIFY_READ_BATCH = 1000;
+/** Files `verify` reads per native call (at most 256 MB at the default size cap). */
+const VERIFY_READ_BATCH = 256;
 
 export interface FetchManyOptions extends Omit<FetchOptions, 'item_id'> {
   item_ids?: string[];

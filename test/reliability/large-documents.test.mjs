@@ -1,0 +1,66 @@
+// Documents too large for one JSON text: adds and refreshes send them in several, and a
+// document no string can hold is refused by name (one text for all of them failed with
+// "Invalid string length" past 512 MB: 600 files of 1 MB).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { upsertDocuments } from '../../dist/document.js';
+
+/** A batch that keeps what it is sent. */
+function recorder() {
+  const payloads = [];
+  return { payloads, upsert: async (json) => void payloads.push(json) };
+}
+
+const doc = (i, chars) => ({ key: `k${i}`, id: `d${i}`, content: 'x'.repeat(chars) });
+
+describe('large documents', () => {
+  it('are sent in texts under the limit, in order, each document once', async () => {
+    const docs = Array.from({ length: 40 }, (_, i) => doc(i, (i * 37) % 300));
+    const batch = recorder();
+    await upsertDocuments(batch, docs, 1000);
+    assert.ok(batch.payloads.length > 4, `${batch.payloads.length} texts`);
+    for (const p of batch.payloads) {
+      const sent = JSON.parse(p);
+      assert.ok(p.length <= 1000 || sent.length === 1, `a text of ${p.length} characters holds ${sent.length}`);
+    }
+    const ids = batch.payloads.flatMap((p) => JSON.parse(p).map((d) => d.id));
+    assert.deepEqual(
+      ids,
+      docs.map((d) => d.id),
+    );
+  });
+
+  it('a document longer than the limit goes alone; small lists go whole', async () => {
+    const batch = recorder();
+    await upsertDocuments(batch, [doc(0, 10), doc(1, 5000), doc(2, 10)], 1000);
+    assert.deepEqual(
+      batch.payloads.map((p) => JSON.parse(p).map((d) => d.id)),
+      [['d0'], ['d1'], ['d2']],
+    );
+    const small = recorder();
+    await upsertDocuments(small, [doc(0, 10), doc(1, 10)], 1000);
+    assert.equal(small.payloads.length, 1);
+  });
+
+  it('a document no string can hold is refused with E_LIMIT, naming it', async () => {
+    const huge = {
+      ...doc(7, 1),
+      toJSON: () => {
+        throw new RangeError('Invalid string length');
+      },
+    };
+    const batch = recorder();
+    await assert.rejects(upsertDocuments(batch, [doc(1, 1), huge], 1000), (err) => {
+      assert.equal(err.code, 'E_LIMIT');
+      assert.match(err.message, /"d7" is too large/);
+      assert.ok(err.hint);
+      return true;
+    });
+    assert.deepEqual(
+      batch.payloads.map((p) => JSON.parse(p)[0].id),
+      ['d1'],
+      'what came before was sent',
+    );
+  });
+});
