@@ -40,6 +40,30 @@ describe('text as people write it', () => {
     assert.deepEqual(await ids(index, 'ภาษาไทย'), ['d0']);
   });
 
+  it('a one-character word (an ideograph, a Hangul syllable) is found inside runs of text', async () => {
+    const index = await indexOf([
+      '黒猫の写真を集める', // inside a run
+      '猫 cat pictures', // alone
+      '这是一个猫', // at the end of a run
+      '猫犬の本', // at the start
+      '犬の写真', // not there
+      '우리 집은 크다', // Hangul: 집 inside 집은
+    ]);
+    assert.deepEqual((await ids(index, '猫')).sort(), ['d0', 'd1', 'd2', 'd3']);
+    assert.deepEqual(await ids(index, '集'), ['d0']);
+    assert.deepEqual(await ids(index, '집'), ['d5']);
+    // Two characters still match as a word, not character by character.
+    assert.deepEqual((await ids(index, '写真')).sort(), ['d0', 'd4']);
+    const res = await index.search({ query: '猫', previewChars: 80 });
+    for (const r of res.results) {
+      assert.ok(r.highlights.length > 0, `${r.id} has highlights`);
+      assert.ok(
+        r.highlights.some(([a, b]) => r.preview.slice(a, b).includes('猫')),
+        `${r.id}: ${JSON.stringify(r.highlights)} in ${r.preview}`,
+      );
+    }
+  });
+
   it('previews start and end on words and keep the original characters', async () => {
     const filler = 'lorem ipsum dolor sit amet '.repeat(3);
     const index = await indexOf([`${filler}STRAẞE data__Schlüssel ${filler}`, `${filler}Cafe\u0301 au lait ${filler}`]);

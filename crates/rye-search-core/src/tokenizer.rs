@@ -142,6 +142,21 @@ fn is_cjk(c: char) -> bool {
         | 0x20000..=0x2FFFF) // CJK Extensions B–F
 }
 
+/// The token of `text` when it is one character that is a word on its own yet is indexed
+/// inside the pairs of its run: an ideograph (猫, 山) or a Hangul syllable (집). Kana and the
+/// letters of Thai and its neighbours spell sounds, not words.
+pub fn lone_word_character(text: &str) -> Option<String> {
+    if text.is_ascii() {
+        return None;
+    }
+    let words = words(text);
+    let [word] = &words[..] else { return None };
+    let mut chars = word.whole.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else { return None };
+    let sound = matches!(c as u32, 0x0E00..=0x0EFF | 0x1000..=0x109F | 0x1780..=0x17FF | 0x3040..=0x30FF);
+    (is_cjk(c) && !sound).then(|| word.whole.clone())
+}
+
 /// The parts of one camel-case piece: each run of CJK characters becomes its overlapping pairs
 /// (a lone character stays whole), the text between runs a part of its own. Offsets are byte
 /// ranges of `piece`.

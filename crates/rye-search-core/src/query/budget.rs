@@ -68,7 +68,8 @@ fn wildcards<'a>(node: &'a Node, out: &mut Vec<&'a str>) {
 fn expanding(node: &Node, fuzzy: bool) -> usize {
     match node {
         Node::Wildcard(_) => 1,
-        Node::Term(_) => usize::from(fuzzy),
+        // A lone ideograph expands to the pairs that hold it (see `Builder::in_pairs`).
+        Node::Term(text) => usize::from(fuzzy || crate::tokenizer::lone_word_character(text).is_some()),
         Node::Not(inner) => expanding(inner, fuzzy),
         Node::And(children) | Node::Or(children) => children.iter().map(|c| expanding(c, fuzzy)).sum(),
         Node::All | Node::Phrase(_) => 0,
@@ -92,6 +93,14 @@ mod tests {
         let b = Budget::for_query([&Node::All], false).unwrap();
         assert!((0..MAX_EXPANDING_TERMS).all(|_| b.take_walk()));
         assert!(!b.take_walk());
+    }
+
+    #[test]
+    fn a_lone_ideograph_shares_the_budget_like_a_wildcard() {
+        let both = Budget::for_query([&parse("猫 file*").unwrap()], false).unwrap();
+        assert_eq!(both.share(5, 256), 128);
+        let words = Budget::for_query([&parse("猫犬 ファ file").unwrap()], false).unwrap();
+        assert_eq!(words.share(5, 256), 256, "pairs, kana and Latin words do not expand");
     }
 
     #[test]

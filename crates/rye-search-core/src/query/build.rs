@@ -154,6 +154,9 @@ impl<'a> Builder<'a> {
         if words.is_empty() {
             return Err(self.no_words(text));
         }
+        if let Some(token) = tokenizer::lone_word_character(text) {
+            return self.in_pairs(&token, fields);
+        }
         if words.len() == 1 && words[0].parts.len() == 1 {
             let token = words[0].whole.clone();
             if self.fuzzy > 0 && token.chars().count() >= MIN_FUZZY_TERM_CHARS {
@@ -292,23 +295,32 @@ impl<'a> Builder<'a> {
                 self.expand(fields, &automaton, part.filter(|p| !p.is_empty()).map(str::as_bytes))?
             }
         };
-        let mut most = 0;
-        let mut per_field = Vec::new();
-        for (&(field, boost), found) in fields.iter().zip(expanded) {
-            let mut ranked: Vec<(u64, Vec<u8>)> = found.into_iter().map(|(t, df)| (df, t)).collect();
-            ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            most = most.max(ranked.len());
-            ranked.truncate(keep);
-            for (_, term) in ranked {
-                let q = TermQuery::new(text_term(field, &term), IndexRecordOption::WithFreqs);
-                per_field.push(boosted(Box::new(q), boost));
-            }
-        }
+        let (per_field, most) = most_frequent(fields, expanded, keep);
         if most > keep {
             self.warnings
                 .push(format!("wildcard \"{pattern}\" matched {most} terms; the {keep} most frequent were used"));
         }
         Ok(any_of(per_field))
+    }
+
+    /// A lone ideograph or Hangul syllable (`猫`) is a word, but text indexes it inside the pairs
+    /// of its run (`猫は` `黒猫`): it matches itself and, as a wildcard would, the most frequent
+    /// pairs that hold it. Without this, `猫` found only items where it stood alone.
+    fn in_pairs(&mut self, token: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
+        let alone = self.sequence(&[token.to_string()], fields, 0);
+        if !self.budget.take_walk() {
+            self.warnings.push(format!(
+                "\"{token}\" was matched alone, not inside longer words: the query has too many wildcards"
+            ));
+            return Ok(alone);
+        }
+        let keep = self.budget.share(fields.len(), MAX_WILDCARD_EXPANSIONS);
+        let c = regex_syntax::escape(token);
+        let pairs = Regex::new(&format!("{c}.|.{c}")).map_err(|e| Error::Internal(format!("pair pattern: {e}")))?;
+        let expanded = self.expand(fields, &pairs, Some(token.as_bytes()))?;
+        let (mut alternatives, _) = most_frequent(fields, expanded, keep);
+        alternatives.insert(0, alone);
+        Ok(any_of(alternatives))
     }
 
     /// The terms of each of `fields` the automaton accepts, with document frequencies summed
@@ -361,6 +373,27 @@ impl<'a> Builder<'a> {
         }
         Ok(out)
     }
+}
+
+/// Term queries for the `keep` most frequent expansions in each field, and the most any field had.
+fn most_frequent(
+    fields: &[(Field, f32)],
+    expanded: Vec<BTreeMap<Vec<u8>, u64>>,
+    keep: usize,
+) -> (Vec<Box<dyn Query>>, usize) {
+    let mut most = 0;
+    let mut queries = Vec::new();
+    for (&(field, boost), found) in fields.iter().zip(expanded) {
+        let mut ranked: Vec<(u64, Vec<u8>)> = found.into_iter().map(|(t, df)| (df, t)).collect();
+        ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        most = most.max(ranked.len());
+        ranked.truncate(keep);
+        for (_, term) in ranked {
+            let q = TermQuery::new(text_term(field, &term), IndexRecordOption::WithFreqs);
+            queries.push(boosted(Box::new(q), boost));
+        }
+    }
+    (queries, most)
 }
 
 /// Term dictionaries hold the UTF-8 bytes of text terms.
