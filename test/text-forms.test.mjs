@@ -40,6 +40,33 @@ describe('text as people write it', () => {
     assert.deepEqual(await ids(index, 'ภาษาไทย'), ['d0']);
   });
 
+  it('typed without the marks its readers leave out: Greek accents, Russian ё, Arabic vowels, Hebrew points', async () => {
+    const index = await indexOf([
+      'Καλημέρα κόσμε, η βιβλιοθήκη', // Greek with tonos
+      'Ёлка и ещё', // Russian ё
+      'قرأت كِتَابًا عن أحمد', // Arabic with harakat and hamza
+      'סֵפֶר טוֹב', // Hebrew with niqqud
+      'йод и ї', // letters that are not marks
+    ]);
+    for (const [query, id] of [
+      ['καλημερα', 'd0'],
+      ['βιβλιοθηκη', 'd0'],
+      ['Καλημέρα', 'd0'],
+      ['елка', 'd1'],
+      ['еще', 'd1'],
+      ['كتابا', 'd2'],
+      ['احمد', 'd2'],
+      ['ספר', 'd3'],
+      ['סֵפֶר', 'd3'],
+    ]) {
+      assert.deepEqual(await ids(index, query), [id], query);
+    }
+    assert.deepEqual(await ids(index, 'иод'), [], 'й is a letter of its own');
+    const res = await index.search({ query: 'ספר', previewChars: 80 });
+    const [[a, b]] = res.results[0].highlights;
+    assert.equal(res.results[0].preview.slice(a, b), 'סֵפֶר', 'the highlight keeps the points');
+  });
+
   it('a one-character word (an ideograph, a Hangul syllable) is found inside runs of text', async () => {
     const index = await indexOf([
       '黒猫の写真を集める', // inside a run

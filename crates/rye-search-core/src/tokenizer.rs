@@ -192,8 +192,11 @@ pub fn normalize(text: &str) -> String {
 
 /// Folds lower-case text to how it is indexed: compatibility forms to their plain letters
 /// (NFKC: `ﬁ` → `fi`, `Ａ` → `a`), Latin letters to their base letters (`é` → `e`, `ß` → `ss`,
-/// `ø` → `o`, the dot `İ` leaves on `i`), Greek final sigma to σ. Other scripts keep their
-/// letters (`й` is not `и` in Russian).
+/// `ø` → `o`, the dot `İ` leaves on `i`), Greek final sigma to σ. The marks people leave out
+/// when they type go too: Greek accents (`καλημέρα` is `καλημερα`), Russian `ё` (`ёлка` is
+/// `елка`) and stress marks, Arabic vowel marks and tatweel with the alef, yeh and teh marbuta
+/// forms (`كِتَاب` is `كتاب`, `أحمد` is `احمد`), Hebrew points (`סֵפֶר` is `ספר`). Letters stay
+/// letters (`й` is not `и`, `ї` is not `і`), and the signs of Indic and Thai scripts stay.
 fn fold(word: String) -> String {
     if word.is_ascii() {
         return word;
@@ -208,9 +211,10 @@ fn fold(word: String) -> String {
         return word;
     }
     let mut out = String::with_capacity(word.len());
-    let mut after_latin = false;
+    // The script of the last letter: a mark after it is dropped when that script's readers
+    // leave such marks out (marks NFKC could not compose onto it: `i` + dot above from `İ`).
+    let mut after = Script::Other;
     for c in word.chars() {
-        let accent = ('\u{300}'..='\u{36f}').contains(&c);
         match c {
             'ß' => out.push_str("ss"),
             'æ' => out.push_str("ae"),
@@ -223,18 +227,65 @@ fn fold(word: String) -> String {
             // Final sigma is a position-dependent form of σ: lower-casing a whole word writes ς
             // where lower-casing its letters one by one writes σ.
             'ς' => out.push('σ'),
-            // An accent NFKC could not compose, on a Latin letter: `i` + dot above from `İ`.
-            _ if accent && after_latin => {}
-            '\u{c0}'..='\u{24f}' | '\u{1e00}'..='\u{1eff}' => {
+            'ё' => out.push('е'),
+            'آ' | 'أ' | 'إ' | 'ٱ' => out.push('ا'),
+            'ى' => out.push('ي'),
+            'ة' => out.push('ه'),
+            _ if after.drops(c) => {}
+            // Precomposed Latin and Greek letters: their base letter.
+            '\u{c0}'..='\u{24f}' | '\u{1e00}'..='\u{1eff}' | '\u{386}'..='\u{3ce}' | '\u{1f00}'..='\u{1fff}' => {
                 out.extend(std::iter::once(c).nfd().filter(|d| !('\u{300}'..='\u{36f}').contains(d)));
             }
             _ => out.push(c),
         }
-        after_latin = c.is_ascii_alphabetic()
-            || matches!(c, '\u{c0}'..='\u{24f}' | '\u{1e00}'..='\u{1eff}')
-            || (accent && after_latin);
+        if !is_combining_mark(c) {
+            after = Script::of(c);
+        }
     }
     out
+}
+
+/// Scripts whose readers type some marks or none (see [`fold`]).
+#[derive(Clone, Copy)]
+enum Script {
+    Latin,
+    Greek,
+    Cyrillic,
+    Arabic,
+    Hebrew,
+    Other,
+}
+
+impl Script {
+    fn of(c: char) -> Script {
+        match c {
+            'a'..='z' | 'A'..='Z' | '\u{c0}'..='\u{24f}' | '\u{1e00}'..='\u{1eff}' => Script::Latin,
+            '\u{370}'..='\u{3ff}' | '\u{1f00}'..='\u{1fff}' => Script::Greek,
+            '\u{400}'..='\u{4ff}' => Script::Cyrillic,
+            '\u{600}'..='\u{6ff}' | '\u{750}'..='\u{77f}' | '\u{8a0}'..='\u{8ff}' => Script::Arabic,
+            '\u{5d0}'..='\u{5ff}' => Script::Hebrew,
+            _ => Script::Other,
+        }
+    }
+
+    /// Whether `c`, after a letter of this script, is a mark its readers leave out.
+    fn drops(self, c: char) -> bool {
+        match self {
+            Script::Latin | Script::Greek => ('\u{300}'..='\u{36f}').contains(&c),
+            // Stress marks only: a breve or diaeresis makes another letter (`й`, `ї`).
+            Script::Cyrillic => matches!(c, '\u{300}' | '\u{301}'),
+            // Vowel marks, Quranic annotation marks, tatweel (a stretch of the line).
+            Script::Arabic => matches!(c,
+                '\u{610}'..='\u{61a}' | '\u{640}' | '\u{64b}'..='\u{65f}' | '\u{670}'
+                | '\u{6d6}'..='\u{6dc}' | '\u{6df}'..='\u{6e4}' | '\u{6e7}' | '\u{6e8}' | '\u{6ea}'..='\u{6ed}'),
+            // Points and cantillation (not maqaf or sof pasuq, which are punctuation).
+            Script::Hebrew => matches!(
+                c,
+                '\u{591}'..='\u{5bd}' | '\u{5bf}' | '\u{5c1}' | '\u{5c2}' | '\u{5c4}' | '\u{5c5}' | '\u{5c7}'
+            ),
+            Script::Other => false,
+        }
+    }
 }
 
 /// `fileSystem` → `file`, `system`; `HTTPServer` → `http`, `server`. Digits stay attached.
@@ -615,6 +666,22 @@ mod tests {
         assert_eq!(folded("नमस्ते"), "नमस्ते");
         // Cyrillic й stays й in either form.
         assert_eq!(folded("и\u{306}од йод"), "йод йод");
+    }
+
+    #[test]
+    fn marks_people_leave_out_when_they_type_fold_away_and_letters_stay() {
+        let folded = |s: &str| tokens(s).into_iter().map(|t| t.text).collect::<Vec<_>>().join(" ");
+        // Greek accents, composed or not, polytonic too.
+        assert_eq!(folded("Καλημέρα ΐ ἀρχή καλημε\u{301}ρα"), "καλημερα ι αρχη καλημερα");
+        // Russian ё and stress marks; й, Ukrainian ї and Belarusian ў stay letters.
+        assert_eq!(folded("Ёлка ещё моло\u{301}ко й ї ў"), "елка еще молоко й ї ў");
+        // Arabic vowel marks, tatweel, alef with hamza or madda, alef maqsura, teh marbuta.
+        assert_eq!(folded("كِتَابًا أحمد إلى آخر مكتبــة"), "كتابا احمد الي اخر مكتبه");
+        // Hebrew points and cantillation; maqaf still joins nothing it did not join before.
+        assert_eq!(folded("סֵפֶר שָׁלוֹם"), "ספר שלום");
+        // Signs that make Indic and Thai letters are kept.
+        assert_eq!(folded("हिन्दी"), "हिन्दी");
+        assert_eq!(normalize("ΚΑΛΗΜΈΡΑ"), "καλημερα");
     }
 
     #[test]
