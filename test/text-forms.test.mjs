@@ -40,6 +40,20 @@ describe('text as people write it', () => {
     assert.deepEqual(await ids(index, 'ภาษาไทย'), ['d0']);
   });
 
+  it('a word written joined or with a hyphen is found either way, its own form first', async () => {
+    const index = await indexOf([
+      'send an e-mail in real-time',
+      'email clients for realtime chat',
+      'a create_tool helper',
+    ]);
+    assert.deepEqual(await ids(index, 'e-mail'), ['d0', 'd1']);
+    assert.deepEqual(await ids(index, 'email'), ['d1', 'd0']);
+    assert.deepEqual(await ids(index, 'real-time'), ['d0', 'd1']);
+    assert.deepEqual(await ids(index, 'realtime'), ['d1', 'd0']);
+    assert.deepEqual(await ids(index, 'createtool'), ['d2']);
+    assert.deepEqual(await ids(index, 'createTool'), ['d2']);
+  });
+
   it('typed without the marks its readers leave out: Greek accents, Russian ё, Arabic vowels, Hebrew points', async () => {
     const index = await indexOf([
       'Καλημέρα κόσμε, η βιβλιοθήκη', // Greek with tonos

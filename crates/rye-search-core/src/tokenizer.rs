@@ -1,5 +1,6 @@
 //! Identifier-aware tokenizer: `create_tool`, `file-system` and `fileSystem` are indexed whole
-//! AND by their parts, so a search finds them by either.
+//! AND by their parts, so a search finds them by either; a joined word also as one word
+//! (`filesystem`), so `realtime` finds `real-time` and `real-time` finds `realtime`.
 //!
 //! Positions: the parts of a compound take consecutive positions and the whole shares the first
 //! one, so phrases such as `"create tool"` match `create_tool` and proximity counts words.
@@ -425,8 +426,9 @@ fn visit_parts(raw: &str, start: usize, end: usize, position: usize, visit: &mut
     visit_compound(&word.whole, (start, end), parts, position, visit)
 }
 
-/// Visits a word's whole, when it has several parts, then its parts (`(text, from, to)`);
-/// returns the positions it takes.
+/// Visits a word's whole, when it has several parts (and the whole without its joiners, so that
+/// `realtime` finds `real-time` and `real-time` finds `realtime`), then its parts (`(text, from,
+/// to)`); returns the positions it takes.
 fn visit_compound<'a>(
     whole: &'a str,
     (start, end): (usize, usize),
@@ -438,12 +440,24 @@ fn visit_compound<'a>(
     if count > 1 && kept(whole) {
         visit(TokenRef { from: start, to: end, position, length: count, text: whole });
     }
+    if count > 1 && whole.contains(is_joiner) {
+        let joined = without_joiners(whole);
+        if kept(&joined) {
+            visit(TokenRef { from: start, to: end, position, length: count, text: &joined });
+        }
+    }
     for (k, (part, from, to)) in parts.enumerate() {
         if kept(part) {
             visit(TokenRef { from, to, position: position + k, length: 1, text: part });
         }
     }
     count.max(1)
+}
+
+/// A compound as one word (`real-time` → `realtime`, `foo_bar` → `foobar`): how it is also
+/// written, and how a camel-case compound's whole already reads.
+pub fn without_joiners(whole: &str) -> String {
+    whole.chars().filter(|&c| !is_joiner(c)).collect()
 }
 
 /// Whether a token goes into the index: not empty, and not so long it is a hash or data.
@@ -540,6 +554,10 @@ mod tests {
             if word.parts.len() > 1 && kept(&word.whole) {
                 general.push((3, 3 + w.len(), 5, word.parts.len(), word.whole.clone()));
             }
+            let joined = without_joiners(&word.whole);
+            if word.parts.len() > 1 && joined != word.whole && kept(&joined) {
+                general.push((3, 3 + w.len(), 5, word.parts.len(), joined));
+            }
             for (k, (part, &(from, to))) in word.parts.iter().zip(&word.spans).enumerate() {
                 if kept(part) {
                     general.push((from, to, 5 + k, 1, part.clone()));
@@ -560,8 +578,14 @@ mod tests {
 
     #[test]
     fn snake_kebab_and_camel_are_split_and_kept_whole() {
-        assert_eq!(texts("create_tool"), vec![("create_tool".into(), 0), ("create".into(), 0), ("tool".into(), 1)]);
-        assert_eq!(texts("file-system"), vec![("file-system".into(), 0), ("file".into(), 0), ("system".into(), 1)]);
+        // Joined words are also one word without their joiners: `realtime` finds `real-time`.
+        let t = |s: &str, p| (String::from(s), p);
+        assert_eq!(texts("create_tool"), vec![t("create_tool", 0), t("createtool", 0), t("create", 0), t("tool", 1)]);
+        assert_eq!(texts("file-system"), vec![t("file-system", 0), t("filesystem", 0), t("file", 0), t("system", 1)]);
+        assert_eq!(
+            texts("Real-Time-Ü"),
+            vec![t("real-time-u", 0), t("realtimeu", 0), t("real", 0), t("time", 1), t("u", 2)]
+        );
         assert_eq!(
             texts("fileSystem x"),
             vec![("filesystem".into(), 0), ("file".into(), 0), ("system".into(), 1), ("x".into(), 2)]
@@ -645,7 +669,10 @@ mod tests {
         assert_eq!(texts("Über Straße"), vec![("uber".into(), 0), ("strasse".into(), 1)]);
         let folded: Vec<String> =
             tokens("Café résumé naïve Łódź Øresund Æsir façade-Ñandú").into_iter().map(|t| t.text).collect();
-        assert_eq!(folded, ["cafe", "resume", "naive", "lodz", "oresund", "aesir", "facade-nandu", "facade", "nandu"]);
+        assert_eq!(
+            folded,
+            ["cafe", "resume", "naive", "lodz", "oresund", "aesir", "facade-nandu", "facadenandu", "facade", "nandu"]
+        );
         // Other scripts keep their letters; only case folds.
         assert_eq!(texts("Поиск Йод"), vec![("поиск".into(), 0), ("йод".into(), 1)]);
         assert_eq!(texts("ΟΔΟΣ οδος"), vec![("οδοσ".into(), 0), ("οδοσ".into(), 1)]);
@@ -766,7 +793,11 @@ mod tests {
                 assert!(t.offset_from < t.offset_to && t.offset_to <= text.len(), "{text:?} {t:?}");
                 assert!(text.is_char_boundary(t.offset_from) && text.is_char_boundary(t.offset_to), "{text:?} {t:?}");
                 let source = &text[t.offset_from..t.offset_to];
-                assert!(t.text == fold_part(source) || t.text == normalize(source), "{text:?}: {t:?} from {source:?}");
+                let whole = normalize(source);
+                assert!(
+                    t.text == fold_part(source) || t.text == whole || t.text == without_joiners(&whole),
+                    "{text:?}: {t:?} from {source:?}"
+                );
             }
         }
     }
@@ -804,7 +835,7 @@ mod tests {
         let spans = |s: &str| {
             tokens(s).into_iter().map(|t| format!("{}={}", t.text, &s[t.offset_from..t.offset_to])).collect::<Vec<_>>()
         };
-        assert_eq!(spans("my--Ключ"), ["my--ключ=my--Ключ", "my=my", "ключ=Ключ"]);
+        assert_eq!(spans("my--Ключ"), ["my--ключ=my--Ключ", "myключ=my--Ключ", "my=my", "ключ=Ключ"]);
         assert_eq!(spans("Café"), ["cafe=Café"]);
         assert_eq!(spans("dataSchlüssel"), ["dataschlussel=dataSchlüssel", "data=data", "schlussel=Schlüssel"]);
         assert_eq!(spans("中文搜"), ["中文搜=中文搜", "中文=中文", "文搜=文搜"]);

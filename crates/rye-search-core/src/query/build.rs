@@ -167,6 +167,13 @@ impl<'a> Builder<'a> {
             }
             return Ok(self.sequence(&[token], fields, 0));
         }
+        if let [word] = &words[..] {
+            // A compound (`real-time`, `createTool`) is its parts in a row, or the same letters
+            // written as one word (`realtime`, `createtool`), which the index holds for both.
+            let parts = self.sequence(&word.parts, fields, 0);
+            let joined = self.sequence(&[tokenizer::without_joiners(&word.whole)], fields, 0);
+            return Ok(any_of(vec![parts, joined]));
+        }
         let seq: Vec<String> = words.into_iter().flat_map(|w| w.parts).collect();
         Ok(self.sequence(&seq, fields, 0))
     }
