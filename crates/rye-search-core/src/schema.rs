@@ -10,7 +10,7 @@ use crate::tokenizer::TOKENIZER_NAME;
 
 /// Bumped whenever the schema, the tokenizer or what is stored per item (the facade's `extra`)
 /// changes; an index with another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 24;
+pub const SCHEMA_VERSION: u32 = 25;
 
 /// The five weighted text fields, in the order of [`crate::Weights`].
 pub const TEXT_FIELDS: [&str; 5] = ["title", "name", "description", "category", "content"];

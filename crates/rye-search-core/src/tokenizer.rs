@@ -440,13 +440,14 @@ fn visit_compound<'a>(
     if count > 1 && kept(whole) {
         visit(TokenRef { from: start, to: end, position, length: count, text: whole });
     }
-    if count > 1 && whole.contains(is_joiner) {
+    let parts: Vec<(&str, usize, usize)> = parts.collect();
+    if whole.contains(is_joiner) && also_joined(parts.iter().map(|p| p.0)) {
         let joined = without_joiners(whole);
         if kept(&joined) {
             visit(TokenRef { from: start, to: end, position, length: count, text: &joined });
         }
     }
-    for (k, (part, from, to)) in parts.enumerate() {
+    for (k, (part, from, to)) in parts.into_iter().enumerate() {
         if kept(part) {
             visit(TokenRef { from, to, position: position + k, length: 1, text: part });
         }
@@ -458,6 +459,15 @@ fn visit_compound<'a>(
 /// written, and how a camel-case compound's whole already reads.
 pub fn without_joiners(whole: &str) -> String {
     whole.chars().filter(|&c| !is_joiner(c)).collect()
+}
+
+/// Whether a compound of these parts is also written as one word: two parts of letters
+/// (`real-time`, `e-mail`, `create_tool`). Longer compounds are names typed with their joiners
+/// (`elpa-org-contrib`), and dates, versions and numbered names (`2022-09-27`, `x86-64`) are
+/// not written joined: indexed joined, every compound of the Debian descriptions added 74,810
+/// terms and 15% to a build; these add 31,983.
+pub fn also_joined<'a>(parts: impl ExactSizeIterator<Item = &'a str>) -> bool {
+    parts.len() == 2 && { parts }.all(|p| !p.contains(|c: char| c.is_numeric()))
 }
 
 /// Whether a token goes into the index: not empty, and not so long it is a hash or data.
@@ -555,7 +565,7 @@ mod tests {
                 general.push((3, 3 + w.len(), 5, word.parts.len(), word.whole.clone()));
             }
             let joined = without_joiners(&word.whole);
-            if word.parts.len() > 1 && joined != word.whole && kept(&joined) {
+            if also_joined(word.parts.iter().map(String::as_str)) && joined != word.whole && kept(&joined) {
                 general.push((3, 3 + w.len(), 5, word.parts.len(), joined));
             }
             for (k, (part, &(from, to))) in word.parts.iter().zip(&word.spans).enumerate() {
@@ -582,10 +592,10 @@ mod tests {
         let t = |s: &str, p| (String::from(s), p);
         assert_eq!(texts("create_tool"), vec![t("create_tool", 0), t("createtool", 0), t("create", 0), t("tool", 1)]);
         assert_eq!(texts("file-system"), vec![t("file-system", 0), t("filesystem", 0), t("file", 0), t("system", 1)]);
-        assert_eq!(
-            texts("Real-Time-Ü"),
-            vec![t("real-time-u", 0), t("realtimeu", 0), t("real", 0), t("time", 1), t("u", 2)]
-        );
+        assert_eq!(texts("Real-Time"), vec![t("real-time", 0), t("realtime", 0), t("real", 0), t("time", 1)]);
+        // Longer compounds and numbered ones are not written joined.
+        assert_eq!(texts("a-b-c"), vec![t("a-b-c", 0), t("a", 0), t("b", 1), t("c", 2)]);
+        assert_eq!(texts("x86-64"), vec![t("x86-64", 0), t("x86", 0), t("64", 1)]);
         assert_eq!(
             texts("fileSystem x"),
             vec![("filesystem".into(), 0), ("file".into(), 0), ("system".into(), 1), ("x".into(), 2)]
