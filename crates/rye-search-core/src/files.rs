@@ -47,14 +47,26 @@ pub fn stat(path: &Path) -> FileStat {
 
 /// Stats many paths, in order, on up to `threads` threads.
 pub fn stat_many<P: AsRef<Path> + Sync>(paths: &[P], threads: usize) -> Vec<FileStat> {
+    on_threads(paths, threads, 256, stat_run)
+}
+
+/// `run` over `paths` split evenly between up to `threads` threads, the answers in order; fewer
+/// than `at_least` paths stay on this thread (a thread costs more than a few system calls).
+fn on_threads<P: Sync, T: Send>(
+    paths: &[P],
+    threads: usize,
+    at_least: usize,
+    run: impl Fn(&[P]) -> Vec<T> + Sync,
+) -> Vec<T> {
     let threads = threads.max(1);
-    if paths.len() < 256 || threads == 1 {
-        return stat_run(paths);
+    if paths.len() < at_least || threads == 1 {
+        return run(paths);
     }
     let chunk = paths.len().div_ceil(threads);
+    let run = &run;
     std::thread::scope(|s| {
-        let parts: Vec<_> = paths.chunks(chunk).map(|part| s.spawn(move || stat_run(part))).collect();
-        parts.into_iter().flat_map(|h| h.join().expect("stat thread panicked")).collect()
+        let parts: Vec<_> = paths.chunks(chunk).map(|part| s.spawn(move || run(part))).collect();
+        parts.into_iter().flat_map(|h| h.join().expect("a file thread panicked")).collect()
     })
 }
 
@@ -173,16 +185,7 @@ pub fn read(path: &Path, max_bytes: u64) -> FileRead {
 
 /// Reads many paths, in order, on up to `threads` threads.
 pub fn read_many<P: AsRef<Path> + Sync>(paths: &[P], max_bytes: u64, threads: usize) -> Vec<FileRead> {
-    let run = |part: &[P]| part.iter().map(|p| read(p.as_ref(), max_bytes)).collect::<Vec<_>>();
-    let threads = threads.max(1);
-    if paths.len() < 64 || threads == 1 {
-        return run(paths);
-    }
-    let chunk = paths.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let parts: Vec<_> = paths.chunks(chunk).map(|part| s.spawn(move || run(part))).collect();
-        parts.into_iter().flat_map(|h| h.join().expect("read thread panicked")).collect()
-    })
+    on_threads(paths, threads, 64, |part| part.iter().map(|p| read(p.as_ref(), max_bytes)).collect())
 }
 
 /// The POSIX name of an I/O error, as Node names them (`err.code`).
