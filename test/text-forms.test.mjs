@@ -52,6 +52,14 @@ describe('text as people write it', () => {
     assert.deepEqual(await ids(index, 'realtime'), ['d1', 'd0']);
     assert.deepEqual(await ids(index, 'createtool'), ['d2']);
     assert.deepEqual(await ids(index, 'createTool'), ['d2']);
+    // The preview shows and marks the other spelling where the query's is not written.
+    const long = await indexOf([`${'an introduction that goes on for a while. '.repeat(4)}then real-time audio`]);
+    const [hit] = (await long.search({ query: 'realtime', previewChars: 60 })).results;
+    assert.ok(hit.preview.includes('real-time'), hit.preview);
+    assert.deepEqual(
+      hit.highlights.map(([a, b]) => hit.preview.slice(a, b)),
+      ['real-time'],
+    );
   });
 
   it('typed without the marks its readers leave out: Greek accents, Russian ё, Arabic vowels, Hebrew points', async () => {

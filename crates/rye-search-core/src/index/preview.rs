@@ -245,8 +245,14 @@ impl Marks {
         // (folded, `Café` is the term `cafe`, and terms in other scripts have no find). Finds
         // in words that are no match (`tar` in `start`) do not count towards `limit`.
         let (finds, all_found) = self.finder.find(text, MAX_FINDS);
-        let beyond_ascii = if ascii { Vec::new() } else { runs_beyond_ascii(bytes) };
-        for start in merged(finds.iter().map(|f| f.0), beyond_ascii) {
+        // No query word as written: a word with a joiner may still be one in its joined form
+        // (`realtime` is a token of `real-time`), so those words are looked at too.
+        let others = match ascii {
+            true if finds.is_empty() => memchr::memchr2_iter(b'-', b'_', bytes).collect(),
+            true => Vec::new(),
+            false => runs_beyond_ascii(bytes),
+        };
+        for start in merged(finds.iter().map(|f| f.0), others) {
             if out.len() >= limit {
                 break;
             }
