@@ -265,15 +265,15 @@ export class Indexer {
           let indexing: Promise<void> = Promise.resolve();
           try {
             const slices = inSlices(changed);
-            const read = (slice: Candidate[] | undefined) => {
-              const files = readFiles(pathsOf(slice ?? []), this.maxFileBytes);
+            const read = (slice: Candidate[]) => {
+              const files = readFiles(pathsOf(slice), this.maxFileBytes);
               files.catch(() => {}); // awaited in the loop; a failure after the loop left is not unhandled
               return files;
             };
-            let reading = read(slices[0]);
+            let reading = read(slices[0] ?? []);
             for (const [k, slice] of slices.entries()) {
               const reads = await reading;
-              if (k + 1 < slices.length) reading = read(slices[k + 1]);
+              if (k + 1 < slices.length) reading = read(slices[k + 1]!);
               const docs = await this.documents(slice, reads, report, failed, stillSkipped);
               await indexing;
               if (docs.length) {

@@ -173,7 +173,7 @@ impl<'a> Builder<'a> {
             return Ok(self.sequence(&[token], fields, 0));
         }
         if let [word] = &words[..] {
-            if !tokenizer::also_joined(word.parts.iter().map(String::as_str)) {
+            if !tokenizer::also_joined(&word.whole, word.parts.len()) {
                 return Ok(self.sequence(&word.parts, fields, 0));
             }
             // A compound (`real-time`, `createTool`) is its parts in a row, or the same letters
