@@ -49,6 +49,29 @@ describe('semantic search', () => {
     await assert.rejects(index.search({ query: 'x', mode: 'vector' }), { code: 'E_INVALID_ARGUMENT' });
   });
 
+  it('Node API: auto answers by words when every word finds ten items or more, with the first page hybrid gives', async () => {
+    const index = createMemoryIndex();
+    const boards = Array.from({ length: 14 }, (_, i) => ({
+      id: `games/board${i}`,
+      title: `chess game ${i % 3 ? 'engine' : 'board'}`,
+      description: `a chess game to play ${'well '.repeat(i % 4)}against the computer`,
+    }));
+    await index.add([...DOCS, ...boards]);
+    const settled = await index.search({ query: 'chess game' });
+    assert.equal(settled.search_type, 'keyword', 'fourteen items have both words');
+    const hybrid = await index.search({ query: 'chess game', mode: 'hybrid' });
+    assert.deepEqual(
+      settled.results.map((r) => r.id),
+      hybrid.results.map((r) => r.id),
+    );
+    const keyword = await index.search({ query: 'chess game', mode: 'keyword' });
+    assert.deepEqual(settled, keyword, 'the keyword answer, whole');
+    // Fewer than ten items have every word: meaning fills the page after them.
+    const few = await index.search({ query: 'board chess game' });
+    assert.equal(few.search_type, 'hybrid');
+    assert.ok(few.results.length > 5);
+  });
+
   it('Node API: scope, filters and paging stay exact in semantic and hybrid modes', async () => {
     const index = createMemoryIndex();
     await index.add(DOCS);

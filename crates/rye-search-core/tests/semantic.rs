@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use rye_search_core::semantic::{load_model, model};
-use rye_search_core::{ItemDoc, LikeRef, Mode, Scope, SearchIndex, SearchRequest};
+use rye_search_core::{ItemDoc, LikeRef, Matched, Mode, Scope, SearchIndex, SearchRequest};
 
 fn shipped_model() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../model/minilm-static-256.rye-embed");
@@ -260,6 +260,53 @@ fn hybrid_pages_are_slices_of_one_ranking() {
                 let by_type: u64 = counts.expect("counts")["type"].values().sum();
                 assert_eq!(by_type as usize, total, "{query}: counts by type add up to the total");
             }
+        }
+    }
+}
+
+/// `auto` is keyword first: a plain question whose words all match at least ten items is answered
+/// by its words (the first page hybrid would give, in the same order, without the vector scan);
+/// one whose words find fewer, or not all of them, still fuses meaning in. Either way every page
+/// of one question is a slice of one ranking, with one total.
+#[test]
+fn auto_answers_by_words_when_they_find_a_page_and_fuses_meaning_otherwise() {
+    shipped_model();
+    let docs = word_salad();
+    let index = SearchIndex::in_memory().unwrap();
+    add(&index, &docs);
+    add(&index, &every_tenth_again(&docs, "chess"));
+    let run = |query: &str, mode, limit, offset| {
+        let req = SearchRequest { query: query.into(), mode, limit, offset, preview_chars: 0, ..Default::default() };
+        let res = index.search(&req).unwrap();
+        let hits: Vec<_> = res.hits.into_iter().map(|h| (h.id, h.score, h.matched)).collect();
+        (res.search_type, res.total, hits)
+    };
+    let ids = |hits: &[(String, f64, Matched)]| hits.iter().map(|h| h.0.clone()).collect::<Vec<_>>();
+    // Plenty of items have both words; "zebra" is in none (relaxed); three rare words together
+    // are in fewer than ten items.
+    let keyword_total = |query: &str| run(query, Mode::Keyword, 1, 0).1;
+    assert!(keyword_total("chess game") >= 10);
+    let rare = "chess clock calendar printer font";
+    assert!((1..10).contains(&keyword_total(rare)), "{rare}: {}", keyword_total(rare));
+    for (query, by_words) in
+        [("chess game", true), ("python library parser", true), ("a quiet zebra playing chess", false), (rare, false)]
+    {
+        let (kind, total, whole) = run(query, Mode::Auto, 60, 0);
+        assert_eq!(kind, if by_words { "keyword" } else { "hybrid" }, "{query}");
+        let (_, _, hybrid) = run(query, Mode::Hybrid, 10, 0);
+        assert_eq!(ids(&whole[..10]), ids(&hybrid), "{query}: hybrid's first page, in its order");
+        if by_words {
+            assert_eq!(
+                ("keyword", total, whole.clone()),
+                run(query, Mode::Keyword, 60, 0),
+                "{query}: the keyword answer"
+            );
+        }
+        for offset in (0..60).step_by(7) {
+            let (page_kind, page_total, page) = run(query, Mode::Auto, 7, offset);
+            let end = (offset + 7).min(whole.len());
+            assert_eq!((page_kind, page_total), (kind, total), "{query}: 7 from {offset}");
+            assert_eq!(&page[..end - offset], &whole[offset..end], "{query}: 7 from {offset}");
         }
     }
 }

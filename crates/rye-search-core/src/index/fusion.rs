@@ -112,3 +112,23 @@ impl SearchIndex {
 pub(super) fn best_first(a: (f32, DocAddress), b: (f32, DocAddress)) -> std::cmp::Ordering {
     b.0.total_cmp(&a.0).then(a.1.segment_ord.cmp(&b.1.segment_ord)).then(a.1.doc_id.cmp(&b.1.doc_id))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::modes::{KEYWORD_WEIGHT, WORDS_SETTLE};
+
+    /// Each of the first `wanted` ranks of a keyword list weighted `weight` outscores the next by
+    /// more than the most a semantic rank adds: fusion cannot reorder them or pass them.
+    fn keyword_head_holds(weight: f32, wanted: usize) -> bool {
+        (0..wanted).all(|rank| share(weight, rank) - share(weight, rank + 1) > share(1.0, 0))
+    }
+
+    #[test]
+    fn a_full_keyword_list_keeps_the_page_auto_answers_with_words_alone() {
+        assert!(keyword_head_holds(KEYWORD_WEIGHT, WORDS_SETTLE));
+        // The bound is not loose by much: 18 ranks no longer hold.
+        assert!(keyword_head_holds(KEYWORD_WEIGHT, 17));
+        assert!(!keyword_head_holds(KEYWORD_WEIGHT, 18));
+    }
+}

@@ -72,7 +72,7 @@ impl SearchIndex {
                     Some(n) => Some(self.rank_node(req, searcher, parts, n.clone(), Want::top(0))?.query),
                     None => None,
                 };
-                let scan = Scan { matched: None, narrow: narrow_query.as_deref() };
+                let scan = Scan { narrow: narrow_query.as_deref(), ..Scan::default() };
                 Some(self.rank_semantic(req, searcher, parts, v, SEMANTIC_WINDOW, scan)?.top)
             }
             None => None,

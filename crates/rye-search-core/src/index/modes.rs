@@ -1,6 +1,7 @@
 //! What a search runs: keyword ranking, semantic ranking (cosine over the item vectors of the
 //! items the filters let through), or both fused by reciprocal rank (hybrid).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use tantivy::fastfield::AliveBitSet;
@@ -19,7 +20,7 @@ use crate::semantic::{self, quantized, SegmentVectors};
 /// enough that such hits keep their keyword order (meaning only breaks their ties and adds items
 /// after them). Known-item MRR@10 on the Debian bench (200 synopsis queries): weight 1 → 0.906,
 /// 4 → 0.931, 100 → 0.9485, the keyword figure.
-const KEYWORD_WEIGHT: f32 = 100.0;
+pub(super) const KEYWORD_WEIGHT: f32 = 100.0;
 /// A relaxed keyword list (no item had every word) is weak evidence. On the questions of
 /// bench/questions.js (bench/nl-quality.js), weights 1 / 0.5 / 0.2 gave MRR@10 0.455 / 0.522 (RYE)
 /// and 0.068 / 0.103 / 0.119 (Debian).
@@ -68,9 +69,19 @@ impl SearchIndex {
     }
 
     fn keyword(&self, req: &SearchRequest, searcher: &Searcher, parts: &[Arc<SegmentParts>]) -> Result<SearchResponse> {
-        let wanted = req.offset + req.limit;
-        let ranking = self.rank_keyword(req, searcher, parts, Want::top(wanted))?;
-        let ranking = self.at_least(req, searcher, parts, ranking, wanted)?;
+        let ranking = self.rank_keyword(req, searcher, parts, Want::top(req.offset + req.limit))?;
+        self.keyword_answer(req, searcher, parts, ranking)
+    }
+
+    /// The answer to a keyword search from its ranking (`offset + limit` deep).
+    fn keyword_answer(
+        &self,
+        req: &SearchRequest,
+        searcher: &Searcher,
+        parts: &[Arc<SegmentParts>],
+        ranking: Ranking,
+    ) -> Result<SearchResponse> {
+        let ranking = self.at_least(req, searcher, parts, ranking, req.offset + req.limit)?;
         let page: Vec<_> = ranking
             .top
             .iter()
@@ -129,12 +140,28 @@ impl SearchIndex {
         parts: &[Arc<SegmentParts>],
         vector: &[f32],
     ) -> Result<SearchResponse> {
-        let depth = req.offset + req.limit + FUSION_DEPTH;
-        // Neither list needs the other: both are ranked at once.
+        // Neither list needs the other: both are ranked at once. Keyword first in `auto`: when every
+        // word together finds enough, the answer is theirs and the scan stops where it is.
+        let settled = AtomicBool::new(false);
         let (keyword, semantic) = rayon::join(
-            || self.rank_keyword(req, searcher, parts, Want::top(depth).with_matches()),
-            || self.rank_semantic(req, searcher, parts, vector, SEMANTIC_WINDOW, Scan::default()),
+            || match req.mode {
+                Mode::Auto => {
+                    let every_word = self.rank_every_word(req, searcher, parts, fusion_want(req))?;
+                    if every_word.total >= WORDS_SETTLE {
+                        settled.store(true, Ordering::Relaxed);
+                        return Ok(every_word);
+                    }
+                    self.rank_keyword_after(req, searcher, parts, fusion_want(req), every_word)
+                }
+                _ => self.rank_keyword(req, searcher, parts, fusion_want(req)),
+            },
+            || self.rank_semantic(req, searcher, parts, vector, SEMANTIC_WINDOW, Scan::stopped_by(&settled)),
         );
+        if settled.load(Ordering::Relaxed) {
+            let mut keyword = keyword?;
+            keyword.top.truncate(req.offset + req.limit);
+            return self.keyword_answer(req, searcher, parts, keyword);
+        }
         let keyword = keyword?;
         let keyword_weight = if keyword.relaxed { RELAXED_KEYWORD_WEIGHT } else { KEYWORD_WEIGHT };
         let semantic = semantic?.top;
@@ -172,7 +199,8 @@ impl SearchIndex {
         wanted: usize,
         scan: Scan,
     ) -> Result<SemanticRanking> {
-        let Scan { mut matched, narrow } = scan;
+        let stopped = || scan.stop.is_some_and(|s| s.load(Ordering::Relaxed));
+        let Scan { mut matched, narrow, .. } = scan;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(AllQuery))];
         clauses.extend(self.restrictions(searcher, req)?);
         clauses.extend(narrow.map(|q| (Occur::Must, q.box_clone())));
@@ -183,6 +211,9 @@ impl SearchIndex {
         let mut top: Vec<(f32, DocAddress)> = Vec::new();
         let mut total = 0usize;
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
+            if stopped() {
+                break;
+            }
             let mut docs = Vec::with_capacity(reader.num_docs() as usize);
             weight.for_each_no_score(reader, &mut |block| docs.extend_from_slice(block))?;
             let mut set = matched.as_deref_mut().and_then(|sets| sets.get_mut(ord));
@@ -199,7 +230,7 @@ impl SearchIndex {
             };
             // Both cores share a long scan; the stretches' answers are merged in order.
             let found: Vec<Found> = match docs.len() > SCAN_STRETCH {
-                true => docs.par_chunks(SCAN_STRETCH).map(|d| stretch.scan(d)).collect(),
+                true => docs.par_chunks(SCAN_STRETCH).filter(|_| !stopped()).map(|d| stretch.scan(d)).collect(),
                 false => vec![stretch.scan(&docs)],
             };
             for f in found {
@@ -231,11 +262,17 @@ pub(super) struct Scan<'a> {
     pub matched: Option<&'a mut [MatchSet]>,
     /// Only items this query matches.
     pub narrow: Option<&'a dyn Query>,
+    /// Set when the ranking is no longer wanted: the scan ends at its next stretch.
+    pub stop: Option<&'a AtomicBool>,
 }
 
 impl<'a> Scan<'a> {
     fn marking(matched: Option<&'a mut [MatchSet]>) -> Self {
-        Scan { matched, narrow: None }
+        Scan { matched, ..Scan::default() }
+    }
+
+    fn stopped_by(stop: &'a AtomicBool) -> Self {
+        Scan { stop: Some(stop), ..Scan::default() }
     }
 }
 
@@ -371,6 +408,17 @@ fn keep_best(top: &mut Vec<(f32, DocAddress)>, wanted: usize) -> f32 {
     top.select_nth_unstable_by(wanted - 1, |a, b| best_first(*a, *b));
     top.truncate(wanted);
     top[wanted - 1].0
+}
+
+/// Items matching every word from which `auto` answers a plain question by its words alone. A
+/// first page of hybrid would hold the same items in the same order (fusion keeps the first 10
+/// ranks of a full keyword list, see the fusion tests); meaning only ranks items after them. The
+/// rule does not look at the page, so every page of one question is a slice of one ranking.
+pub(super) const WORDS_SETTLE: usize = 10;
+
+/// The keyword ranking a fusion starts from: past the page, with every match marked.
+fn fusion_want(req: &SearchRequest) -> Want {
+    Want::top(req.offset + req.limit + FUSION_DEPTH).with_matches()
 }
 
 /// A plain question: two or more plain words, none of them an identifier (`create_tool`,

@@ -81,17 +81,56 @@ impl SearchIndex {
         parts: &[Arc<SegmentParts>],
         want: Want,
     ) -> Result<Ranking> {
+        self.rank_words(req, searcher, parts, want, true, None)
+    }
+
+    /// The ranking of every word of `req` (stop words of a plain question aside): the first try of
+    /// [`Self::rank_keyword`], never relaxed.
+    pub(super) fn rank_every_word(
+        &self,
+        req: &SearchRequest,
+        searcher: &tantivy::Searcher,
+        parts: &[Arc<SegmentParts>],
+        want: Want,
+    ) -> Result<Ranking> {
+        self.rank_words(req, searcher, parts, want, false, None)
+    }
+
+    /// [`Self::rank_keyword`] going on from the ranking of every word, made with the same `want`.
+    pub(super) fn rank_keyword_after(
+        &self,
+        req: &SearchRequest,
+        searcher: &tantivy::Searcher,
+        parts: &[Arc<SegmentParts>],
+        want: Want,
+        every_word: Ranking,
+    ) -> Result<Ranking> {
+        self.rank_words(req, searcher, parts, want, true, Some(every_word))
+    }
+
+    fn rank_words(
+        &self,
+        req: &SearchRequest,
+        searcher: &tantivy::Searcher,
+        parts: &[Arc<SegmentParts>],
+        want: Want,
+        relax: bool,
+        mut every_word: Option<Ranking>,
+    ) -> Result<Ranking> {
         let node = parse(&req.query)?;
         // Proximity asks for every word, near each other: it never relaxes.
         let plain = if req.proximity.is_none() { relax::plain_query_words(&req.query, &node) } else { None };
         let Some(words) = plain else {
-            return self.rank_node(req, searcher, parts, node, want);
+            return every_word.map_or_else(|| self.rank_node(req, searcher, parts, node, want), Ok);
         };
         let (mut words, _stop_words) = relax::without_stop_words(words);
         let mut dropped = Vec::new();
         loop {
-            let mut ranking = self.rank_node(req, searcher, parts, relax::all_of(&words), want)?;
-            if ranking.total > 0 || words.len() <= 1 {
+            let mut ranking = match every_word.take() {
+                Some(ranking) => ranking,
+                None => self.rank_node(req, searcher, parts, relax::all_of(&words), want)?,
+            };
+            if ranking.total > 0 || words.len() <= 1 || !relax {
                 if !dropped.is_empty() {
                     ranking.relaxed = true;
                     ranking.warnings.push(format!(
