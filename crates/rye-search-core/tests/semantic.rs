@@ -310,3 +310,44 @@ fn auto_answers_by_words_when_they_find_a_page_and_fuses_meaning_otherwise() {
         }
     }
 }
+
+/// The scan's stretches run on several threads and share the lowest score that can still enter
+/// the best: an item that only ties it must not be dropped when another stretch proved it, since
+/// among equal scores the lower address ranks first. Thousands of items with the same text (the
+/// same vector) across many stretches: every page is a slice of one ranking, the same on every
+/// run.
+#[test]
+fn tied_items_across_parallel_stretches_rank_by_address_every_time() {
+    shipped_model();
+    let texts = ["terminal music player", "mail server backup", "chess game engine", "image viewer font"];
+    // The name is embedded too: the same for every item of a text.
+    let docs: Vec<ItemDoc> = (0..40_000)
+        .map(|i| {
+            let (title, description) = (texts[i % texts.len()], texts[(i / 7) % texts.len()]);
+            ItemDoc { name: "same".into(), ..doc(&format!("t{i:05}"), title, description) }
+        })
+        .collect();
+    let index = SearchIndex::in_memory().unwrap();
+    add(&index, &docs);
+    let run = |limit, offset| {
+        let req = SearchRequest {
+            query: "play songs in a terminal".into(),
+            mode: Mode::Semantic,
+            limit,
+            offset,
+            preview_chars: 0,
+            ..Default::default()
+        };
+        let res = index.search(&req).unwrap();
+        (res.total, res.hits.into_iter().map(|h| (h.id, h.score)).collect::<Vec<_>>())
+    };
+    let (total, whole) = run(100, 0);
+    assert!(whole.windows(2).all(|p| p[0].1 >= p[1].1));
+    assert!(whole[..60].iter().all(|h| h.1 == whole[0].1), "the best 60 tie: {whole:?}");
+    for _ in 0..5 {
+        assert_eq!(run(100, 0), (total, whole.clone()));
+        for offset in [0, 13, 60, 90] {
+            assert_eq!(run(10, offset), (total, whole[offset..offset + 10].to_vec()), "10 from {offset}");
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! What a search runs: keyword ranking, semantic ranking (cosine over the item vectors of the
 //! items the filters let through), or both fused by reciprocal rank (hybrid).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 use tantivy::fastfield::AliveBitSet;
@@ -210,6 +210,7 @@ impl SearchIndex {
         let recency = req.recency();
         let mut top: Vec<(f32, DocAddress)> = Vec::new();
         let mut total = 0usize;
+        let floor = SharedFloor::default();
         for (ord, reader) in searcher.segment_readers().iter().enumerate() {
             if stopped() {
                 break;
@@ -227,6 +228,7 @@ impl SearchIndex {
                 ord: ord as u32,
                 wanted,
                 marking: set.is_some(),
+                floor: &floor,
             };
             // Both cores share a long scan; the stretches' answers are merged in order.
             let found: Vec<Found> = match docs.len() > SCAN_STRETCH {
@@ -292,6 +294,8 @@ struct Stretch<'a> {
     wanted: usize,
     /// Facets are counted: every item similar enough is reported.
     marking: bool,
+    /// Shared by the stretches of one ranking.
+    floor: &'a SharedFloor,
 }
 
 /// What a stretch of candidates gave.
@@ -319,17 +323,18 @@ impl Stretch<'_> {
         let mut all_sims = Vec::with_capacity(docs.len());
         self.vectors.similarities(docs, self.query, self.query_scale, &mut all_sims);
         for (block, sims) in docs.chunks(64).zip(all_sims.chunks(64)) {
+            // What other stretches proved: an item of another stretch may rank after one of this
+            // stretch that ties it, so only a lower score is out.
+            let proved = self.floor.get();
             if plain {
-                let (count, best) = sims.iter().fold((0, f32::MIN), |(n, best), &sim| {
-                    (n + (sim >= SEMANTIC_MIN) as usize, if sim > best { sim } else { best })
-                });
+                let (count, best) = block_stats(sims);
                 found.total += count;
-                if best * most_boost <= floor {
+                if best < SEMANTIC_MIN || best * most_boost <= floor || best * most_boost < proved {
                     continue;
                 }
             }
             for (&doc, &sim) in block.iter().zip(sims) {
-                let may_enter = sim * most_boost > floor;
+                let may_enter = sim * most_boost > floor && sim * most_boost >= proved;
                 if plain && !may_enter || sim < SEMANTIC_MIN || self.alive.is_some_and(|a| !a.is_alive(doc)) {
                     continue;
                 }
@@ -340,16 +345,54 @@ impl Stretch<'_> {
                     }
                 }
                 let score = sim * self.recency.map_or(1.0, |r| r.factor(self.columns.date(doc)));
-                if may_enter && score > floor {
+                if may_enter && score > floor && score >= proved {
                     found.top.push((score, DocAddress::new(self.ord, doc)));
                 }
             }
-            // Keep the buffer bounded: cut back to the best `wanted` now and then.
-            if found.top.len() > 4 * self.wanted.max(64) {
+            // Keep the buffer short, so the floor rises early: cut back to the best `wanted`.
+            if found.top.len() > 2 * self.wanted.max(8) {
                 floor = keep_best(&mut found.top, self.wanted);
+                self.floor.raise(floor);
             }
         }
         found
+    }
+}
+
+/// How many of a block's similarities reach [`SEMANTIC_MIN`], and the highest: lane by lane,
+/// so the compiler keeps it in vector registers.
+fn block_stats(sims: &[f32]) -> (usize, f32) {
+    const LANES: usize = 16;
+    let mut counts = [0u32; LANES];
+    let mut best = [f32::MIN; LANES];
+    let mut lanes = sims.chunks_exact(LANES);
+    for chunk in &mut lanes {
+        for i in 0..LANES {
+            counts[i] += (chunk[i] >= SEMANTIC_MIN) as u32;
+            best[i] = if chunk[i] > best[i] { chunk[i] } else { best[i] };
+        }
+    }
+    let rest = lanes.remainder();
+    let count = counts.iter().sum::<u32>() as usize + rest.iter().filter(|&&s| s >= SEMANTIC_MIN).count();
+    let best = best.iter().chain(rest).fold(f32::MIN, |m, &s| if s > m { s } else { m });
+    (count, best)
+}
+
+/// The lowest score that can still enter a scan's best `wanted`, as proved by any of its
+/// stretches so far (stretches run on several threads). Scores are positive, so their bits order
+/// as they do.
+#[derive(Default)]
+struct SharedFloor(AtomicU32);
+
+impl SharedFloor {
+    fn get(&self) -> f32 {
+        f32::from_bits(self.0.load(Ordering::Relaxed))
+    }
+
+    fn raise(&self, floor: f32) {
+        if floor > 0.0 && floor.is_finite() {
+            self.0.fetch_max(floor.to_bits(), Ordering::Relaxed);
+        }
     }
 }
 
