@@ -324,7 +324,8 @@ fn tied_items_across_parallel_stretches_rank_by_address_every_time() {
     let docs: Vec<ItemDoc> = (0..40_000)
         .map(|i| {
             let (title, description) = (texts[i % texts.len()], texts[(i / 7) % texts.len()]);
-            ItemDoc { name: "same".into(), ..doc(&format!("t{i:05}"), title, description) }
+            let kind = if i % 3 == 0 { "directive" } else { "tool" };
+            ItemDoc { name: "same".into(), kind: kind.into(), ..doc(&format!("t{i:05}"), title, description) }
         })
         .collect();
     let index = SearchIndex::in_memory().unwrap();
@@ -344,6 +345,22 @@ fn tied_items_across_parallel_stretches_rank_by_address_every_time() {
     let (total, whole) = run(100, 0);
     assert!(whole.windows(2).all(|p| p[0].1 >= p[1].1));
     assert!(whole[..60].iter().all(|h| h.1 == whole[0].1), "the best 60 tie: {whole:?}");
+    // A scope is a filter each stretch runs over its own range of doc ids: what it lets through
+    // is what the unfiltered scan counts for that type.
+    let directives = SearchRequest {
+        query: "play songs in a terminal".into(),
+        mode: Mode::Semantic,
+        scopes: vec![Scope { kind: Some("directive".into()), ..Default::default() }],
+        facets: true,
+        ..Default::default()
+    };
+    let scoped = index.search(&directives).unwrap();
+    let all = index.search(&SearchRequest { scopes: Vec::new(), ..directives.clone() }).unwrap();
+    assert_eq!(scoped.total as u64, all.counts.unwrap()["type"]["directive"]);
+    assert!(scoped.total > 1000, "{}", scoped.total);
+    for hit in &scoped.hits {
+        assert_eq!(hit.id.trim_start_matches('t').parse::<usize>().unwrap() % 3, 0, "{}", hit.id);
+    }
     for _ in 0..5 {
         assert_eq!(run(100, 0), (total, whole.clone()));
         for offset in [0, 13, 60, 90] {

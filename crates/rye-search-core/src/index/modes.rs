@@ -1,10 +1,13 @@
 //! What a search runs: keyword ranking, semantic ranking (cosine over the item vectors of the
 //! items the filters let through), or both fused by reciprocal rank (hybrid).
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 use tantivy::fastfield::AliveBitSet;
+use tantivy::query::Weight;
+use tantivy::COLLECT_BLOCK_BUFFER_LEN;
 use tantivy::{DocAddress, DocId};
 
 use super::facets::MatchSet;
@@ -215,8 +218,6 @@ impl SearchIndex {
             if stopped() {
                 break;
             }
-            let mut docs = Vec::with_capacity(reader.num_docs() as usize);
-            weight.for_each_no_score(reader, &mut |block| docs.extend_from_slice(block))?;
             let mut set = matched.as_deref_mut().and_then(|sets| sets.get_mut(ord));
             let stretch = Stretch {
                 vectors: &*parts[ord].vectors(reader, vector.len())?,
@@ -230,11 +231,18 @@ impl SearchIndex {
                 marking: set.is_some(),
                 floor: &floor,
             };
-            // Both cores share a long scan; the stretches' answers are merged in order.
-            let found: Vec<Found> = match docs.len() > SCAN_STRETCH {
-                true => docs.par_chunks(SCAN_STRETCH).filter(|_| !stopped()).map(|d| stretch.scan(d)).collect(),
-                false => vec![stretch.scan(&docs)],
-            };
+            // Both cores share a long scan, each stretch of doc ids with its own pass of the filter;
+            // the stretches' answers are merged in order.
+            let max_doc = reader.max_doc();
+            let starts: Vec<DocId> = (0..max_doc).step_by(SCAN_STRETCH).collect();
+            let found: Vec<Found> = starts
+                .into_par_iter()
+                .filter(|_| !stopped())
+                .map(|start| {
+                    let end = max_doc.min(start.saturating_add(SCAN_STRETCH as u32));
+                    Ok(stretch.scan(&candidates(&*weight, reader, start..end)?))
+                })
+                .collect::<Result<_>>()?;
             for f in found {
                 total += f.total;
                 top.extend(f.top);
@@ -246,6 +254,25 @@ impl SearchIndex {
         }
         top.sort_by(|a, b| best_first(*a, *b));
         Ok(SemanticRanking { top, total })
+    }
+}
+
+/// The docs of `range` that `filter` matches, in order (read 64 at a time: one dynamic call a
+/// block, not one a doc).
+fn candidates(filter: &dyn Weight, reader: &SegmentReader, range: Range<DocId>) -> Result<Vec<DocId>> {
+    let mut scorer = filter.scorer(reader, 1.0)?;
+    if scorer.doc() < range.start {
+        scorer.seek(range.start);
+    }
+    let mut docs = Vec::with_capacity(range.len());
+    let mut block = [0; COLLECT_BLOCK_BUFFER_LEN];
+    loop {
+        let n = scorer.fill_buffer(&mut block);
+        let inside = block[..n].partition_point(|&d| d < range.end);
+        docs.extend_from_slice(&block[..inside]);
+        if inside < COLLECT_BLOCK_BUFFER_LEN {
+            return Ok(docs);
+        }
     }
 }
 
