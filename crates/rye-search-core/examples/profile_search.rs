@@ -147,7 +147,16 @@ fn run_each(index: &SearchIndex, reqs: &[SearchRequest]) {
 /// Repeated searches, apart from the first ones for `callgrind --toggle-collect='*run_warm*'`.
 #[inline(never)]
 fn run_warm(index: &SearchIndex, reqs: &[SearchRequest]) {
+    // `GAP_US=n`: this thread works n µs between searches, as a caller does with each answer
+    // (the pool's threads may fall asleep meanwhile).
+    let gap = std::env::var("GAP_US").ok().and_then(|g| g.parse().ok()).map(std::time::Duration::from_micros);
     for req in reqs {
         index.search(req).unwrap();
+        if let Some(gap) = gap {
+            let start = Instant::now();
+            while start.elapsed() < gap {
+                std::hint::spin_loop();
+            }
+        }
     }
 }

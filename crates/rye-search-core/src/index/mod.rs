@@ -55,6 +55,7 @@ mod merge;
 mod modes;
 mod preview;
 mod search;
+mod share;
 
 pub use batch::Batch;
 use batch::KnownKeys;

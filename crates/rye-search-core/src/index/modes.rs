@@ -124,6 +124,7 @@ impl SearchIndex {
             vector,
             req.offset + req.limit,
             Scan::marking(sets.as_deref_mut()),
+            || {},
         )?;
         let best = top.first().map_or(1.0, |t| t.0);
         if above_min_score(req, &mut top, |t| t.0, best, &mut total) {
@@ -143,23 +144,27 @@ impl SearchIndex {
         parts: &[Arc<SegmentParts>],
         vector: &[f32],
     ) -> Result<SearchResponse> {
-        // Neither list needs the other: both are ranked at once. Keyword first in `auto`: when every
-        // word together finds enough, the answer is theirs and the scan stops where it is.
+        // Neither list needs the other: the keyword list is ranked on this thread while the pool
+        // starts the scan. Keyword first in `auto`: when every word together finds enough, the
+        // answer is theirs and the scan stops where it is.
         let settled = AtomicBool::new(false);
-        let (keyword, semantic) = rayon::join(
-            || match req.mode {
-                Mode::Auto => {
-                    let every_word = self.rank_every_word(req, searcher, parts, fusion_want(req))?;
-                    if every_word.total >= WORDS_SETTLE {
-                        settled.store(true, Ordering::Relaxed);
-                        return Ok(every_word);
-                    }
-                    self.rank_keyword_after(req, searcher, parts, fusion_want(req), every_word)
+        let mut keyword = None;
+        let rank_keyword = || match req.mode {
+            Mode::Auto => {
+                let every_word = self.rank_every_word(req, searcher, parts, fusion_want(req))?;
+                if every_word.total >= WORDS_SETTLE {
+                    settled.store(true, Ordering::Relaxed);
+                    return Ok(every_word);
                 }
-                _ => self.rank_keyword(req, searcher, parts, fusion_want(req)),
-            },
-            || self.rank_semantic(req, searcher, parts, vector, SEMANTIC_WINDOW, Scan::stopped_by(&settled)),
-        );
+                self.rank_keyword_after(req, searcher, parts, fusion_want(req), every_word)
+            }
+            _ => self.rank_keyword(req, searcher, parts, fusion_want(req)),
+        };
+        let semantic =
+            self.rank_semantic(req, searcher, parts, vector, SEMANTIC_WINDOW, Scan::stopped_by(&settled), || {
+                keyword = Some(rank_keyword())
+            });
+        let keyword = keyword.expect("ranked alongside the scan");
         if settled.load(Ordering::Relaxed) {
             let mut keyword = keyword?;
             keyword.top.truncate(req.offset + req.limit);
@@ -193,6 +198,8 @@ impl SearchIndex {
 
     /// The `wanted` items most similar to `vector` among those the request's restrictions let
     /// through, with how many reach [`SEMANTIC_MIN`]. Exact: every candidate is compared.
+    /// `alongside` runs on this thread while the pool's threads start on the scan.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn rank_semantic(
         &self,
         req: &SearchRequest,
@@ -201,6 +208,7 @@ impl SearchIndex {
         vector: &[f32],
         wanted: usize,
         scan: Scan,
+        alongside: impl FnOnce(),
     ) -> Result<SemanticRanking> {
         let stopped = || scan.stop.is_some_and(|s| s.load(Ordering::Relaxed));
         let Scan { mut matched, narrow, .. } = scan;
@@ -211,47 +219,54 @@ impl SearchIndex {
         let weight = filter.weight(EnableScoring::disabled_from_searcher(searcher))?;
         let (query, query_scale) = quantized(vector);
         let recency = req.recency();
+        let floor = SharedFloor::default();
+        let readers = searcher.segment_readers();
+        let vectors: Vec<Arc<SegmentVectors>> =
+            readers.iter().enumerate().map(|(ord, r)| parts[ord].vectors(r, vector.len())).collect::<Result<_>>()?;
+        let marking = matched.is_some();
+        let stretch = |ord: usize| Stretch {
+            vectors: &vectors[ord],
+            query: &query,
+            query_scale,
+            alive: readers[ord].alive_bitset(),
+            recency,
+            columns: &parts[ord].columns,
+            ord: ord as u32,
+            wanted,
+            marking,
+            floor: &floor,
+        };
+        // Every segment in stretches of doc ids, each with its own pass of the filter, shared by
+        // all cores; the answers are merged in order.
+        let stretches: Vec<(usize, Range<DocId>)> = (readers.iter().enumerate())
+            .flat_map(|(ord, r)| {
+                let max_doc = r.max_doc();
+                (0..max_doc)
+                    .step_by(SCAN_STRETCH)
+                    .map(move |start| (ord, start..max_doc.min(start + SCAN_STRETCH as u32)))
+            })
+            .collect();
+        let found = share::with_pool(stretches.len(), alongside, |i| {
+            let (ord, range) = &stretches[i];
+            match stopped() {
+                true => Result::Ok(None),
+                false => Ok(Some(stretch(*ord).scan(&candidates(&*weight, &readers[*ord], range.clone())?))),
+            }
+        });
         let mut top: Vec<(f32, DocAddress)> = Vec::new();
         let mut total = 0usize;
-        let floor = SharedFloor::default();
-        for (ord, reader) in searcher.segment_readers().iter().enumerate() {
-            if stopped() {
-                break;
+        for ((ord, _), f) in stretches.iter().zip(found) {
+            let Some(f) = f? else { continue };
+            total += f.total;
+            top.extend(f.top);
+            if let Some(set) = matched.as_deref_mut().and_then(|sets| sets.get_mut(*ord)) {
+                f.matched.into_iter().for_each(|doc| set.insert(doc));
             }
-            let mut set = matched.as_deref_mut().and_then(|sets| sets.get_mut(ord));
-            let stretch = Stretch {
-                vectors: &*parts[ord].vectors(reader, vector.len())?,
-                query: &query,
-                query_scale,
-                alive: reader.alive_bitset(),
-                recency,
-                columns: &parts[ord].columns,
-                ord: ord as u32,
-                wanted,
-                marking: set.is_some(),
-                floor: &floor,
-            };
-            // Both cores share a long scan, each stretch of doc ids with its own pass of the filter;
-            // the stretches' answers are merged in order.
-            let max_doc = reader.max_doc();
-            let starts: Vec<DocId> = (0..max_doc).step_by(SCAN_STRETCH).collect();
-            let found: Vec<Found> = starts
-                .into_par_iter()
-                .filter(|_| !stopped())
-                .map(|start| {
-                    let end = max_doc.min(start.saturating_add(SCAN_STRETCH as u32));
-                    Ok(stretch.scan(&candidates(&*weight, reader, start..end)?))
-                })
-                .collect::<Result<_>>()?;
-            for f in found {
-                total += f.total;
-                top.extend(f.top);
-                if let Some(set) = set.as_deref_mut() {
-                    f.matched.into_iter().for_each(|doc| set.insert(doc));
-                }
+            if top.len() > 4 * wanted.max(64) {
+                keep_best(&mut top, wanted);
             }
-            keep_best(&mut top, wanted);
         }
+        keep_best(&mut top, wanted);
         top.sort_by(|a, b| best_first(*a, *b));
         Ok(SemanticRanking { top, total })
     }
