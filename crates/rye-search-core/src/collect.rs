@@ -241,7 +241,7 @@ const SCORE_NOISE_BITS: u32 = 10;
 /// depends on where documents sit in the index (a union drops exhausted clauses by swapping), so
 /// identical documents can differ in the last bits of an f32: without this, twins would be
 /// ordered by chance instead of by space and id, and two builds of the same items could disagree.
-fn quantise(score: Score) -> Score {
+pub fn quantise(score: Score) -> Score {
     if score > 0.0 && score.is_finite() {
         f32::from_bits(score.to_bits() & !((1u32 << SCORE_NOISE_BITS) - 1))
     } else {
@@ -363,10 +363,13 @@ impl SegmentCollector for SegmentTop {
             Some(r) => score * r.factor(self.columns.date(doc)),
             None => score,
         };
+        // Compared as ranked: a ranking cut at `min_score` keeps the quantised scores at or above
+        // it, and the count must say the same (raw scores a hair above the bound whose quantised
+        // score is below it were counted and not kept: total 33 for 27 shown, by the page).
+        let score = quantise(score);
         if score < self.min_score {
             return;
         }
-        let score = quantise(score);
         if let Some(bits) = &mut self.marks {
             bits[doc as usize / 64] |= 1 << (doc % 64);
         }

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::collect::quantise;
 
 /// The facets an answer can count, each from its terms: a field, and a prefix of its terms that
 /// is cut off to give the value.
@@ -94,8 +95,9 @@ impl SearchIndex {
             let alive = reader.alive_bitset();
             let live = |doc: DocId| alive.is_none_or(|a| a.is_alive(doc));
             match min {
+                // The score as the ranking compares it with the bound (see `collect::quantise`).
                 Some(min) => weight.for_each(reader, &mut |doc, score| {
-                    if score * boost(doc) >= min && live(doc) {
+                    if quantise(score * boost(doc)) >= min && live(doc) {
                         set.insert(doc);
                     }
                 })?,
