@@ -30,7 +30,8 @@ terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards, * for eve
   --explain            show what each query term gave each result
   --boost-recent D     favour recent items among similar matches, the boost halving every D (7d, 30d, 2w)
   --include-fields L   only these result fields in --json (id and type always), e.g. id,score,description
-  --mode M             auto (default: plain questions hybrid, anything else keyword), keyword, semantic or hybrid
+  --mode M             auto (default: plain questions hybrid unless their words match 10+ items, anything
+                       else keyword), keyword, semantic or hybrid
 ${COMMON_HELP}
 
 Exit status: 0 results found, 1 no results, 2 error.`;

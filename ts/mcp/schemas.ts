@@ -75,7 +75,8 @@ export const queryArgs = {
     .optional()
     .describe(
       'How to search. auto (default): a plain question ("keep shell sessions alive after ssh disconnects") runs hybrid, ' +
-        'keyword plus meaning, fused; queries with operators, quotes, wildcards, fields or identifiers run as keyword. ' +
+        'keyword plus meaning, fused, unless its words together match ten items or more (then keyword); ' +
+        'queries with operators, quotes, wildcards, fields or identifiers run as keyword. ' +
         'keyword: words only. semantic: meaning only. hybrid: both.',
     ),
   min_score: z
