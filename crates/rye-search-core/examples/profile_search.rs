@@ -4,7 +4,8 @@
 //! Environment: `CHUNK=n` documents per batch, `PREVIEW=n` preview characters (default 0), `FUZZY=1|2` fuzzy distance, `ONLY=<field>` search one text field, `EACH=1` time
 //! each query, `KNOWN=file.tsv` known-item MRR (`DUMP=out.txt` writes every result list),
 //! `MODEL=file` embed with that model, `MODE=auto|keyword|semantic|hybrid` (default keyword),
-//! `ONLY_MANY=1` / `NO_MANY=1` time only `search_many` / only single searches.
+//! `ONLY_MANY=1` / `NO_MANY=1` time only `search_many` / only single searches, `GAP_US=n` work n µs
+//! between searches (as a caller does; the pool may fall asleep meanwhile).
 use std::time::Instant;
 
 #[global_allocator]

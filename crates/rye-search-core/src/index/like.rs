@@ -73,7 +73,7 @@ impl SearchIndex {
                     None => None,
                 };
                 let scan = Scan { narrow: narrow_query.as_deref(), ..Scan::default() };
-                Some(self.rank_semantic(req, searcher, parts, v, SEMANTIC_WINDOW, scan, || {})?.top)
+                Some(self.rank_semantic(req, searcher, parts, v, SEMANTIC_WINDOW, scan)?.top)
             }
             None => None,
         };

@@ -124,7 +124,6 @@ impl SearchIndex {
             vector,
             req.offset + req.limit,
             Scan::marking(sets.as_deref_mut()),
-            || {},
         )?;
         let best = top.first().map_or(1.0, |t| t.0);
         if above_min_score(req, &mut top, |t| t.0, best, &mut total) {
@@ -160,10 +159,12 @@ impl SearchIndex {
             }
             _ => self.rank_keyword(req, searcher, parts, fusion_want(req)),
         };
-        let semantic =
-            self.rank_semantic(req, searcher, parts, vector, SEMANTIC_WINDOW, Scan::stopped_by(&settled), || {
-                keyword = Some(rank_keyword())
-            });
+        let scan = Scan {
+            stop: Some(&settled),
+            alongside: Some(Box::new(|| keyword = Some(rank_keyword()))),
+            ..Scan::default()
+        };
+        let semantic = self.rank_semantic(req, searcher, parts, vector, SEMANTIC_WINDOW, scan);
         let keyword = keyword.expect("ranked alongside the scan");
         if settled.load(Ordering::Relaxed) {
             let mut keyword = keyword?;
@@ -198,8 +199,6 @@ impl SearchIndex {
 
     /// The `wanted` items most similar to `vector` among those the request's restrictions let
     /// through, with how many reach [`SEMANTIC_MIN`]. Exact: every candidate is compared.
-    /// `alongside` runs on this thread while the pool's threads start on the scan.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn rank_semantic(
         &self,
         req: &SearchRequest,
@@ -208,10 +207,9 @@ impl SearchIndex {
         vector: &[f32],
         wanted: usize,
         scan: Scan,
-        alongside: impl FnOnce(),
     ) -> Result<SemanticRanking> {
-        let stopped = || scan.stop.is_some_and(|s| s.load(Ordering::Relaxed));
-        let Scan { mut matched, narrow, .. } = scan;
+        let Scan { mut matched, narrow, stop, alongside } = scan;
+        let stopped = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(AllQuery))];
         clauses.extend(self.restrictions(searcher, req)?);
         clauses.extend(narrow.map(|q| (Occur::Must, q.box_clone())));
@@ -246,7 +244,12 @@ impl SearchIndex {
                     .map(move |start| (ord, start..max_doc.min(start + SCAN_STRETCH as u32)))
             })
             .collect();
-        let found = share::with_pool(stretches.len(), alongside, |i| {
+        let first = || {
+            if let Some(alongside) = alongside {
+                alongside()
+            }
+        };
+        let found = share::with_pool(stretches.len(), first, |i| {
             let (ord, range) = &stretches[i];
             match stopped() {
                 true => Result::Ok(None),
@@ -308,15 +311,13 @@ pub(super) struct Scan<'a> {
     pub narrow: Option<&'a dyn Query>,
     /// Set when the ranking is no longer wanted: the scan ends at its next stretch.
     pub stop: Option<&'a AtomicBool>,
+    /// Runs on the calling thread while the pool's threads start on the scan.
+    pub alongside: Option<Box<dyn FnOnce() + 'a>>,
 }
 
 impl<'a> Scan<'a> {
     fn marking(matched: Option<&'a mut [MatchSet]>) -> Self {
         Scan { matched, ..Scan::default() }
-    }
-
-    fn stopped_by(stop: &'a AtomicBool) -> Self {
-        Scan { stop: Some(stop), ..Scan::default() }
     }
 }
 
