@@ -12,7 +12,7 @@ use tantivy::{DocAddress, DocId};
 
 use super::facets::MatchSet;
 use super::fusion::{best_first, Fused, FUSION_DEPTH, SEMANTIC_WINDOW};
-use super::search::{min_bound, normalise, Ranking, Want};
+use super::search::{min_bound, normalise, Ranking, Want, Words};
 use super::*;
 use crate::collect::SortColumns;
 use crate::recency::{Recency, RECENCY_WEIGHT};
@@ -150,12 +150,12 @@ impl SearchIndex {
         let mut keyword = None;
         let rank_keyword = || match req.mode {
             Mode::Auto => {
-                let every_word = self.rank_every_word(req, searcher, parts, fusion_want(req))?;
+                let every_word = self.rank_words(req, searcher, parts, fusion_want(req), Words::Every)?;
                 if every_word.total >= WORDS_SETTLE {
                     settled.store(true, Ordering::Relaxed);
                     return Ok(every_word);
                 }
-                self.rank_keyword_after(req, searcher, parts, fusion_want(req), every_word)
+                self.rank_words(req, searcher, parts, fusion_want(req), Words::Relaxing(Some(every_word)))
             }
             _ => self.rank_keyword(req, searcher, parts, fusion_want(req)),
         };

@@ -21,6 +21,15 @@ pub(super) struct Ranking {
     pub matches: Matches,
 }
 
+/// Which keyword ranking of a plain question.
+pub(super) enum Words {
+    /// Only the first try: every word (stop words aside), never relaxed.
+    Every,
+    /// Words dropped until something matches, going on from the first try when it was made
+    /// (with the same [`Want`]).
+    Relaxing(Option<Ranking>),
+}
+
 /// How much of a keyword ranking to keep.
 #[derive(Clone, Copy)]
 pub(super) struct Want {
@@ -81,42 +90,22 @@ impl SearchIndex {
         parts: &[Arc<SegmentParts>],
         want: Want,
     ) -> Result<Ranking> {
-        self.rank_words(req, searcher, parts, want, true, None)
+        self.rank_words(req, searcher, parts, want, Words::Relaxing(None))
     }
 
-    /// The ranking of every word of `req` (stop words of a plain question aside): the first try of
-    /// [`Self::rank_keyword`], never relaxed.
-    pub(super) fn rank_every_word(
+    /// [`Self::rank_keyword`], or only its first try ([`Words`]).
+    pub(super) fn rank_words(
         &self,
         req: &SearchRequest,
         searcher: &tantivy::Searcher,
         parts: &[Arc<SegmentParts>],
         want: Want,
+        words: Words,
     ) -> Result<Ranking> {
-        self.rank_words(req, searcher, parts, want, false, None)
-    }
-
-    /// [`Self::rank_keyword`] going on from the ranking of every word, made with the same `want`.
-    pub(super) fn rank_keyword_after(
-        &self,
-        req: &SearchRequest,
-        searcher: &tantivy::Searcher,
-        parts: &[Arc<SegmentParts>],
-        want: Want,
-        every_word: Ranking,
-    ) -> Result<Ranking> {
-        self.rank_words(req, searcher, parts, want, true, Some(every_word))
-    }
-
-    fn rank_words(
-        &self,
-        req: &SearchRequest,
-        searcher: &tantivy::Searcher,
-        parts: &[Arc<SegmentParts>],
-        want: Want,
-        relax: bool,
-        mut every_word: Option<Ranking>,
-    ) -> Result<Ranking> {
+        let (relax, mut every_word) = match words {
+            Words::Every => (false, None),
+            Words::Relaxing(first) => (true, first),
+        };
         let node = parse(&req.query)?;
         // Proximity asks for every word, near each other: it never relaxes.
         let plain = if req.proximity.is_none() { relax::plain_query_words(&req.query, &node) } else { None };
