@@ -54,4 +54,16 @@ mod tests {
         let nested: Vec<Vec<usize>> = (0..8usize).into_par_iter().map(|k| with_pool(k, || {}, |i| i + k)).collect();
         assert_eq!(nested[5], vec![5, 6, 7, 8, 9]);
     }
+
+    /// A task that panics on a pool thread reaches the caller as a panic (which the binding
+    /// contains), never as an abort of the process; the pool stays usable.
+    #[test]
+    fn a_panicking_task_reaches_the_caller_and_the_pool_lives_on() {
+        for n in [1, 3, 64] {
+            let caught =
+                std::panic::catch_unwind(|| with_pool(n, || {}, |i| if i + 1 == n { panic!("task {i}") } else { i }));
+            assert!(caught.is_err(), "{n} tasks");
+        }
+        assert_eq!(with_pool(3, || {}, |i| i), vec![0, 1, 2]);
+    }
 }
