@@ -692,9 +692,13 @@ mod tests {
         assert!(texts(&long).is_empty());
     }
 
+    /// The tokens of `s` as indexed, space-separated.
+    fn folded(s: &str) -> String {
+        tokens(s).into_iter().map(|t| t.text).collect::<Vec<_>>().join(" ")
+    }
+
     #[test]
     fn compatibility_forms_turkish_i_and_marks_fold_like_their_letters() {
-        let folded = |s: &str| tokens(s).into_iter().map(|t| t.text).collect::<Vec<_>>().join(" ");
         assert_eq!(folded("ﬁle ＡＢＣ ℌello"), "file abc hello");
         assert_eq!(folded("İstanbul ıstanbul ISTANBUL"), "istanbul istanbul istanbul");
         // NFD accents are part of their word and fold like the composed letter.
@@ -707,7 +711,6 @@ mod tests {
 
     #[test]
     fn marks_people_leave_out_when_they_type_fold_away_and_letters_stay() {
-        let folded = |s: &str| tokens(s).into_iter().map(|t| t.text).collect::<Vec<_>>().join(" ");
         // Greek accents, composed or not, polytonic too.
         assert_eq!(folded("Καλημέρα ΐ ἀρχή καλημε\u{301}ρα"), "καλημερα ι αρχη καλημερα");
         // Russian ё and stress marks; й, Ukrainian ї and Belarusian ў stay letters.
