@@ -36,8 +36,11 @@ export type MemorySearchOptions = SearchOptions;
 const RANK: Record<string, number> = { project: 0, user: 1 };
 /** A document's source label, and a `space` a search over them may name. */
 const SOURCE_LABEL = /^(project|user|system(:.+)?)$/;
-/** Documents prepared and sent at a time (see `upsertDocuments` for the text's own limit). */
-const UPSERT_CHUNK = 5000;
+/**
+ * Documents prepared and sent at a time (see `upsertDocuments` for the texts' own size): few, so
+ * that what is prepared for them dies young too.
+ */
+const UPSERT_CHUNK = 256;
 
 const TEXT_KEYS = ['title', 'name', 'description', 'category', 'content', 'version', 'source', 'path'] as const;
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { upsertDocuments } from '../../dist/document.js';
+import { UPSERT_TEXT_CHARS, upsertDocuments } from '../../dist/document.js';
 
 /** A batch that keeps what it is sent. */
 function recorder() {
@@ -29,6 +29,15 @@ describe('large documents', () => {
       ids,
       docs.map((d) => d.id),
     );
+  });
+
+  it('a large add goes in short texts by default, so none outlives its upsert in the old generation', async () => {
+    const docs = Array.from({ length: 5000 }, (_, i) => doc(i, 100 + (i % 50)));
+    const batch = recorder();
+    await upsertDocuments(batch, docs);
+    assert.ok(batch.payloads.length > 5, `${batch.payloads.length} texts`);
+    for (const p of batch.payloads) assert.ok(p.length <= UPSERT_TEXT_CHARS, `a text of ${p.length} characters`);
+    assert.equal(batch.payloads.flatMap((p) => JSON.parse(p)).length, docs.length);
   });
 
   it('a document longer than the limit goes alone; small lists go whole', async () => {
