@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createMemoryIndex, openIndex } from '../dist/index.js';
 import { packages } from './corpus.js';
 import { queryMix } from './queries.js';
-import { DEBIAN_QUESTIONS, RYE_QUESTIONS } from './questions.js';
+import { DEBIAN_QUESTIONS, RYE_HELD_OUT_QUESTIONS, RYE_QUESTIONS } from './questions.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RYEOS = path.resolve(HERE, '..', '..', 'shared', 'corpus', 'ryeos');
@@ -54,14 +54,19 @@ if (which === 'all' || which === 'ryeos') {
     systemBundles: bundles,
     includeDefaultBundle: false,
   });
-  out.push(
-    ...(await score(
-      'ryeos',
-      RYE_QUESTIONS,
-      (o) => index.search(o),
-      (r, want) => r.id === want,
-    )),
-  );
+  for (const [name, questions] of [
+    ['ryeos', RYE_QUESTIONS],
+    ['ryeos held-out', RYE_HELD_OUT_QUESTIONS],
+  ]) {
+    out.push(
+      ...(await score(
+        name,
+        questions,
+        (o) => index.search(o),
+        (r, want) => r.id === want,
+      )),
+    );
+  }
   await index.close();
   fs.rmSync(cache, { recursive: true, force: true });
 }

@@ -36,6 +36,27 @@ export const RYE_QUESTIONS = [
   ['install javascript packages', 'rye/code/npm'],
 ];
 
+/**
+ * More RYE questions, written after the fusion weights were chosen on the ones above and used to
+ * check that choice (see `WEAK_KEYWORD_WEIGHT` in crates/rye-search-core/src/index/modes.rs).
+ */
+export const RYE_HELD_OUT_QUESTIONS = [
+  ['register a new MCP server so its tools are available', 'rye/mcp/add_server'],
+  ['write down something the agent should remember as knowledge', 'rye/authoring/create_knowledge'],
+  ['what the words used in rye mean', 'rye/core/terminology'],
+  ["run the project's tests", 'rye/dev/test-runner'],
+  ['handle emails that arrive', 'rye/email/handle_inbound'],
+  ['send an email', 'rye/email/send'],
+  ['how items are trusted by their signatures', 'rye/core/registry/trust-model'],
+  ['check code for problems and diagnostics', 'rye/code/diagnostics'],
+  ['when an attempt fails throw it away and start over', 'rye/code/quality/scrap-and-retry'],
+  ['what runtimes can execute tools', 'rye/core/runtimes/standard-runtimes'],
+  ['run a directive in its own thread', 'rye/agent/threads/thread_directive'],
+  ['coordinate the steps of a graph', 'rye/agent/graphs/graph_orchestrator'],
+  ['templates with variables in items', 'rye/core/templating-systems'],
+  ['how tool files are written', 'rye/authoring/tool-format'],
+];
+
 /** Debian (../shared/corpus/debian): a need → the package that meets it. */
 export const DEBIAN_QUESTIONS = [
   ['keep shell sessions running after I disconnect from ssh', 'tmux'],

@@ -311,6 +311,51 @@ fn auto_answers_by_words_when_they_find_a_page_and_fuses_meaning_otherwise() {
     }
 }
 
+/// Words that name an item (all of them in its title, name, description, category or tags) keep
+/// it first; words an item holds only somewhere in its body are weak evidence, and a question
+/// fused with meaning then ranks what meaning finds first.
+#[test]
+fn words_only_in_a_body_do_not_outrank_meaning_words_that_name_an_item_do() {
+    shipped_model();
+    let question = "how do I make a new tool";
+    // Eighty items about writing tools, none with the words "make" or "new": meaning finds them
+    // first. One item about backups holds every word, in its body only.
+    let mut docs = Vec::new();
+    for verb in ["Create", "Write", "Build", "Author", "Generate"] {
+        for what in ["a tool", "tool files", "a tool script", "tool metadata"] {
+            for how in ["for agents", "with metadata", "and sign it", "from a template"] {
+                let title = format!("{verb} {what} {how}");
+                docs.push(doc(&title.to_lowercase().replace(' ', "_"), &title, "Writes a tool file and checks it"));
+            }
+        }
+    }
+    docs.push(ItemDoc {
+        content: "Mailboxes are copied at night. Make room on the disk first; a new copy replaces the old, and the \
+                  rsync tool checks it."
+            .into(),
+        ..doc("backup", "Back up a mail server", "Copies mailboxes to another disk every night")
+    });
+    let index = SearchIndex::in_memory().unwrap();
+    add(&index, &docs);
+    let search = |mode, limit| {
+        let req = SearchRequest { query: question.into(), mode, limit, preview_chars: 0, ..Default::default() };
+        let res = index.search(&req).unwrap();
+        (res.search_type, res.hits.into_iter().map(|h| h.id).collect::<Vec<_>>())
+    };
+    assert_eq!(search(Mode::Keyword, 10).1, ["backup"], "every word, in its body");
+    let (_, by_meaning) = search(Mode::Semantic, 60);
+    assert!(!by_meaning.contains(&"backup".to_string()), "meaning alone does not find it");
+    let (kind, auto) = search(Mode::Auto, 100);
+    assert_eq!(kind, "hybrid");
+    assert_eq!(auto[..10], by_meaning[..10], "meaning leads");
+    assert!(auto.contains(&"backup".to_string()), "the words add it after");
+    // The same words in a name: that item is what they ask for.
+    add(&index, &[doc("toolsmith", "Make a new tool", "Scaffolds a tool from a template")]);
+    let (kind, auto) = search(Mode::Auto, 10);
+    assert_eq!(kind, "hybrid");
+    assert_eq!(auto[0], "toolsmith", "{auto:?}");
+}
+
 /// The scan's stretches run on several threads and share the lowest score that can still enter
 /// the best: an item that only ties it must not be dropped when another stretch proved it, since
 /// among equal scores the lower address ranks first. Thousands of items with the same text (the

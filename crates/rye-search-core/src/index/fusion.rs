@@ -14,6 +14,7 @@ use tantivy::{DocAddress, Searcher};
 
 use super::search::{min_bound, Ranking};
 use super::*;
+use crate::collect::Matches;
 use crate::request::Matched;
 
 /// How far past the page the keyword list is first ranked: deep enough that one pass is usually
@@ -42,6 +43,32 @@ fn share(weight: f32, rank: usize) -> f32 {
     weight / (RRF_K + 1.0 + rank as f32)
 }
 
+/// What a keyword hit weighs against 1 for the semantic list: `named` for the items in
+/// `naming` (or for every hit when there is no such set), `other` for the rest.
+pub(super) struct KeywordWeight<'a> {
+    pub named: f32,
+    pub other: f32,
+    pub naming: Option<&'a Matches>,
+}
+
+impl KeywordWeight<'_> {
+    pub fn uniform(weight: f32) -> Self {
+        KeywordWeight { named: weight, other: weight, naming: None }
+    }
+
+    fn of(&self, address: DocAddress) -> f32 {
+        match self.naming {
+            Some(set) if !set.contains(address) => self.other,
+            _ => self.named,
+        }
+    }
+
+    /// The most any hit weighs: what an item the list has not reached yet may weigh.
+    fn most(&self) -> f32 {
+        self.named.max(self.other)
+    }
+}
+
 impl SearchIndex {
     /// Fuses `keyword` (weighted by `keyword_weight`, ranked with its matches) with `semantic`
     /// (best first, at most [`SEMANTIC_WINDOW`] items), ranking the keyword list deeper while an item it has not
@@ -52,7 +79,7 @@ impl SearchIndex {
         searcher: &Searcher,
         parts: &[Arc<SegmentParts>],
         mut keyword: Ranking,
-        keyword_weight: f32,
+        keyword_weight: KeywordWeight,
         semantic: &[(f32, DocAddress)],
     ) -> Result<Fused> {
         let only_semantic = semantic.iter().filter(|s| !keyword.matches.contains(s.1)).count();
@@ -64,7 +91,7 @@ impl SearchIndex {
             let mut fused: HashMap<DocAddress, (f32, Matched)> =
                 HashMap::with_capacity(keyword.top.len() + semantic.len());
             for (rank, &(_, address)) in keyword.top.iter().enumerate() {
-                fused.insert(address, (share(keyword_weight, rank), Matched::Keyword));
+                fused.insert(address, (share(keyword_weight.of(address), rank), Matched::Keyword));
             }
             // Found by meaning and matched by the words past the keyword list: its keyword share is
             // not known yet, at most that of the list's next rank.
@@ -87,7 +114,7 @@ impl SearchIndex {
                 true => min_bound(req.min_score, ranked.first().map_or(0.0, |r| r.0)),
                 false => ranked.get(wanted - 1).map_or(f32::MIN, |r| r.0),
             };
-            let unreached = share(keyword_weight, keyword.top.len()) + unreached_semantic;
+            let unreached = share(keyword_weight.most(), keyword.top.len()) + unreached_semantic;
             if complete || unreached < needed {
                 return Ok(Fused { ranked, total: keyword.total + only_semantic, keyword });
             }
@@ -98,7 +125,7 @@ impl SearchIndex {
             let reached = keyword.top.len();
             let gap = needed - unreached_semantic;
             let enough = match gap > 0.0 {
-                true => (keyword_weight / gap - RRF_K).max(0.0).min(keyword.total as f32) as usize + 1,
+                true => (keyword_weight.most() / gap - RRF_K).max(0.0).min(keyword.total as f32) as usize + 1,
                 false => reached * 4,
             };
             let deeper = enough.max(reached * 2).max(wanted + FUSION_DEPTH).min(keyword.total);

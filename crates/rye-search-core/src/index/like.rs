@@ -9,7 +9,7 @@ use tantivy::collector::DocSetCollector;
 use tantivy::DocAddress;
 
 use super::facets::MatchSet;
-use super::fusion::{Fused, FUSION_DEPTH, SEMANTIC_WINDOW};
+use super::fusion::{Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
 use super::modes::{above_min_score, found_either_way, only, Scan};
 use super::search::{min_bound, normalise, Ranking, Want};
 use super::*;
@@ -79,7 +79,8 @@ impl SearchIndex {
         };
         let (mut ranked, mut total, keyword) = match (keyword, &semantic) {
             (Some(keyword), Some(semantic)) => {
-                let Fused { ranked, total, keyword } = self.fuse(req, searcher, parts, keyword, 1.0, semantic)?;
+                let Fused { ranked, total, keyword } =
+                    self.fuse(req, searcher, parts, keyword, KeywordWeight::uniform(1.0), semantic)?;
                 (ranked, total, Some(keyword))
             }
             (Some(keyword), None) => {

@@ -11,23 +11,27 @@ use tantivy::COLLECT_BLOCK_BUFFER_LEN;
 use tantivy::{DocAddress, DocId};
 
 use super::facets::MatchSet;
-use super::fusion::{best_first, Fused, FUSION_DEPTH, SEMANTIC_WINDOW};
+use super::fusion::{best_first, Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
 use super::search::{min_bound, normalise, Ranking, Want, Words};
 use super::*;
-use crate::collect::SortColumns;
+use crate::collect::{Matches, SortColumns};
 use crate::recency::{Recency, RECENCY_WEIGHT};
-use crate::request::{Matched, Mode, SearchResponse};
+use crate::request::{Matched, Mode, SearchResponse, Weights};
 use crate::semantic::{self, quantized, SegmentVectors};
 
-/// Weight of a keyword list that matched every word, against 1 for the semantic list: high
-/// enough that such hits keep their keyword order (meaning only breaks their ties and adds items
-/// after them). Known-item MRR@10 on the Debian bench (200 synopsis queries): weight 1 → 0.906,
-/// 4 → 0.931, 100 → 0.9485, the keyword figure.
+/// Weight of keyword hits the words name — every word in the item's title, name, description,
+/// category or tags — against 1 for the semantic list: high enough that they keep their keyword
+/// order (meaning only breaks their ties and adds items after them). Known-item MRR@10 on the
+/// Debian bench (200 synopsis queries): weight 1 → 0.906, 4 → 0.931, 100 → 0.9485, the keyword
+/// figure.
 pub(super) const KEYWORD_WEIGHT: f32 = 100.0;
-/// A relaxed keyword list (no item had every word) is weak evidence. On the questions of
-/// bench/questions.js (bench/nl-quality.js), weights 1 / 0.5 / 0.2 gave MRR@10 0.455 / 0.522 (RYE)
-/// and 0.068 / 0.103 / 0.119 (Debian).
-const RELAXED_KEYWORD_WEIGHT: f32 = 0.2;
+/// Weak keyword evidence: a relaxed list (no item had every word), or an item that holds every
+/// word only in its body. Meaning then leads; the words break its ties and add items after it.
+/// MRR@10 of `auto` with this weight 0.2 → 0.05 (`bench/nl-quality.js`, and 14 RYE questions
+/// written after the choice was measured on the others): RYE questions 0.564 → 0.627, held-out
+/// 0.662 → 0.719, Debian 0.169 → 0.164, known items 0.943 both; body-only hits weighed 100, as
+/// named ones, gave 0.503, 0.637, 0.145 (the semantic ranking alone: 0.676, 0.743, 0.136).
+const WEAK_KEYWORD_WEIGHT: f32 = 0.05;
 /// Cosine similarity from which an item counts as found by meaning.
 pub const SEMANTIC_MIN: f32 = 0.3;
 
@@ -148,16 +152,23 @@ impl SearchIndex {
         // answer is theirs and the scan stops where it is.
         let settled = AtomicBool::new(false);
         let mut keyword = None;
-        let rank_keyword = || match req.mode {
-            Mode::Auto => {
-                let every_word = self.rank_words(req, searcher, parts, fusion_want(req), Words::Every)?;
-                if every_word.total >= WORDS_SETTLE {
-                    settled.store(true, Ordering::Relaxed);
-                    return Ok(every_word);
+        let rank_keyword = || {
+            let ranking = match req.mode {
+                Mode::Auto => {
+                    let every_word = self.rank_words(req, searcher, parts, fusion_want(req), Words::Every)?;
+                    if every_word.total >= WORDS_SETTLE {
+                        settled.store(true, Ordering::Relaxed);
+                        return Ok((every_word, None));
+                    }
+                    self.rank_words(req, searcher, parts, fusion_want(req), Words::Relaxing(Some(every_word)))?
                 }
-                self.rank_words(req, searcher, parts, fusion_want(req), Words::Relaxing(Some(every_word)))
-            }
-            _ => self.rank_keyword(req, searcher, parts, fusion_want(req)),
+                _ => self.rank_keyword(req, searcher, parts, fusion_want(req))?,
+            };
+            let named = match !ranking.relaxed && is_question(req) {
+                true => Some(self.named_by_words(req, searcher, parts)?),
+                false => None,
+            };
+            Ok((ranking, named))
         };
         let scan = Scan {
             stop: Some(&settled),
@@ -165,14 +176,17 @@ impl SearchIndex {
             ..Scan::default()
         };
         let semantic = self.rank_semantic(req, searcher, parts, vector, SEMANTIC_WINDOW, scan);
-        let keyword = keyword.expect("ranked alongside the scan");
+        let keyword: Result<(Ranking, Option<Matches>)> = keyword.expect("ranked alongside the scan");
         if settled.load(Ordering::Relaxed) {
-            let mut keyword = keyword?;
+            let (mut keyword, _) = keyword?;
             keyword.top.truncate(req.offset + req.limit);
             return self.keyword_answer(req, searcher, parts, keyword);
         }
-        let keyword = keyword?;
-        let keyword_weight = if keyword.relaxed { RELAXED_KEYWORD_WEIGHT } else { KEYWORD_WEIGHT };
+        let (keyword, named) = keyword?;
+        let keyword_weight = match keyword.relaxed {
+            true => KeywordWeight::uniform(WEAK_KEYWORD_WEIGHT),
+            false => KeywordWeight { named: KEYWORD_WEIGHT, other: WEAK_KEYWORD_WEIGHT, naming: named.as_ref() },
+        };
         let semantic = semantic?.top;
         let Fused { mut ranked, mut total, keyword } =
             self.fuse(req, searcher, parts, keyword, keyword_weight, &semantic)?;
@@ -496,13 +510,23 @@ fn keep_best(top: &mut Vec<(f32, DocAddress)>, wanted: usize) -> f32 {
     top[wanted - 1].0
 }
 
-/// Items matching every word from which `auto` answers a plain question by its words alone. A
-/// first page of hybrid would hold the same items in the same order (fusion keeps the first 10
-/// ranks of a full keyword list, see the fusion tests); meaning only ranks items after them. The
-/// rule does not look at the page, so every page of one question is a slice of one ranking.
+/// Items matching every word from which `auto` answers a plain question by its words alone, and
+/// the vector scan stops: that many items holding every word say the words mean what they say.
+/// When the words name the first ten (see [`KEYWORD_WEIGHT`]), hybrid's first page holds the same
+/// items in the same order (fusion keeps the first 17 ranks of named hits, see the fusion tests).
+/// The rule does not look at the page, so every page of one question is a slice of one ranking.
 pub(super) const WORDS_SETTLE: usize = 10;
 
 /// The keyword ranking a fusion starts from: past the page, with every match marked.
+impl SearchIndex {
+    /// The items a plain question's words name: every word (stop words aside) in the item's title,
+    /// name, description, category or tags, or their stems, not only in its body.
+    fn named_by_words(&self, req: &SearchRequest, searcher: &Searcher, parts: &[Arc<SegmentParts>]) -> Result<Matches> {
+        let short_fields = SearchRequest { weights: Weights { content: 0.0, ..req.weights }, ..req.clone() };
+        Ok(self.rank_words(&short_fields, searcher, parts, Want::top(0).with_matches(), Words::Every)?.matches)
+    }
+}
+
 fn fusion_want(req: &SearchRequest) -> Want {
     Want::top(req.offset + req.limit + FUSION_DEPTH).with_matches()
 }
