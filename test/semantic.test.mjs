@@ -72,6 +72,43 @@ describe('semantic search', () => {
     assert.ok(few.results.length > 5);
   });
 
+  it("Node API: words found only in an item's body do not outrank meaning; words that name an item do", async () => {
+    const index = createMemoryIndex();
+    const question = 'how do I make a new tool';
+    // Items about writing tools without the words "make" or "new", and a backup item that holds
+    // every word, in its body only.
+    const tools = ['Create', 'Write', 'Build', 'Author', 'Generate'].flatMap((verb) =>
+      ['a tool', 'tool files', 'a tool script', 'tool metadata'].flatMap((what) =>
+        ['for agents', 'with metadata', 'and sign it', 'from a template'].map((how) => ({
+          id: `tools/${verb}-${what}-${how}`.toLowerCase().replace(/ /g, '-'),
+          title: `${verb} ${what} ${how}`,
+          description: 'Writes a tool file and checks it',
+        })),
+      ),
+    );
+    const backup = {
+      id: 'ops/backup',
+      title: 'Back up a mail server',
+      description: 'Copies mailboxes to another disk every night',
+      content: 'Make room on the disk first; a new copy replaces the old, and the rsync tool checks it.',
+    };
+    await index.add([...tools, backup]);
+    const ids = (res) => res.results.map((r) => r.id);
+    assert.deepEqual(ids(await index.search({ query: question, mode: 'keyword' })), ['ops/backup']);
+    const byMeaning = await index.search({ query: question, mode: 'semantic', limit: 60 });
+    assert.ok(!ids(byMeaning).includes('ops/backup'), 'meaning alone does not find it');
+    const auto = await index.search({ query: question, limit: 100 });
+    assert.equal(auto.search_type, 'hybrid');
+    assert.deepEqual(ids(auto).slice(0, 10), ids(byMeaning).slice(0, 10), 'meaning leads');
+    const found = auto.results.find((r) => r.id === 'ops/backup');
+    assert.equal(found?.match, 'keyword', 'the words add it after');
+    await index.add([
+      { id: 'tools/toolsmith', title: 'Make a new tool', description: 'Scaffolds a tool from a template' },
+    ]);
+    const named = await index.search({ query: question });
+    assert.equal(named.results[0].id, 'tools/toolsmith', 'words that name an item keep it first');
+  });
+
   it('Node API: scope, filters and paging stay exact in semantic and hybrid modes', async () => {
     const index = createMemoryIndex();
     await index.add(DOCS);
