@@ -12,11 +12,12 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /** One write session; changes become visible at `commit`, or are discarded by `abort`. */
 export declare class NativeBatch {
   /**
-   * JSON array of documents; each replaces any document with the same key. Runs on libuv's
-   * pool (tokenising and embedding take milliseconds per hundred documents), so the caller
-   * can read the next files meanwhile; one upsert at a time per batch.
+   * JSON arrays of documents, in order; each document replaces any with the same key. Several
+   * short texts rather than one long one: each dies young on the JS side once copied here.
+   * Runs on libuv's pool (tokenising and embedding take milliseconds per hundred documents),
+   * so the caller can read the next files meanwhile; one upsert at a time per batch.
    */
-  upsert(docs: string): Promise<void>
+  upsert(texts: Array<string>): Promise<void>
   delete(keys: Array<string>): void
   commit(): Promise<void>
   /** Discards uncommitted changes and releases the writer lock. */

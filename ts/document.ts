@@ -10,10 +10,10 @@ import type { Integrity } from './trust/trust.js';
 import type { NativeDocument } from './wire.js';
 
 /**
- * About how many characters of JSON one upsert sends (a longer document goes alone). A text this
- * short is born and dies in V8's young generation, where collecting it costs little: the texts of
- * whole 5,000-document adds went to the old generation and stayed there until a full collection,
- * ~150 MB of the peak memory of a 63,666-item build.
+ * About how many characters of JSON each text of an upsert holds (a longer document goes alone).
+ * A text this short is born and dies in V8's young generation, where collecting it costs little:
+ * one text for a whole 5,000-document add went to the old generation and stayed there until a
+ * full collection (part of ~100 MB more at the peak of a 63,666-item build).
  */
 export const UPSERT_TEXT_CHARS = 64 * 1024;
 
@@ -103,44 +103,43 @@ function estimateTokens(d: ItemDescription): number {
 }
 
 /**
- * Sends documents to `batch` as JSON texts of about `textChars` (a longer document goes alone),
- * one upsert at a time, the next text written while the last is indexed. A document no string
- * can hold (past V8's 2^29 - 24 characters) is refused with E_LIMIT, naming it, after what came
- * before it was sent.
+ * Sends documents to `batch` in one upsert, as JSON texts of about `textChars` (a longer document
+ * goes alone): one call, so the native side indexes them all while this thread prepares what
+ * comes next (one upsert a text had to wait for this thread between texts, and a refresh that
+ * parses files meanwhile took 25% longer). A document no string can hold (past V8's 2^29 - 24
+ * characters) is refused with E_LIMIT, naming it, after what came before it was sent.
  */
 export async function upsertDocuments(
   batch: Pick<NativeBatch, 'upsert'>,
   docs: NativeDocument[],
   textChars = UPSERT_TEXT_CHARS,
 ): Promise<void> {
-  let sending: Promise<void> | undefined;
+  const texts: string[] = [];
   let parts: string[] = [];
   let chars = 0;
-  const send = async () => {
-    const payload = `[${parts.join(',')}]`;
+  const close = () => {
+    if (parts.length) texts.push(`[${parts.join(',')}]`);
     parts = [];
     chars = 0;
-    await sending;
-    sending = nativeAsync(() => batch.upsert(payload));
-    sending.catch(() => {}); // awaited before the next text, or at the end
   };
+  const send = () => (texts.length ? nativeAsync(() => batch.upsert(texts)) : Promise.resolve());
   for (const doc of docs) {
     let json: string;
     try {
       json = JSON.stringify(doc);
     } catch (err) {
       if (!(err instanceof RangeError)) throw err;
-      if (parts.length) await send();
-      await sending;
+      close();
+      await send();
       throw new LimitError(`document ${shown(doc.id)} is too large to index`, {
         hint: 'split it into smaller documents, or index the start of its content',
       });
     }
     // The text would be `[`, the parts and their commas, this document and `]`.
-    if (parts.length && chars + json.length + 2 > textChars) await send();
+    if (chars + json.length + 2 > textChars) close();
     parts.push(json);
     chars += json.length + 1;
   }
-  if (parts.length) await send();
-  await sending;
+  close();
+  return send();
 }

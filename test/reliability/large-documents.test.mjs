@@ -9,7 +9,14 @@ import { UPSERT_TEXT_CHARS, upsertDocuments } from '../../dist/document.js';
 /** A batch that keeps what it is sent. */
 function recorder() {
   const payloads = [];
-  return { payloads, upsert: async (json) => void payloads.push(json) };
+  return {
+    payloads,
+    calls: 0,
+    upsert: async function (texts) {
+      this.calls++;
+      payloads.push(...texts);
+    },
+  };
 }
 
 const doc = (i, chars) => ({ key: `k${i}`, id: `d${i}`, content: 'x'.repeat(chars) });
@@ -36,6 +43,7 @@ describe('large documents', () => {
     const batch = recorder();
     await upsertDocuments(batch, docs);
     assert.ok(batch.payloads.length > 5, `${batch.payloads.length} texts`);
+    assert.equal(batch.calls, 1, 'in one call: the native side indexes them all without waiting for this thread');
     for (const p of batch.payloads) assert.ok(p.length <= UPSERT_TEXT_CHARS, `a text of ${p.length} characters`);
     assert.equal(batch.payloads.flatMap((p) => JSON.parse(p)).length, docs.length);
   });

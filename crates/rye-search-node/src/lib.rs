@@ -288,12 +288,13 @@ fn with_batch<T>(inner: &Mutex<Option<Batch>>, f: impl FnOnce(&mut Batch) -> nap
 
 #[napi]
 impl NativeBatch {
-    /// JSON array of documents; each replaces any document with the same key. Runs on libuv's
-    /// pool (tokenising and embedding take milliseconds per hundred documents), so the caller
-    /// can read the next files meanwhile; one upsert at a time per batch.
+    /// JSON arrays of documents, in order; each document replaces any with the same key. Several
+    /// short texts rather than one long one: each dies young on the JS side once copied here.
+    /// Runs on libuv's pool (tokenising and embedding take milliseconds per hundred documents),
+    /// so the caller can read the next files meanwhile; one upsert at a time per batch.
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn upsert(&self, docs: String) -> AsyncTask<UpsertTask> {
-        AsyncTask::new(UpsertTask { batch: self.inner.clone(), docs })
+    pub fn upsert(&self, texts: Vec<String>) -> AsyncTask<UpsertTask> {
+        AsyncTask::new(UpsertTask { batch: self.inner.clone(), texts })
     }
 
     #[napi]
@@ -320,21 +321,23 @@ impl NativeBatch {
 
 pub struct UpsertTask {
     batch: Arc<Mutex<Option<Batch>>>,
-    docs: String,
+    texts: Vec<String>,
 }
 
 impl Task for UpsertTask {
     type Output = ();
     type JsValue = ();
     fn compute(&mut self) -> napi::Result<()> {
-        let docs = std::mem::take(&mut self.docs);
-        let docs: Vec<ItemDoc> = guarded(|| serde_json::from_str(&docs).map_err(|e| bad_json("documents", e)))?;
-        let result = with_batch(&self.batch, |b| b.upsert(&docs).map(|()| b.is_bulk()).map_err(to_js));
-        drop(docs);
-        if let Ok(true) = result {
+        let mut bulk = false;
+        for text in std::mem::take(&mut self.texts) {
+            let docs: Vec<ItemDoc> = guarded(|| serde_json::from_str(&text).map_err(|e| bad_json("documents", e)))?;
+            drop(text);
+            bulk = with_batch(&self.batch, |b| b.upsert(&docs).map(|()| b.is_bulk()).map_err(to_js))?;
+        }
+        if bulk {
             release_freed_memory();
         }
-        result.map(drop)
+        Ok(())
     }
     fn resolve(&mut self, _env: Env, _output: ()) -> napi::Result<()> {
         Ok(())
