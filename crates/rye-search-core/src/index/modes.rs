@@ -206,6 +206,13 @@ impl SearchIndex {
         Ok(SearchResponse { total, hits, warnings, relaxed, search_type: "hybrid", counts })
     }
 
+    /// The items a plain question's words name: every word (stop words aside) in the item's title,
+    /// name, description, category or tags, or their stems, not only in its body.
+    fn named_by_words(&self, req: &SearchRequest, searcher: &Searcher, parts: &[Arc<SegmentParts>]) -> Result<Matches> {
+        let short_fields = SearchRequest { weights: Weights { content: 0.0, ..req.weights }, ..req.clone() };
+        Ok(self.rank_words(&short_fields, searcher, parts, Want::top(0).with_matches(), Words::Every)?.matches)
+    }
+
     /// Empty match sets to fill, when the request counts facets.
     fn empty_sets(&self, req: &SearchRequest, searcher: &Searcher) -> Option<Vec<MatchSet>> {
         req.facets.then(|| searcher.segment_readers().iter().map(|r| MatchSet::new(r.max_doc())).collect())
@@ -518,15 +525,6 @@ fn keep_best(top: &mut Vec<(f32, DocAddress)>, wanted: usize) -> f32 {
 pub(super) const WORDS_SETTLE: usize = 10;
 
 /// The keyword ranking a fusion starts from: past the page, with every match marked.
-impl SearchIndex {
-    /// The items a plain question's words name: every word (stop words aside) in the item's title,
-    /// name, description, category or tags, or their stems, not only in its body.
-    fn named_by_words(&self, req: &SearchRequest, searcher: &Searcher, parts: &[Arc<SegmentParts>]) -> Result<Matches> {
-        let short_fields = SearchRequest { weights: Weights { content: 0.0, ..req.weights }, ..req.clone() };
-        Ok(self.rank_words(&short_fields, searcher, parts, Want::top(0).with_matches(), Words::Every)?.matches)
-    }
-}
-
 fn fusion_want(req: &SearchRequest) -> Want {
     Want::top(req.offset + req.limit + FUSION_DEPTH).with_matches()
 }
