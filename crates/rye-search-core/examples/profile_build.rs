@@ -1,6 +1,6 @@
 //! Times a bulk build from a JSON array of documents and reports resident memory at each stage,
 //! without Node in the way: `cargo run --release --example profile_build -- docs.json` (`MODEL=file` embeds with that model;
-//! `CHUNK=n` adds and commits in batches of n, as the bench does).
+//! `CHUNK=n` adds and commits in batches of n, as the bench does, and reports memory after each).
 use std::time::Instant;
 
 #[global_allocator]
@@ -18,6 +18,13 @@ fn memory() -> String {
         (Some(now), Some(peak)) => format!("rss {} MB, peak {} MB", now / 1024, peak / 1024),
         _ => String::new(),
     }
+}
+
+/// What the Node binding does after a bulk write (`release_freed_memory` there), so the numbers
+/// here are those of the package.
+fn release_freed_memory() {
+    // SAFETY: `mi_collect` only walks the allocator's own structures.
+    unsafe { libmimalloc_sys::mi_collect(true) }
 }
 
 fn main() {
@@ -46,8 +53,13 @@ fn main() {
                 let mut batch = index.batch_for(chunk.len()).unwrap();
                 batch.upsert(chunk).unwrap();
                 batch.commit().unwrap();
+                release_freed_memory();
+                println!("  {} docs, {} segments: {}", index.num_docs(), index.num_segments(), memory());
             }
         }
     }
     println!("committed in {:?} ({} segments): {}", t.elapsed(), index.num_segments(), memory());
+    drop(docs);
+    release_freed_memory();
+    println!("documents dropped, freed memory released: {}", memory());
 }
