@@ -164,7 +164,8 @@ impl SearchIndex {
                 }
                 _ => self.rank_keyword(req, searcher, parts, fusion_want(req))?,
             };
-            let named = match !ranking.relaxed && is_question(req) {
+            // Which hits the words name matters only when every word found some.
+            let named = match ranking.total > 0 && !ranking.relaxed && is_question(req) {
                 true => Some(self.named_by_words(req, searcher, parts)?),
                 false => None,
             };
