@@ -311,6 +311,29 @@ fn auto_answers_by_words_when_they_find_a_page_and_fuses_meaning_otherwise() {
     }
 }
 
+/// A hybrid scan over thousands of candidates computes the similarity of those whose sign codes
+/// (one bit a dimension) agree most with the question's, not of every one: what meaning alone
+/// ranks best must still be found. Questions none of whose words any item holds, so the hybrid
+/// ranking is the shortlisted window's own order.
+#[test]
+fn a_shortlisted_hybrid_scan_finds_what_the_exact_scan_ranks_best() {
+    shipped_model();
+    let docs = word_salad();
+    let index = SearchIndex::in_memory().unwrap();
+    add(&index, &docs);
+    let ids = |query: &str, mode| {
+        let req = SearchRequest { query: query.into(), mode, limit: 10, preview_chars: 0, ..Default::default() };
+        index.search(&req).unwrap().hits.into_iter().map(|h| h.id).collect::<Vec<_>>()
+    };
+    for query in ["songs and tunes", "photographs and pictures", "typefaces", "sending letters electronically"] {
+        let (exact, shortlisted) = (ids(query, Mode::Semantic), ids(query, Mode::Hybrid));
+        assert_eq!(exact.len(), 10, "{query}");
+        assert_eq!(shortlisted.first(), exact.first(), "{query}: the best item");
+        let shared = shortlisted.iter().filter(|id| exact.contains(id)).count();
+        assert!(shared >= 8, "{query}: {shared} of the exact best 10: {shortlisted:?} vs {exact:?}");
+    }
+}
+
 /// Words that name an item (all of them in its title, name, description, category or tags) keep
 /// it first; words an item holds only somewhere in its body are weak evidence, and a question
 /// fused with meaning then ranks what meaning finds first.

@@ -1,13 +1,15 @@
 //! Semantic search: a static embedding model loaded once per process (optional: without it every
-//! search is keyword-only), item vectors stored with the index, and an exact scan over the
-//! items a search's filters let through.
+//! search is keyword-only), item vectors stored with the index, and a scan over the items a
+//! search's filters let through: exact, or in hybrid search first shortlisted by sign codes.
 
+mod codes;
 mod model;
 mod vectors;
 
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
+pub use codes::SignCodes;
 pub use model::StaticModel;
 pub use vectors::{quantize, quantized, SegmentVectors, VECTOR_FIELD};
 

@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 
 use tantivy::SegmentReader;
 
+use super::codes::SignCodes;
 use crate::error::Result;
 
 pub const VECTOR_FIELD: &str = "vector";
@@ -30,6 +31,8 @@ pub struct SegmentVectors {
     dims: usize,
     values: Vec<i8>,
     scales: Vec<f32>,
+    /// Built by the first scan that shortlists ([`Self::codes`]).
+    codes: OnceLock<SignCodes>,
 }
 
 impl SegmentVectors {
@@ -53,11 +56,39 @@ impl SegmentVectors {
                 scales[doc] = f32::from_le_bytes(bytes[dims..].try_into().unwrap());
             }
         }
-        Ok(SegmentVectors { dims, values, scales })
+        Ok(SegmentVectors { dims, values, scales, codes: OnceLock::new() })
+    }
+
+    /// Vectors of `max_doc` docs, `rows` giving some of them theirs (tests build segments so).
+    #[cfg(test)]
+    pub(crate) fn from_rows<'a>(max_doc: usize, dims: usize, rows: impl Iterator<Item = (usize, &'a [f32])>) -> Self {
+        let (mut values, mut scales) = (vec![0i8; max_doc * dims], vec![0f32; max_doc]);
+        for (doc, row) in rows {
+            let (v, scale) = quantized(row);
+            values[doc * dims..][..dims].copy_from_slice(&v);
+            scales[doc] = scale;
+        }
+        SegmentVectors { dims, values, scales, codes: OnceLock::new() }
     }
 
     pub fn dims(&self) -> usize {
         self.dims
+    }
+
+    /// Docs this segment has room for (with a vector or not).
+    pub fn max_doc(&self) -> usize {
+        self.scales.len()
+    }
+
+    /// The stored values of `doc`'s vector and their scale; None for a doc without one.
+    pub fn raw(&self, doc: usize) -> Option<(&[i8], f32)> {
+        let scale = *self.scales.get(doc).filter(|s| **s != 0.0)?;
+        Some((&self.values[doc * self.dims..][..self.dims], scale))
+    }
+
+    /// The sign codes of these vectors, built on first use.
+    pub fn codes(&self) -> &SignCodes {
+        self.codes.get_or_init(|| SignCodes::of(self))
     }
 
     /// The stored vector of `doc`, back as f32; None for a doc without one.
@@ -273,7 +304,7 @@ mod tests {
             let seeds = [37, 53, 1, 0, 254, 91, 7];
             let values: Vec<i8> = seeds.iter().flat_map(|&s| row(s)).collect();
             let scales: Vec<f32> = seeds.iter().enumerate().map(|(i, _)| if i == 3 { 0.0 } else { 0.5 }).collect();
-            let vectors = SegmentVectors { dims, values, scales };
+            let vectors = SegmentVectors { dims, values, scales, codes: OnceLock::new() };
             let mut query = row(91);
             query[0] = -127;
             let docs: Vec<u32> = (0..seeds.len() as u32).rev().collect();
