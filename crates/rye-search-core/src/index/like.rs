@@ -72,7 +72,8 @@ impl SearchIndex {
                     Some(n) => Some(self.rank_node(req, searcher, parts, n.clone(), Want::top(0))?.query),
                     None => None,
                 };
-                let scan = Scan { narrow: narrow_query.as_deref(), ..Scan::default() };
+                // Only the window is kept, as in hybrid: the scan may shortlist.
+                let scan = Scan { narrow: narrow_query.as_deref(), shortlist: true, ..Scan::default() };
                 Some(self.rank_semantic(req, searcher, parts, v, SEMANTIC_WINDOW, scan)?.top)
             }
             None => None,

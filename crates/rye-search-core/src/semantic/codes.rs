@@ -72,9 +72,11 @@ impl SignCodes {
                 }
             }
         }
+        // A doc outside the first..=last range (docs that do not ascend) counts as never kept.
+        let differ_of = |doc: u32| differ.get((doc as usize).wrapping_sub(first)).copied().unwrap_or(never);
         let mut counts = vec![0usize; never as usize + 1];
         for &doc in docs {
-            counts[differ[doc as usize - first] as usize] += 1;
+            counts[differ_of(doc) as usize] += 1;
         }
         let (mut kept, mut bound) = (0, 0);
         while bound < never as usize && kept + counts[bound] < keep {
@@ -88,7 +90,7 @@ impl SignCodes {
         let mut end = 0;
         for &doc in docs {
             kept[end] = doc;
-            end += (differ[doc as usize - first] <= bound) as usize;
+            end += (differ_of(doc) <= bound) as usize;
         }
         kept.truncate(end);
         kept
@@ -221,6 +223,10 @@ mod tests {
         let docs: Vec<u32> = (0..10).collect();
         assert_eq!(codes.shortlist(&docs, &codes.query(&rows[0].1), 10), vec![0, 2, 4, 6, 8]);
         assert_eq!(codes.shortlist(&[], &codes.query(&rows[0].1), 10), Vec::<u32>::new());
+        // Docs that do not ascend, or lie past the segment, are answered, never a panic.
+        assert_eq!(codes.shortlist(&[9, 2, 4], &codes.query(&rows[0].1), 10), vec![9, 2, 4]);
+        assert_eq!(codes.shortlist(&[2, 0, 4], &codes.query(&rows[0].1), 10), vec![2, 4]);
+        assert_eq!(codes.shortlist(&[2, 400], &codes.query(&rows[0].1), 1), vec![2, 400]);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Semantic search: a static embedding model loaded once per process (optional: without it every
 //! search is keyword-only), item vectors stored with the index, and a scan over the items a
-//! search's filters let through: exact, or in hybrid search first shortlisted by sign codes.
+//! search's filters let through: exact, or (hybrid, `like`) first shortlisted by sign codes.
 
 mod codes;
 mod model;
