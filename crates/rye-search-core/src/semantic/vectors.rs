@@ -93,9 +93,8 @@ impl SegmentVectors {
 
     /// The stored vector of `doc`, back as f32; None for a doc without one.
     pub fn vector(&self, doc: u32) -> Option<Vec<f32>> {
-        let doc = doc as usize;
-        let scale = *self.scales.get(doc).filter(|s| **s != 0.0)?;
-        Some(self.values[doc * self.dims..][..self.dims].iter().map(|v| *v as f32 * scale).collect())
+        let (row, scale) = self.raw(doc as usize)?;
+        Some(row.iter().map(|v| *v as f32 * scale).collect())
     }
 
     /// Cosine similarities of `docs` with the quantized query (`query_scale` from [`quantized`]),
