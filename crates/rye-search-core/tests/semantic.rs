@@ -135,6 +135,15 @@ fn word_salad() -> Vec<ItemDoc> {
     docs
 }
 
+/// The shipped model, and an index of [`word_salad`]'s items added in one batch.
+fn salad_index() -> (Vec<ItemDoc>, SearchIndex) {
+    shipped_model();
+    let docs = word_salad();
+    let index = SearchIndex::in_memory().unwrap();
+    add(&index, &docs);
+    (docs, index)
+}
+
 /// Adds `docs` in one batch.
 fn add(index: &SearchIndex, docs: &[ItemDoc]) {
     let mut batch = index.batch().unwrap();
@@ -150,10 +159,7 @@ fn every_tenth_again(docs: &[ItemDoc], word: &str) -> Vec<ItemDoc> {
 
 #[test]
 fn the_scan_pages_are_slices_of_the_whole_ranking() {
-    shipped_model();
-    let docs = word_salad();
-    let index = SearchIndex::in_memory().unwrap();
-    add(&index, &docs);
+    let (docs, index) = salad_index();
     let run = |query: &str, mode, limit, offset, facets, recency_half_life| {
         let req = SearchRequest {
             query: query.into(),
@@ -200,10 +206,7 @@ fn the_scan_pages_are_slices_of_the_whole_ranking() {
 /// that keep every word (strict) and that lose words (relaxed), over two segments with deletes.
 #[test]
 fn hybrid_pages_are_slices_of_one_ranking() {
-    shipped_model();
-    let docs = word_salad();
-    let index = SearchIndex::in_memory().unwrap();
-    add(&index, &docs);
+    let (docs, index) = salad_index();
     add(&index, &every_tenth_again(&docs, "chess"));
     let run = |query: &str, limit, offset, min_score, recency_half_life, facets| {
         let req = SearchRequest {
@@ -270,10 +273,7 @@ fn hybrid_pages_are_slices_of_one_ranking() {
 /// of one question is a slice of one ranking, with one total.
 #[test]
 fn auto_answers_by_words_when_they_find_a_page_and_fuses_meaning_otherwise() {
-    shipped_model();
-    let docs = word_salad();
-    let index = SearchIndex::in_memory().unwrap();
-    add(&index, &docs);
+    let (docs, index) = salad_index();
     add(&index, &every_tenth_again(&docs, "chess"));
     let run = |query: &str, mode, limit, offset| {
         let req = SearchRequest { query: query.into(), mode, limit, offset, preview_chars: 0, ..Default::default() };
@@ -317,10 +317,7 @@ fn auto_answers_by_words_when_they_find_a_page_and_fuses_meaning_otherwise() {
 /// ranking is the shortlisted window's own order.
 #[test]
 fn a_shortlisted_hybrid_scan_finds_what_the_exact_scan_ranks_best() {
-    shipped_model();
-    let docs = word_salad();
-    let index = SearchIndex::in_memory().unwrap();
-    add(&index, &docs);
+    let (_, index) = salad_index();
     let ids = |query: &str, mode| {
         let req = SearchRequest { query: query.into(), mode, limit: 10, preview_chars: 0, ..Default::default() };
         index.search(&req).unwrap().hits.into_iter().map(|h| h.id).collect::<Vec<_>>()
