@@ -331,6 +331,47 @@ fn a_shortlisted_hybrid_scan_finds_what_the_exact_scan_ranks_best() {
     }
 }
 
+/// A segment's sign codes are built by the first scan that shortlists, on the thread pool. The
+/// first hybrid searches of a fresh index, from pool threads (`search_many`) and from outside the
+/// pool at once, must all answer: a pool thread that waited for another's build while that build
+/// waited for pool threads hung them all.
+#[test]
+fn the_first_hybrid_searches_of_an_index_answer_from_every_thread_at_once() {
+    shipped_model();
+    let texts = ["terminal music player", "mail server backup", "chess game engine", "image viewer font"];
+    let docs: Vec<ItemDoc> = (0..40_000).map(|i| doc(&format!("n{i:05}"), texts[i % 4], texts[(i / 7) % 4])).collect();
+    for round in 0..3 {
+        let index = std::sync::Arc::new(SearchIndex::in_memory().unwrap());
+        add(&index, &docs[..30_000 + round * 5_000]);
+        let req = |query: &str| SearchRequest {
+            query: query.into(),
+            mode: Mode::Hybrid,
+            preview_chars: 0,
+            ..Default::default()
+        };
+        let (done, finished) = std::sync::mpsc::channel();
+        let many = {
+            let (index, done) = (index.clone(), done.clone());
+            let reqs: Vec<SearchRequest> = (0..16).map(|i| req(["play songs", "back up my mail"][i % 2])).collect();
+            std::thread::spawn(move || {
+                let _ = done.send(index.search_many(&reqs).iter().all(|r| r.is_ok()));
+            })
+        };
+        let single = {
+            let index = index.clone();
+            std::thread::spawn(move || {
+                let _ = done.send(index.search(&req("a game of chess")).is_ok());
+            })
+        };
+        for _ in 0..2 {
+            let answered = finished.recv_timeout(std::time::Duration::from_secs(60));
+            assert_eq!(answered, Ok(true), "round {round}: every search answers within a minute");
+        }
+        many.join().unwrap();
+        single.join().unwrap();
+    }
+}
+
 /// Words that name an item (all of them in its title, name, description, category or tags) keep
 /// it first; words an item holds only somewhere in its body are weak evidence, and a question
 /// fused with meaning then ranks what meaning finds first.

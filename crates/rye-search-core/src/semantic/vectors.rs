@@ -86,9 +86,15 @@ impl SegmentVectors {
         Some((&self.values[doc * self.dims..][..self.dims], scale))
     }
 
-    /// The sign codes of these vectors, built on first use.
+    /// The sign codes of these vectors, built on first use. Not `get_or_init`: the build runs on
+    /// the thread pool, and a pool thread blocked waiting for it (a scan's other stretch) while
+    /// the build waited for pool threads hung the search. Two first uses at once both build; one
+    /// is kept.
     pub fn codes(&self) -> &SignCodes {
-        self.codes.get_or_init(|| SignCodes::of(self))
+        if self.codes.get().is_none() {
+            let _ = self.codes.set(SignCodes::of(self));
+        }
+        self.codes.get().expect("set just above")
     }
 
     /// The stored vector of `doc`, back as f32; None for a doc without one.
