@@ -17,7 +17,7 @@ use super::*;
 use crate::collect::{Matches, SortColumns};
 use crate::recency::{Recency, RECENCY_WEIGHT};
 use crate::request::{Matched, Mode, SearchResponse, Weights};
-use crate::semantic::{self, quantized, SegmentVectors, SignCodes};
+use crate::semantic::{self, quantized, SegmentVectors};
 
 /// Weight of keyword hits the words name — every word in the item's title, name, description,
 /// category or tags — against 1 for the semantic list: high enough that they keep their keyword
@@ -247,11 +247,9 @@ impl SearchIndex {
             readers.iter().enumerate().map(|(ord, r)| parts[ord].vectors(r, vector.len())).collect::<Result<_>>()?;
         let marking = matched.is_some();
         // A recency boost can lift an item the codes left out above one they kept.
-        let query_codes: Vec<Option<Vec<u64>>> = (vectors.iter())
-            .map(|v| (shortlist && !marking && recency.is_none()).then(|| v.codes().query(vector)))
-            .collect();
+        let shortlist_by = (shortlist && !marking && recency.is_none()).then_some(vector);
         let stretch = |ord: usize| Stretch {
-            codes: query_codes[ord].as_deref().map(|q| (vectors[ord].codes(), q)),
+            shortlist_by,
             vectors: &vectors[ord],
             query: &query,
             query_scale,
@@ -342,7 +340,7 @@ pub(super) struct Scan<'a> {
     pub stop: Option<&'a AtomicBool>,
     /// Runs on the calling thread while the pool's threads start on the scan.
     pub alongside: Option<Box<dyn FnOnce() + 'a>>,
-    /// Long stretches compare only the candidates their sign codes shortlist ([`SignCodes`]):
+    /// Long stretches compare only the candidates their sign codes shortlist ([`semantic::SignCodes`]):
     /// the best `wanted` are then approximate and the total counts only the shortlisted. Not
     /// when marking facets or boosting recent items.
     pub shortlist: bool,
@@ -372,8 +370,9 @@ const SHORTLIST_SHARE: usize = 8;
 /// One segment's semantic scan, for any stretch of its candidates.
 struct Stretch<'a> {
     vectors: &'a SegmentVectors,
-    /// The segment's sign codes and the query's, when the scan shortlists.
-    codes: Option<(&'a SignCodes, &'a [u64])>,
+    /// The query's vector, when the scan shortlists by sign codes (built on the segment's first
+    /// stretch long enough to shortlist).
+    shortlist_by: Option<&'a [f32]>,
     query: &'a [i8],
     query_scale: f32,
     alive: Option<&'a AliveBitSet>,
@@ -401,9 +400,10 @@ impl Stretch<'_> {
     fn scan(&self, docs: &[DocId]) -> Found {
         let shortlisted;
         let keep = (SHORTLIST_PER_WANTED * self.wanted).max(docs.len() / SHORTLIST_SHARE);
-        let docs = match self.codes {
-            Some((codes, query)) if docs.len() >= 2 * keep => {
-                shortlisted = codes.shortlist(docs, query, keep);
+        let docs = match self.shortlist_by {
+            Some(vector) if docs.len() >= 2 * keep => {
+                let codes = self.vectors.codes();
+                shortlisted = codes.shortlist(docs, &codes.query(vector), keep);
                 &shortlisted[..]
             }
             _ => docs,
