@@ -194,7 +194,7 @@ mod x86 {
         for (g, group) in (&mut groups).enumerate() {
             // Shortlisted rows lie apart: the hardware prefetcher does not see the next ones
             // coming, so they are asked for a few groups ahead.
-            for &doc in docs.get((g + PREFETCH_GROUPS) * 4..).unwrap_or(&[]).iter().take(4) {
+            for &doc in docs.get(g * 4 + PREFETCH_ROWS..).unwrap_or(&[]).iter().take(4) {
                 v.prefetch(doc);
             }
             let sums = q.dots([v.row(group[0]), v.row(group[1]), v.row(group[2]), v.row(group[3])]);
@@ -207,8 +207,8 @@ mod x86 {
         }
     }
 
-    /// Groups of four rows ahead whose bytes are asked for before they are needed.
-    const PREFETCH_GROUPS: usize = 2;
+    /// How many rows ahead a scan asks for a row's bytes, before it needs them.
+    const PREFETCH_ROWS: usize = 8;
 
     impl SegmentVectors {
         /// Asks for `doc`'s row to be brought into the cache (a hint: never faults, even past
@@ -280,7 +280,10 @@ mod x86 {
     /// The CPU has AVX2.
     #[target_feature(enable = "avx2")]
     pub unsafe fn similarities_avx2(v: &SegmentVectors, docs: &[u32], q: &[i8], scale: f32, out: &mut Vec<f32>) {
-        for &doc in docs {
+        for (i, &doc) in docs.iter().enumerate() {
+            if let Some(&ahead) = docs.get(i + PREFETCH_ROWS) {
+                v.prefetch(ahead);
+            }
             out.push(dot_avx2(v.row(doc), q) as f32 * v.scales[doc as usize] * scale);
         }
     }
