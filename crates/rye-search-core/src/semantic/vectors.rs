@@ -190,12 +190,13 @@ mod x86 {
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     pub unsafe fn similarities_avx512_vnni(v: &SegmentVectors, docs: &[u32], q: &[i8], scale: f32, out: &mut Vec<f32>) {
         let q = Avx512Query::new(q);
+        let apart = lie_apart(docs);
         let mut groups = docs.chunks_exact(4);
         for (g, group) in (&mut groups).enumerate() {
-            // Shortlisted rows lie apart: the hardware prefetcher does not see the next ones
-            // coming, so they are asked for a few groups ahead.
-            for &doc in docs.get(g * 4 + PREFETCH_ROWS..).unwrap_or(&[]).iter().take(4) {
-                v.prefetch(doc);
+            if apart {
+                for &doc in docs.get(g * 4 + PREFETCH_ROWS..).unwrap_or(&[]).iter().take(4) {
+                    v.prefetch(doc);
+                }
             }
             let sums = q.dots([v.row(group[0]), v.row(group[1]), v.row(group[2]), v.row(group[3])]);
             for (&doc, sum) in group.iter().zip(sums) {
@@ -209,6 +210,14 @@ mod x86 {
 
     /// How many rows ahead a scan asks for a row's bytes, before it needs them.
     const PREFETCH_ROWS: usize = 8;
+
+    /// Whether `docs` (ascending) skip most rows between them, as a shortlist does: the hardware
+    /// prefetcher does not see such rows coming, so a scan asks for them ahead. Rows read one
+    /// after another it fetches itself, and asking too made a scan of every item ~14% slower.
+    fn lie_apart(docs: &[u32]) -> bool {
+        let (Some(&first), Some(&last)) = (docs.first(), docs.last()) else { return false };
+        last.saturating_sub(first) as usize >= 2 * docs.len()
+    }
 
     impl SegmentVectors {
         /// Asks for `doc`'s row to be brought into the cache (a hint: never faults, even past
@@ -280,8 +289,9 @@ mod x86 {
     /// The CPU has AVX2.
     #[target_feature(enable = "avx2")]
     pub unsafe fn similarities_avx2(v: &SegmentVectors, docs: &[u32], q: &[i8], scale: f32, out: &mut Vec<f32>) {
+        let apart = lie_apart(docs);
         for (i, &doc) in docs.iter().enumerate() {
-            if let Some(&ahead) = docs.get(i + PREFETCH_ROWS) {
+            if let Some(&ahead) = docs.get(i + PREFETCH_ROWS).filter(|_| apart) {
                 v.prefetch(ahead);
             }
             out.push(dot_avx2(v.row(doc), q) as f32 * v.scales[doc as usize] * scale);
