@@ -30,7 +30,11 @@ impl MemoryDirectory {
     }
 
     fn put(&self, path: &Path, data: Vec<u8>) {
-        self.files.write().unwrap_or_else(|e| e.into_inner()).insert(path.to_path_buf(), FileSlice::from(data));
+        self.publish(path, FileSlice::from(data));
+    }
+
+    fn publish(&self, path: &Path, file: FileSlice) {
+        self.files.write().unwrap_or_else(|e| e.into_inner()).insert(path.to_path_buf(), file);
     }
 }
 
@@ -61,7 +65,7 @@ impl Directory for MemoryDirectory {
         }
         // The file exists, empty, from now on, as it would on disk.
         files.insert(path.to_path_buf(), FileSlice::empty());
-        let writer = FileWriter { path: path.to_path_buf(), data: Vec::new(), directory: self.clone() };
+        let writer = FileWriter::new(path, self.clone());
         Ok(BufWriter::new(Box::new(writer)))
     }
 
@@ -88,11 +92,41 @@ impl Directory for MemoryDirectory {
 struct FileWriter {
     path: PathBuf,
     data: Vec<u8>,
+    /// A file grown past [`mapped::FROM_BYTES`], in its own mapping (Linux).
+    #[cfg(target_os = "linux")]
+    mapped: Option<mapped::Mapped>,
     directory: MemoryDirectory,
+}
+
+impl FileWriter {
+    fn new(path: &Path, directory: MemoryDirectory) -> Self {
+        FileWriter {
+            path: path.to_path_buf(),
+            data: Vec::new(),
+            #[cfg(target_os = "linux")]
+            mapped: None,
+            directory,
+        }
+    }
 }
 
 impl Write for FileWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        #[cfg(target_os = "linux")]
+        {
+            if let Some(mapped) = &mut self.mapped {
+                mapped.extend(buf)?;
+                return Ok(buf.len());
+            }
+            if self.data.len() + buf.len() > mapped::FROM_BYTES {
+                let mut moved = mapped::Mapped::with_capacity(2 * (self.data.len() + buf.len()))?;
+                moved.extend(&self.data)?;
+                moved.extend(buf)?;
+                self.data = Vec::new();
+                self.mapped = Some(moved);
+                return Ok(buf.len());
+            }
+        }
         self.data.extend_from_slice(buf);
         Ok(buf.len())
     }
@@ -105,7 +139,143 @@ impl Write for FileWriter {
 
 impl TerminatingWrite for FileWriter {
     fn terminate_ref(&mut self, _: AntiCallToken) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        if let Some(mapped) = self.mapped.take() {
+            self.directory.publish(&self.path, FileSlice::from(mapped));
+            return Ok(());
+        }
         self.directory.put(&self.path, std::mem::take(&mut self.data));
         Ok(())
+    }
+}
+
+/// Large files in anonymous mappings that grow by moving their pages (`mremap`), never by copying
+/// their bytes: a `Vec` doubles by copying itself, and in a large build the copies of a merged
+/// segment's largest files made the peak of resident memory. Pages are resident only once
+/// written, and go back to the system when the file is deleted.
+#[cfg(target_os = "linux")]
+mod mapped {
+    use std::io;
+    use std::ops::Deref;
+
+    /// Files grow in a `Vec` up to this size (most files are small: a mapping each would cost a
+    /// system call and a page table entry for little).
+    pub const FROM_BYTES: usize = 32 << 20;
+
+    pub struct Mapped {
+        ptr: *mut u8,
+        len: usize,
+        capacity: usize,
+    }
+
+    // SAFETY: the mapping is owned by this value alone; shared references only read it.
+    unsafe impl Send for Mapped {}
+    unsafe impl Sync for Mapped {}
+    // SAFETY: the bytes stay at one address while the value lives (it is never grown once
+    // shared: only `extend`, which takes `&mut self`, moves them).
+    unsafe impl stable_deref_trait::StableDeref for Mapped {}
+
+    const PAGE: usize = 4096;
+
+    impl Mapped {
+        pub fn with_capacity(bytes: usize) -> io::Result<Self> {
+            let capacity = bytes.max(PAGE).next_multiple_of(PAGE);
+            // SAFETY: a fresh private anonymous mapping; no address is passed in.
+            let ptr = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    capacity,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                    -1,
+                    0,
+                )
+            };
+            if ptr == libc::MAP_FAILED {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(Mapped { ptr: ptr.cast(), len: 0, capacity })
+        }
+
+        pub fn extend(&mut self, bytes: &[u8]) -> io::Result<()> {
+            let needed = self.len.checked_add(bytes.len()).ok_or_else(|| io::Error::other("file too large"))?;
+            if needed > self.capacity {
+                let capacity = needed.max(2 * self.capacity).next_multiple_of(PAGE);
+                // SAFETY: `ptr` and `capacity` are this value's mapping; the kernel moves its
+                // pages (and their contents) to the returned address.
+                let moved = unsafe { libc::mremap(self.ptr.cast(), self.capacity, capacity, libc::MREMAP_MAYMOVE) };
+                if moved == libc::MAP_FAILED {
+                    return Err(io::Error::last_os_error());
+                }
+                (self.ptr, self.capacity) = (moved.cast(), capacity);
+            }
+            // SAFETY: `len + bytes.len() <= capacity` bytes are mapped and writable at `ptr`;
+            // `bytes` is not inside the mapping (only `&mut self` writes it).
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.add(self.len), bytes.len()) };
+            self.len = needed;
+            Ok(())
+        }
+    }
+
+    impl Deref for Mapped {
+        type Target = [u8];
+
+        fn deref(&self) -> &[u8] {
+            // SAFETY: the first `len` bytes of the mapping are written.
+            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+        }
+    }
+
+    impl Drop for Mapped {
+        fn drop(&mut self) {
+            // SAFETY: unmaps this value's own mapping, which nothing refers to any more.
+            unsafe { libc::munmap(self.ptr.cast(), self.capacity) };
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn a_mapping_grows_without_losing_what_it_holds() {
+            let mut m = Mapped::with_capacity(10).unwrap();
+            let mut expected = Vec::new();
+            for i in 0..5000u32 {
+                let piece: Vec<u8> = (0..(i % 97) as u8).map(|b| b ^ i as u8).collect();
+                m.extend(&piece).unwrap();
+                expected.extend_from_slice(&piece);
+            }
+            assert!(m.capacity > PAGE);
+            assert_eq!(&*m, &expected[..]);
+            let empty = Mapped::with_capacity(0).unwrap();
+            assert!(empty.is_empty());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_written_in_many_pieces_reads_back_whole_however_large() {
+        let dir = MemoryDirectory::default();
+        // Past the size where a file moves into its own mapping on Linux, in uneven writes.
+        for (name, len) in [("small", 1000usize), ("large", (40 << 20) + 12_345)] {
+            let path = Path::new(name);
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 31 + i / 4093) as u8).collect();
+            let mut writer = dir.open_write(path).unwrap();
+            for piece in bytes.chunks(65_537) {
+                writer.write_all(piece).unwrap();
+            }
+            // Nothing is readable before the writer terminates.
+            assert!(dir.open_read(path).unwrap().read_bytes().unwrap().is_empty());
+            writer.terminate().unwrap();
+            let read = dir.open_read(path).unwrap().read_bytes().unwrap();
+            assert_eq!(read.as_slice(), &bytes[..], "{name}");
+            dir.delete(path).unwrap();
+            assert!(!dir.exists(path).unwrap());
+        }
     }
 }
