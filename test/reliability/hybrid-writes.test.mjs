@@ -8,20 +8,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { createMemoryIndex } from '../../dist/index.js';
+import { rng } from './fixtures/unicode-cases.mjs';
 
 const SEED = Number(process.env.RYE_HYBRID_WRITES_SEED || 20261126);
 const ROUNDS = Number(process.env.RYE_HYBRID_WRITES_ROUNDS || 120);
 /** No operation may take longer: a hang fails the test instead of stalling the run. */
 const DEADLINE_MS = 30_000;
 
+/** A seeded integer below `n`, from the fuzzers' generator. */
 function random(seed) {
-  let s = seed >>> 0;
-  return (n) => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) % n;
-  };
+  const r = rng(seed);
+  return (n) => Math.floor(r() * n);
 }
 
 const TOPICS = [
