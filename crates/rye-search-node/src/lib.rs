@@ -11,18 +11,13 @@ use napi_derive::napi;
 use rye_search_core::files::FileRead;
 use rye_search_core::{contained, Batch, Error as CoreError, ItemDoc, SearchIndex, SearchRequest};
 
+mod memory;
+use memory::{release_freed_memory, PromptReturn};
+
 /// Searches allocate many small strings on several threads; glibc's malloc serialised them on
 /// its arena locks (`searchMany` gained a third with mimalloc).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// Hands memory freed by a bulk write back to the system. mimalloc keeps freed pages for reuse
-/// and returns them only as later allocations on the same threads come by, so a process that
-/// indexed 63,666 items went on holding ~170 MB it no longer used. Small edits skip it (~1.5 ms).
-fn release_freed_memory() {
-    // SAFETY: `mi_collect` only walks the allocator's own structures; any thread may call it.
-    unsafe { libmimalloc_sys::mi_collect(true) }
-}
 
 /// Marker that prefixes structured error payloads in JS error messages.
 const ERROR_MARKER: &str = "RYE_ERROR:";
@@ -328,11 +323,12 @@ impl Task for UpsertTask {
     type Output = ();
     type JsValue = ();
     fn compute(&mut self) -> napi::Result<()> {
-        let mut bulk = false;
+        let bulk = with_batch(&self.batch, |b| Ok(b.is_bulk()))?;
+        let _prompt = bulk.then(PromptReturn::begin);
         for text in std::mem::take(&mut self.texts) {
             let docs: Vec<ItemDoc> = guarded(|| serde_json::from_str(&text).map_err(|e| bad_json("documents", e)))?;
             drop(text);
-            bulk = with_batch(&self.batch, |b| b.upsert(&docs).map(|()| b.is_bulk()).map_err(to_js))?;
+            with_batch(&self.batch, |b| b.upsert(&docs).map_err(to_js))?;
         }
         if bulk {
             release_freed_memory();
@@ -355,6 +351,7 @@ impl Task for CommitTask {
         match self.batch.take() {
             Some(b) => {
                 let bulk = b.is_bulk();
+                let _prompt = bulk.then(PromptReturn::begin);
                 let result = guarded(|| b.commit().map_err(to_js));
                 if bulk {
                     release_freed_memory();
