@@ -3,12 +3,13 @@
 // options (previews on); prints how long each took to add and, per kind, p50 for each and the
 // ratio. One process, so the machine's load moves both sides alike (the side-by-side bench runs
 // them in separate processes).
-//   node bench/batched-adds.js [c10k|c60k]
+//   node bench/batched-adds.js [c10k|c60k] [--json]   (--json: one JSON line, as bench/run.js reads it)
 import { tier } from './corpus.js';
 import { ENGINES } from './engines.js';
 import { KINDS, queryMix } from './queries.js';
 
 const name = process.argv[2] ?? 'c60k';
+const json = process.argv.includes('--json');
 const docs = tier(name).map(({ base, ...d }) => d);
 const batched = await ENGINES.rye(undefined, 'default');
 const oneAdd = await ENGINES['rye-1add'](undefined, 'default');
@@ -42,6 +43,10 @@ for (const kind of KINDS) {
       }
   const [a, b] = [median(times.batched), median(times.oneAdd)];
   rows.push({ kind, batchedP50Ms: +a.toFixed(3), oneAddP50Ms: +b.toFixed(3), ratio: +(a / b).toFixed(2) });
+}
+if (json) {
+  console.log(JSON.stringify({ addMs, kinds: rows }));
+  process.exit(0);
 }
 console.log(
   `${name}: ${docs.length} items, in batches of 5,000 (${addMs.batched} ms to add) vs one add (${addMs.oneAdd} ms), default options`,
