@@ -4,7 +4,9 @@
 //! merges follow each other faster than that: a build held each merge's garbage through the
 //! next one.
 
-use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::ffi::c_long;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use libmimalloc_sys::{mi_collect, mi_option_get, mi_option_set, mi_option_t};
 
@@ -14,8 +16,14 @@ const PURGE_DELAY: mi_option_t = 15;
 
 /// Bulk writes running now (one per index at most, several indexes at once).
 static BULK_WRITES: AtomicUsize = AtomicUsize::new(0);
-/// The delay in force before the first of them began.
-static USUAL_DELAY: AtomicI64 = AtomicI64::new(0);
+/// The delay in force before the first bulk write began (read once: a later read could see the
+/// `0` of a write that is just ending).
+static USUAL_DELAY: OnceLock<c_long> = OnceLock::new();
+
+fn usual_delay() -> c_long {
+    // SAFETY: reading an option only touches mimalloc's option table.
+    *USUAL_DELAY.get_or_init(|| unsafe { mi_option_get(PURGE_DELAY) })
+}
 
 /// While one lives, memory freed by any thread goes back to the system at once. Held by bulk
 /// writes: c60k added in 5,000s through Node peaked at 514 instead of 571 MB. Searches run with
@@ -24,12 +32,10 @@ pub struct PromptReturn(());
 
 impl PromptReturn {
     pub fn begin() -> Self {
+        usual_delay(); // read before the first bulk write sets it to 0
         if BULK_WRITES.fetch_add(1, Ordering::AcqRel) == 0 {
-            // SAFETY: reading and setting an option only touch mimalloc's option table.
-            unsafe {
-                USUAL_DELAY.store(mi_option_get(PURGE_DELAY) as i64, Ordering::Release);
-                mi_option_set(PURGE_DELAY, 0);
-            }
+            // SAFETY: setting an option only touches mimalloc's option table.
+            unsafe { mi_option_set(PURGE_DELAY, 0) }
         }
         PromptReturn(())
     }
@@ -38,9 +44,9 @@ impl PromptReturn {
 impl Drop for PromptReturn {
     fn drop(&mut self) {
         if BULK_WRITES.fetch_sub(1, Ordering::AcqRel) == 1 {
-            // SAFETY: as in `begin`. A write that began meanwhile then runs with the usual delay,
-            // which costs memory for a moment, never correctness.
-            unsafe { mi_option_set(PURGE_DELAY, USUAL_DELAY.load(Ordering::Acquire) as _) }
+            // SAFETY: as in `begin`. A write that began meanwhile may then run with the usual
+            // delay: memory held a moment longer, never a wrong answer.
+            unsafe { mi_option_set(PURGE_DELAY, usual_delay()) }
         }
     }
 }
@@ -72,6 +78,11 @@ mod tests {
         drop(first);
         assert_eq!(delay(), 0, "another bulk write still runs");
         drop(second);
+        assert_eq!(delay(), usual);
+        // Again: the usual delay was kept, not read back while it was 0.
+        let again = PromptReturn::begin();
+        assert_eq!(delay(), 0);
+        drop(again);
         assert_eq!(delay(), usual);
     }
 }
