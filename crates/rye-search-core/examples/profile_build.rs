@@ -20,7 +20,7 @@ fn memory() -> String {
     }
 }
 
-/// What the Node binding does after a bulk write (`release_freed_memory` there), so the numbers
+/// What the Node binding does after a bulk write (when its `PromptReturn` ends), so the numbers
 /// here are those of the package.
 fn release_freed_memory() {
     // SAFETY: `mi_collect` only walks the allocator's own structures.

@@ -12,7 +12,7 @@ use rye_search_core::files::FileRead;
 use rye_search_core::{contained, Batch, Error as CoreError, ItemDoc, SearchIndex, SearchRequest};
 
 mod memory;
-use memory::{release_freed_memory, PromptReturn};
+use memory::PromptReturn;
 
 /// Searches allocate many small strings on several threads; glibc's malloc serialised them on
 /// its arena locks (`searchMany` gained a third with mimalloc).
@@ -323,15 +323,11 @@ impl Task for UpsertTask {
     type Output = ();
     type JsValue = ();
     fn compute(&mut self) -> napi::Result<()> {
-        let bulk = with_batch(&self.batch, |b| Ok(b.is_bulk()))?;
-        let _prompt = bulk.then(PromptReturn::begin);
+        let _prompt = with_batch(&self.batch, |b| Ok(b.is_bulk()))?.then(PromptReturn::begin);
         for text in std::mem::take(&mut self.texts) {
             let docs: Vec<ItemDoc> = guarded(|| serde_json::from_str(&text).map_err(|e| bad_json("documents", e)))?;
             drop(text);
             with_batch(&self.batch, |b| b.upsert(&docs).map_err(to_js))?;
-        }
-        if bulk {
-            release_freed_memory();
         }
         Ok(())
     }
@@ -350,13 +346,8 @@ impl Task for CommitTask {
     fn compute(&mut self) -> napi::Result<()> {
         match self.batch.take() {
             Some(b) => {
-                let bulk = b.is_bulk();
-                let _prompt = bulk.then(PromptReturn::begin);
-                let result = guarded(|| b.commit().map_err(to_js));
-                if bulk {
-                    release_freed_memory();
-                }
-                result
+                let _prompt = b.is_bulk().then(PromptReturn::begin);
+                guarded(|| b.commit().map_err(to_js))
             }
             None => Ok(()),
         }

@@ -25,9 +25,11 @@ fn usual_delay() -> c_long {
     *USUAL_DELAY.get_or_init(|| unsafe { mi_option_get(PURGE_DELAY) })
 }
 
-/// While one lives, memory freed by any thread goes back to the system at once. Held by bulk
-/// writes: c60k added in 5,000s through Node peaked at 514 instead of 571 MB. Searches run with
-/// the usual delay (returning at once made `searchMany` ~8% slower).
+/// Held by each bulk write. While one lives, memory freed by any thread goes back to the system at
+/// once: c60k added in 5,000s through Node peaked at 514 instead of 571 MB. Searches run with the
+/// usual delay (returning at once made `searchMany` ~8% slower). When one ends, what the
+/// thread's own caches hold goes back too (a process that indexed 63,666 items went on holding
+/// ~170 MB it no longer used); small edits skip both (~1.5 ms).
 pub struct PromptReturn(());
 
 impl PromptReturn {
@@ -43,20 +45,14 @@ impl PromptReturn {
 
 impl Drop for PromptReturn {
     fn drop(&mut self) {
+        // SAFETY: `mi_collect` only walks the allocator's own structures; any thread may call it.
+        unsafe { mi_collect(true) }
         if BULK_WRITES.fetch_sub(1, Ordering::AcqRel) == 1 {
             // SAFETY: as in `begin`. A write that began meanwhile may then run with the usual
             // delay: memory held a moment longer, never a wrong answer.
             unsafe { mi_option_set(PURGE_DELAY, usual_delay()) }
         }
     }
-}
-
-/// Hands memory freed by a bulk write back to the system now: what this thread's own caches
-/// hold (a process that indexed 63,666 items went on holding ~170 MB it no longer used).
-/// Small edits skip it (~1.5 ms).
-pub fn release_freed_memory() {
-    // SAFETY: `mi_collect` only walks the allocator's own structures; any thread may call it.
-    unsafe { mi_collect(true) }
 }
 
 #[cfg(test)]
