@@ -457,6 +457,28 @@ impl Collector for TopRanked {
 }
 
 impl TopRanked {
+    /// What [`Self::collect_segment_above`] collects when the query's matches in the segment are
+    /// known to be `docs` (ascending, live): each is looked up, no other visited.
+    pub fn collect_segment_docs(
+        &self,
+        weight: &dyn Weight,
+        segment: u32,
+        reader: &SegmentReader,
+        docs: &[DocId],
+    ) -> tantivy::Result<Collected> {
+        let mut top = self.for_segment(segment, reader)?;
+        let mut scorer = weight.scorer(reader, 1.0)?;
+        for &doc in docs {
+            if scorer.doc() < doc {
+                scorer.seek(doc);
+            }
+            if scorer.doc() == doc {
+                top.collect(doc, scorer.score());
+            }
+        }
+        Ok(top.harvest())
+    }
+
     /// Collects one segment; when pruning, documents scoring at most `above` (below the k-th
     /// score of the segments collected before) are skipped: a segment starts from the others'
     /// top instead of from nothing.

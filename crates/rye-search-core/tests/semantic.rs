@@ -295,6 +295,11 @@ fn auto_answers_by_words_when_they_find_a_page_and_fuses_meaning_otherwise() {
         assert_eq!(kind, if by_words { "keyword" } else { "hybrid" }, "{query}");
         let (_, _, hybrid) = run(query, Mode::Hybrid, 10, 0);
         assert_eq!(ids(&whole[..10]), ids(&hybrid), "{query}: hybrid's first page, in its order");
+        if !by_words {
+            // `auto` ranks the few items holding every word from the matches it counted; hybrid
+            // ranks them by walking the query: one answer, scores and all.
+            assert_eq!(("hybrid", total, whole.clone()), run(query, Mode::Hybrid, 60, 0), "{query}: hybrid's answer");
+        }
         if by_words {
             assert_eq!(
                 ("keyword", total, whole.clone()),
@@ -308,6 +313,34 @@ fn auto_answers_by_words_when_they_find_a_page_and_fuses_meaning_otherwise() {
             assert_eq!((page_kind, page_total), (kind, total), "{query}: 7 from {offset}");
             assert_eq!(&page[..end - offset], &whole[offset..end], "{query}: 7 from {offset}");
         }
+    }
+}
+
+/// `auto` counts a question's every-word matches first: below [`WORDS_SETTLE`] it ranks just
+/// those, found in every segment and never a deleted one, exactly as hybrid ranks them.
+#[test]
+fn auto_ranks_a_few_every_word_matches_across_segments_as_hybrid_does() {
+    shipped_model();
+    let mut docs = word_salad();
+    let rare = |i: usize, title: &str| doc(&format!("rare{i}"), title, "quasar nebula seen through a telescope");
+    docs.extend((0..4).map(|i| rare(i, "quasar nebula")));
+    let index = SearchIndex::in_memory().unwrap();
+    add(&index, &docs);
+    // A second segment: two more, and one of the first four again (deleted from the first).
+    add(&index, &[rare(1, "quasar nebula chess"), rare(4, "a quasar nebula"), rare(5, "nebula quasar")]);
+    let run = |mode, limit| {
+        let req = SearchRequest { query: "quasar nebula".into(), mode, limit, preview_chars: 0, ..Default::default() };
+        let res = index.search(&req).unwrap();
+        (res.search_type, res.total, res.hits.into_iter().map(|h| (h.id, h.score, h.matched)).collect::<Vec<_>>())
+    };
+    let keyword = run(Mode::Keyword, 60);
+    assert_eq!(keyword.1, 6);
+    let auto = run(Mode::Auto, 60);
+    assert_eq!(auto.0, "hybrid");
+    assert_eq!(auto, run(Mode::Hybrid, 60));
+    let found: Vec<&String> = auto.2.iter().map(|h| &h.0).collect();
+    for (id, ..) in &keyword.2 {
+        assert_eq!(found.iter().filter(|f| **f == id).count(), 1, "{id} once in {found:?}");
     }
 }
 

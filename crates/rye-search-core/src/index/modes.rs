@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use tantivy::fastfield::AliveBitSet;
 use tantivy::query::Weight;
 use tantivy::COLLECT_BLOCK_BUFFER_LEN;
-use tantivy::{DocAddress, DocId};
+use tantivy::{DocAddress, DocId, TERMINATED};
 
 use super::facets::MatchSet;
 use super::fusion::{best_first, Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
@@ -155,9 +155,9 @@ impl SearchIndex {
         let rank_keyword = || {
             let ranking = match req.mode {
                 Mode::Auto => {
-                    let every_word = self.rank_words(req, searcher, parts, fusion_want(req), Words::Every)?;
+                    let every_word =
+                        self.every_word(req, searcher, parts, || settled.store(true, Ordering::Relaxed))?;
                     if every_word.total >= WORDS_SETTLE {
-                        settled.store(true, Ordering::Relaxed);
                         return Ok((every_word, None));
                     }
                     self.rank_words(req, searcher, parts, fusion_want(req), Words::Relaxing(Some(every_word)))?
@@ -206,6 +206,33 @@ impl SearchIndex {
         let counts = sets.map(|sets| self.counts(searcher, &sets)).transpose()?;
         let Ranking { warnings, relaxed, .. } = keyword;
         Ok(SearchResponse { total, hits, warnings, relaxed, search_type: "hybrid", counts })
+    }
+
+    /// The ranking of every word of a plain question (stop words aside) that `auto` starts from.
+    /// Its matches are counted first, no further than [`WORDS_SETTLE`]: when they reach it, the
+    /// words settle the answer, `settle` is called at once (the scan alongside stops) and only
+    /// the page is ranked, as a keyword search would. Fewer are ranked with every one of them
+    /// marked, as fusion wants.
+    fn every_word(
+        &self,
+        req: &SearchRequest,
+        searcher: &Searcher,
+        parts: &[Arc<SegmentParts>],
+        settle: impl FnOnce(),
+    ) -> Result<Ranking> {
+        let node = parse(&req.query)?;
+        let Some(words) = relax::plain_query_words(&req.query, &node) else {
+            return self.rank_words(req, searcher, parts, fusion_want(req), Words::Every);
+        };
+        let (words, _stop_words) = relax::without_stop_words(words);
+        let built = self.node_query(req, searcher, parts, relax::all_of(&words))?;
+        match fewer_than(searcher, &*built.query, WORDS_SETTLE)? {
+            Some(docs) => self.rank_known(req, searcher, parts, built, fusion_want(req), &docs),
+            None => {
+                settle();
+                self.rank_query(req, searcher, parts, built, Want::top(req.offset + req.limit))
+            }
+        }
     }
 
     /// The items a plain question's words name: every word (stop words aside) in the item's title,
@@ -300,6 +327,31 @@ impl SearchIndex {
         top.sort_by(|a, b| best_first(*a, *b));
         Ok(SemanticRanking { top, total })
     }
+}
+
+/// The live documents `query` matches (ascending doc ids per segment ordinal) when they are
+/// fewer than `enough`; None, as soon as that many are found, when they are not.
+fn fewer_than(searcher: &Searcher, query: &dyn Query, enough: usize) -> Result<Option<Vec<Vec<DocId>>>> {
+    let weight = query.weight(EnableScoring::disabled_from_searcher(searcher))?;
+    let (mut docs, mut count) = (Vec::new(), 0);
+    for reader in searcher.segment_readers() {
+        let alive = reader.alive_bitset();
+        let mut scorer = weight.scorer(reader, 1.0)?;
+        let mut found = Vec::new();
+        let mut doc = scorer.doc();
+        while doc != TERMINATED {
+            if alive.is_none_or(|a| a.is_alive(doc)) {
+                count += 1;
+                if count >= enough {
+                    return Ok(None);
+                }
+                found.push(doc);
+            }
+            doc = scorer.advance();
+        }
+        docs.push(found);
+    }
+    Ok(Some(docs))
 }
 
 /// The docs of `range` that `filter` matches, in order (read 64 at a time: one dynamic call a

@@ -21,6 +21,12 @@ pub(super) struct Ranking {
     pub matches: Matches,
 }
 
+/// A keyword query, built, with the warnings building it gave.
+pub(super) struct Built {
+    pub query: Box<dyn Query>,
+    pub warnings: Vec<String>,
+}
+
 /// Which keyword ranking of a plain question.
 pub(super) enum Words {
     /// Only the first try: every word (stop words aside), never relaxed.
@@ -189,7 +195,11 @@ impl SearchIndex {
         want: Want,
         min_score: f32,
     ) -> Result<crate::collect::Collected> {
-        let collector = TopRanked {
+        collect(searcher, query, self.top_ranked(req, parts, want, min_score))
+    }
+
+    fn top_ranked(&self, req: &SearchRequest, parts: &[Arc<SegmentParts>], want: Want, min_score: f32) -> TopRanked {
+        TopRanked {
             sort: req.sort_by,
             wanted: want.top,
             prune: false, // decided by `collect` once the query's postings are known
@@ -197,8 +207,7 @@ impl SearchIndex {
             min_score,
             recency: req.recency(),
             marks: want.matches,
-        };
-        collect(searcher, query, collector)
+        }
     }
 
     /// In how many documents a word's tokens all occur at most (its rarest token, best field,
@@ -225,6 +234,68 @@ impl SearchIndex {
         node: parse::Node,
         want: Want,
     ) -> Result<Ranking> {
+        let built = self.node_query(req, searcher, parts, node)?;
+        self.rank_query(req, searcher, parts, built, want)
+    }
+
+    /// The ranking of a query from [`Self::node_query`].
+    pub(super) fn rank_query(
+        &self,
+        req: &SearchRequest,
+        searcher: &tantivy::Searcher,
+        parts: &[Arc<SegmentParts>],
+        Built { query, warnings }: Built,
+        want: Want,
+    ) -> Result<Ranking> {
+        let found = self.collect_best(req, searcher, parts, &*query, want, f32::MIN)?;
+        Ok(Ranking {
+            top: found.top.iter().map(|r| (r.score, r.address)).collect(),
+            total: found.seen as usize,
+            best: found.best,
+            query,
+            warnings,
+            relaxed: false,
+            matches: found.matches,
+        })
+    }
+
+    /// [`Self::rank_query`] of a query whose matches are known to be `docs` (ascending live doc
+    /// ids per segment ordinal): only they are scored.
+    pub(super) fn rank_known(
+        &self,
+        req: &SearchRequest,
+        searcher: &tantivy::Searcher,
+        parts: &[Arc<SegmentParts>],
+        Built { query, warnings }: Built,
+        want: Want,
+        docs: &[Vec<DocId>],
+    ) -> Result<Ranking> {
+        let collector = self.top_ranked(req, parts, want, f32::MIN);
+        let weight = query.weight(EnableScoring::enabled_from_searcher(searcher))?;
+        let readers = searcher.segment_readers().iter().enumerate();
+        let fruits = readers
+            .map(|(ord, r)| collector.collect_segment_docs(&*weight, ord as u32, r, docs.get(ord).map_or(&[], |d| d)))
+            .collect::<tantivy::Result<Vec<_>>>()?;
+        let found = collector.merge_fruits(fruits)?;
+        Ok(Ranking {
+            top: found.top.iter().map(|r| (r.score, r.address)).collect(),
+            total: found.seen as usize,
+            best: found.best,
+            query,
+            warnings,
+            relaxed: false,
+            matches: found.matches,
+        })
+    }
+
+    /// The query of `node` with the request's fields, nearness or proximity, and restrictions.
+    pub(super) fn node_query(
+        &self,
+        req: &SearchRequest,
+        searcher: &tantivy::Searcher,
+        parts: &[Arc<SegmentParts>],
+        node: parse::Node,
+    ) -> Result<Built> {
         let f = &self.fields;
         let weights = req.weights.as_array();
         let all_fields: Vec<(Field, f32)> =
@@ -281,17 +352,7 @@ impl SearchIndex {
         } else {
             Box::new(BooleanQuery::new(clauses))
         };
-
-        let found = self.collect_best(req, searcher, parts, &*query, want, f32::MIN)?;
-        Ok(Ranking {
-            top: found.top.iter().map(|r| (r.score, r.address)).collect(),
-            total: found.seen as usize,
-            best: found.best,
-            query,
-            warnings,
-            relaxed: false,
-            matches: found.matches,
-        })
+        Ok(Built { query, warnings })
     }
 
     /// Loads the hits of a page (`(score, address, how it matched)`, scores already 0–1), with
