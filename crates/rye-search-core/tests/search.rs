@@ -1001,3 +1001,36 @@ fn pages_from_several_segments_are_slices_of_the_exhaustive_ranking() {
         }
     }
 }
+
+/// The files of segments a merge replaced are deleted when the batch commits, not one commit
+/// later: in memory, they held a built index twice over.
+#[test]
+fn merged_segments_leave_no_files_behind() {
+    let dir = std::env::temp_dir().join(format!("rye-search-core-merged-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let idx = SearchIndex::open(&dir).unwrap();
+    // Bulk batches (more than a small edit) merge once three segments exist.
+    for part in 0..3 {
+        let docs: Vec<ItemDoc> = (0..600)
+            .map(|i| doc(&format!("p{part}/item{i}"), "project", &format!("item {i}"), "merged", "body text"))
+            .collect();
+        let mut batch = idx.batch_for(docs.len()).unwrap();
+        batch.upsert(&docs).unwrap();
+        batch.commit().unwrap();
+    }
+    assert_eq!(idx.num_segments(), 1);
+    // Segment files are named by the segment's id (32 hex digits) and an extension.
+    let mut segments = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if let Some((stem, _)) = name.split_once('.') {
+            if stem.len() == 32 && stem.chars().all(|c| c.is_ascii_hexdigit()) {
+                segments.insert(stem.to_string());
+            }
+        }
+    }
+    assert_eq!(segments.len(), 1, "{segments:?}");
+    assert_eq!(idx.search(&SearchRequest { query: "merged".into(), ..Default::default() }).unwrap().total, 1800);
+    drop(idx);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -111,8 +111,12 @@ impl Batch {
         // a later commit, as when Tantivy started the merges. Running the cascade at once merged
         // everything at the end of a build: 1,000,000 items in batches of 5,000 peaked at 4.2 GB
         // instead of 3.6 (3.8 with one round).
-        let segments = self.writer.index().searchable_segment_metas()?;
-        for candidate in self.merges.compute_merge_candidates(&segments) {
+        // The segment metas are dropped before the merges: Tantivy deletes a merged segment's
+        // files only once nothing holds its meta, and holding them kept a built index in memory
+        // twice over until the next commit (c60k: 153 MB of files for 77; the build's memory
+        // after it, 197 → 105 MB).
+        let candidates = self.merges.compute_merge_candidates(&self.writer.index().searchable_segment_metas()?);
+        for candidate in candidates {
             self.writer.merge(&candidate.0).wait()?;
         }
         self.writer.wait_merging_threads()?;
