@@ -21,6 +21,21 @@ pub(super) struct Ranking {
     pub matches: Matches,
 }
 
+impl Ranking {
+    /// What a query collected, as a ranking.
+    fn of(found: crate::collect::Collected, Built { query, warnings }: Built) -> Ranking {
+        Ranking {
+            top: found.top.iter().map(|r| (r.score, r.address)).collect(),
+            total: found.seen as usize,
+            best: found.best,
+            query,
+            warnings,
+            relaxed: false,
+            matches: found.matches,
+        }
+    }
+}
+
 /// A keyword query, built, with the warnings building it gave.
 pub(super) struct Built {
     pub query: Box<dyn Query>,
@@ -244,19 +259,11 @@ impl SearchIndex {
         req: &SearchRequest,
         searcher: &tantivy::Searcher,
         parts: &[Arc<SegmentParts>],
-        Built { query, warnings }: Built,
+        built: Built,
         want: Want,
     ) -> Result<Ranking> {
-        let found = self.collect_best(req, searcher, parts, &*query, want, f32::MIN)?;
-        Ok(Ranking {
-            top: found.top.iter().map(|r| (r.score, r.address)).collect(),
-            total: found.seen as usize,
-            best: found.best,
-            query,
-            warnings,
-            relaxed: false,
-            matches: found.matches,
-        })
+        let found = self.collect_best(req, searcher, parts, &*built.query, want, f32::MIN)?;
+        Ok(Ranking::of(found, built))
     }
 
     /// [`Self::rank_query`] of a query whose matches are known to be `docs` (ascending live doc
@@ -266,26 +273,17 @@ impl SearchIndex {
         req: &SearchRequest,
         searcher: &tantivy::Searcher,
         parts: &[Arc<SegmentParts>],
-        Built { query, warnings }: Built,
+        built: Built,
         want: Want,
         docs: &[Vec<DocId>],
     ) -> Result<Ranking> {
         let collector = self.top_ranked(req, parts, want, f32::MIN);
-        let weight = query.weight(EnableScoring::enabled_from_searcher(searcher))?;
+        let weight = built.query.weight(EnableScoring::enabled_from_searcher(searcher))?;
         let readers = searcher.segment_readers().iter().enumerate();
         let fruits = readers
             .map(|(ord, r)| collector.collect_segment_docs(&*weight, ord as u32, r, docs.get(ord).map_or(&[], |d| d)))
             .collect::<tantivy::Result<Vec<_>>>()?;
-        let found = collector.merge_fruits(fruits)?;
-        Ok(Ranking {
-            top: found.top.iter().map(|r| (r.score, r.address)).collect(),
-            total: found.seen as usize,
-            best: found.best,
-            query,
-            warnings,
-            relaxed: false,
-            matches: found.matches,
-        })
+        Ok(Ranking::of(collector.merge_fruits(fruits)?, built))
     }
 
     /// The query of `node` with the request's fields, nearness or proximity, and restrictions.
