@@ -81,7 +81,11 @@ fn main() {
         .iter()
         .map(|q| SearchRequest {
             query: q.clone(),
-            scopes: vec![Scope { kind: Some("knowledge".into()), ..Default::default() }],
+            // `NOSCOPE=1`: every kind, as a search without a scope.
+            scopes: match std::env::var_os("NOSCOPE") {
+                Some(_) => Vec::new(),
+                None => vec![Scope { kind: Some("knowledge".into()), ..Default::default() }],
+            },
             preview_chars: std::env::var("PREVIEW").ok().and_then(|p| p.parse().ok()).unwrap_or(0),
             mode,
             fuzzy: std::env::var("FUZZY").ok().and_then(|f| f.parse().ok()).unwrap_or(0),
