@@ -13,6 +13,7 @@ use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::Searcher;
 use tantivy_fst::{Automaton, Regex};
 
+use super::any_field::AnyFieldQuery;
 use super::budget::Budget;
 use super::few_postings::{FewPostingsQuery, FieldTerm, FEW_POSTINGS};
 use super::parse::Node;
@@ -59,6 +60,8 @@ pub struct Builder<'a> {
     budget: &'a Budget,
     /// The stem field and its boost: plain words also match their English word forms there.
     stems: Option<(Field, f32)>,
+    /// Building a word that is one side of an intersection: it will be probed, not walked.
+    probed: bool,
 }
 
 /// Levenshtein automaton builders for distances 1 and 2, a transposition counting as one edit. Building one costs far more than a
@@ -79,7 +82,18 @@ impl<'a> Builder<'a> {
         let fuzzy = fuzzy.min(2);
         let lev = (fuzzy > 0).then(|| lev_builder(fuzzy));
         let (all_terms, dictionaries) = segments.unzip();
-        Builder { searcher, all_terms, dictionaries, query, fuzzy, warnings: Vec::new(), lev, budget, stems: None }
+        Builder {
+            searcher,
+            all_terms,
+            dictionaries,
+            query,
+            fuzzy,
+            warnings: Vec::new(),
+            lev,
+            budget,
+            stems: None,
+            probed: false,
+        }
     }
 
     /// Single words also match their stem in `field` (see [`crate::stem`]), at `boost`.
@@ -114,7 +128,11 @@ impl<'a> Builder<'a> {
                         Node::Not(inner) => clauses.push((Occur::MustNot, self.build(inner, fields)?)),
                         _ => {
                             positive = true;
-                            clauses.push((Occur::Must, self.build(child, fields)?));
+                            // Only a word directly: inside a union or a phrase it is walked.
+                            let probed = std::mem::replace(&mut self.probed, matches!(child, Node::Term(_)));
+                            let side = self.build(child, fields);
+                            self.probed = probed;
+                            clauses.push((Occur::Must, side?));
                         }
                     }
                 }
@@ -205,7 +223,8 @@ impl<'a> Builder<'a> {
     }
 
     /// One token over the fields that hold it: scored posting by posting when it has few
-    /// postings (see [`FewPostingsQuery`]), else a union of term queries (block-max WAND).
+    /// postings (see [`FewPostingsQuery`]), else a union of term queries (block-max WAND), or
+    /// one that seeks when an intersection will probe it (see [`AnyFieldQuery`]).
     fn single(&self, token: &str, fields: &[(Field, f32)]) -> Box<dyn Query> {
         let stem = self.stems.and_then(|(field, boost)| Some((field, boost, stem::stem(token)?)));
         let targets: Vec<(Field, f32, &str)> = fields
@@ -226,11 +245,16 @@ impl<'a> Builder<'a> {
             return any_of(all.collect());
         };
         terms.retain(|t| t.infos.iter().any(Option::is_some));
-        let few = FewPostingsQuery::new(self.segment_ids(), terms);
-        if few.terms().is_empty() || few.postings() > FEW_POSTINGS {
-            return any_of(term_queries(few.terms()));
+        if terms.is_empty() {
+            return Box::new(EmptyQuery);
         }
-        Box::new(few)
+        if terms.iter().map(FieldTerm::doc_freq).sum::<u64>() <= FEW_POSTINGS {
+            return Box::new(FewPostingsQuery::new(self.segment_ids(), terms));
+        }
+        match self.probed {
+            true => Box::new(AnyFieldQuery::new(self.segment_ids(), terms)),
+            false => any_of(term_queries(&terms)),
+        }
     }
 
     fn segment_ids(&self) -> Vec<SegmentId> {

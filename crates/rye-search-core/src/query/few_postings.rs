@@ -49,10 +49,6 @@ impl FewPostingsQuery {
         FewPostingsQuery { segments, terms }
     }
 
-    pub fn postings(&self) -> u64 {
-        self.terms.iter().map(FieldTerm::doc_freq).sum()
-    }
-
     pub fn terms(&self) -> &[FieldTerm] {
         &self.terms
     }
@@ -89,6 +85,14 @@ impl Query for FewPostingsQuery {
     }
 }
 
+/// Where `reader`'s segment is in `segments` (those a query's dictionary entries come from).
+pub(super) fn segment_ord(segments: &[SegmentId], reader: &SegmentReader) -> tantivy::Result<usize> {
+    segments
+        .iter()
+        .position(|id| *id == reader.segment_id())
+        .ok_or_else(|| TantivyError::InvalidArgument("segment not in the searcher the query was built on".into()))
+}
+
 fn idf(doc_freq: u64, docs: u64) -> Score {
     let x = (docs.saturating_sub(doc_freq) as Score + 0.5) / (doc_freq as Score + 0.5);
     (1.0 + x).ln()
@@ -118,9 +122,7 @@ struct FewPostingsWeight {
 impl FewPostingsWeight {
     /// Every matching document of the segment with its score, in document order.
     fn matches(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Vec<(DocId, Score)>> {
-        let Some(ord) = self.query.segments.iter().position(|id| *id == reader.segment_id()) else {
-            return Err(TantivyError::InvalidArgument("segment not in the searcher the query was built on".into()));
-        };
+        let ord = segment_ord(&self.query.segments, reader)?;
         let mut all: Vec<(DocId, Score)> = Vec::new();
         let mut one = Vec::new();
         for (i, t) in self.query.terms.iter().enumerate() {
