@@ -37,6 +37,7 @@ use crate::memory_dir::MemoryDirectory;
 use crate::query::budget::Budget;
 use crate::query::build::{is_term_leaf, positive_tokens, Builder};
 use crate::query::dictionaries::Dictionaries;
+use crate::query::probed::ProbedUnionQuery;
 use crate::query::{parse, relax};
 use crate::request::{Filter, Hit, SearchRequest, SearchResponse, SortBy};
 use crate::schema::{self, version_number, Fields, SCHEMA_VERSION};

@@ -13,10 +13,10 @@ use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::Searcher;
 use tantivy_fst::{Automaton, Regex};
 
-use super::any_field::AnyFieldQuery;
 use super::budget::Budget;
 use super::few_postings::{FewPostingsQuery, FieldTerm, FEW_POSTINGS};
 use super::parse::Node;
+use super::probed::{AnyFieldQuery, ProbedUnionQuery};
 use crate::all_terms::LazyAllTerms;
 use crate::error::{Error, Result};
 use crate::query::dictionaries::Dictionaries;
@@ -132,6 +132,8 @@ impl<'a> Builder<'a> {
                             let probed = std::mem::replace(&mut self.probed, matches!(child, Node::Term(_)));
                             let side = self.build(child, fields);
                             self.probed = probed;
+                            let side =
+                                if matches!(child, Node::Phrase(_)) { side.map(ProbedUnionQuery::of) } else { side };
                             clauses.push((Occur::Must, side?));
                         }
                     }
