@@ -64,7 +64,7 @@ impl AnyFieldWeight {
         let ord = segment_ord(&self.query.segments, reader)?;
         let mut fields = Vec::new();
         for (i, t) in self.query.terms.iter().enumerate() {
-            let Some(info) = &t.infos[ord] else { continue };
+            let Some(info) = t.infos.get(ord).and_then(Option::as_ref) else { continue };
             let field = t.term.field();
             let postings =
                 reader.inverted_index(field)?.read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
