@@ -334,3 +334,39 @@ describe('createMemoryIndex', () => {
     );
   });
 });
+
+describe('words with many postings', () => {
+  it('finds every item holding all the words, whichever field holds each, across batches and removals', async () => {
+    // Thousands of items, each word in well over 1,500 of them (the words then take the union
+    // an intersection probes), spread over fields, added in batches, some removed.
+    const mem = createMemoryIndex();
+    const fields = ['title', 'description', 'content', 'category'];
+    const items = Array.from({ length: 4000 }, (_, i) => {
+      const item = { id: `doc/${i}`, title: `item ${i}`, content: `filler ${'text '.repeat(i % 11)}` };
+      if (i % 2 === 0) item[fields[i % 4]] = `${item[fields[i % 4]] ?? ''} zebra`.trim();
+      if (i % 3 === 0) item[fields[(i >> 2) % 4]] = `${item[fields[(i >> 2) % 4]] ?? ''} quokka`.trim();
+      if (i % 5 === 0) item.content += ' zebra quokka';
+      return item;
+    });
+    for (let i = 0; i < items.length; i += 700) await mem.add(items.slice(i, i + 700));
+    const removed = items.filter((_, i) => i % 7 === 0).map((d) => d.id);
+    await mem.remove(removed);
+    const holds = (d, w) => fields.some((f) => (d[f] ?? '').split(/\s+/).includes(w));
+    const gone = new Set(removed);
+    const both = items.filter((d) => !gone.has(d.id) && holds(d, 'zebra') && holds(d, 'quokka')).map((d) => d.id);
+    assert.ok(items.filter((d) => holds(d, 'zebra')).length > 1500 && both.length > 300);
+    for (const query of ['zebra quokka', 'quokka AND zebra']) {
+      const all = [];
+      for (let offset = 0; offset < both.length + 100; offset += 100) {
+        const page = await mem.search({ query, limit: 100, offset, mode: 'keyword', previewChars: 0 });
+        assert.equal(page.total, both.length, query);
+        all.push(...page.results);
+      }
+      assert.deepEqual(all.map((r) => r.id).sort(), [...both].sort(), query);
+      assert.ok(
+        all.every((r, i) => i === 0 || r.score <= all[i - 1].score),
+        `${query}: ranked by score`,
+      );
+    }
+  });
+});

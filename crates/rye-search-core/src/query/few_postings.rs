@@ -126,7 +126,7 @@ impl FewPostingsWeight {
         let mut all: Vec<(DocId, Score)> = Vec::new();
         let mut one = Vec::new();
         for (i, t) in self.query.terms.iter().enumerate() {
-            let Some(info) = &t.infos[ord] else { continue };
+            let Some(info) = t.infos.get(ord).and_then(Option::as_ref) else { continue };
             let field: Field = t.term.field();
             let mut postings =
                 reader.inverted_index(field)?.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
