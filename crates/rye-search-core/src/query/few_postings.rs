@@ -230,92 +230,38 @@ impl Scorer for ListScorer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::query::testing::{both, by_address, field_terms, searcher, tantivy_union};
     use tantivy::collector::{Count, TopDocs};
-    use tantivy::query::{BooleanQuery, BoostQuery, Occur, TermQuery};
-    use tantivy::schema::{Schema, TEXT};
-    use tantivy::{doc, Index, Searcher};
-
-    /// Two text fields over three segments, one document deleted: the terms are in some
-    /// documents, some fields, some segments.
-    fn searcher() -> (Searcher, Field, Field) {
-        let mut b = Schema::builder();
-        let (title, body) = (b.add_text_field("title", TEXT), b.add_text_field("body", TEXT));
-        let index = Index::create_in_ram(b.build());
-        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
-        let words = ["alpha", "beta", "gamma", "alpha alpha", "delta beta alpha", "epsilon"];
-        for segment in 0..3 {
-            for i in 0..40usize {
-                let t = words[(i + segment) % words.len()];
-                let filler = "word ".repeat(i % 7);
-                let body_text = format!("{filler} {} {}", words[(i * 5 + segment) % words.len()], words[i % 4]);
-                writer.add_document(doc!(title => t, body => body_text)).unwrap();
-            }
-            if segment == 1 {
-                writer.delete_term(Term::from_field_text(title, "epsilon"));
-            }
-            writer.commit().unwrap();
-        }
-        let reader = index.reader().unwrap();
-        assert_eq!(reader.searcher().segment_readers().len(), 3);
-        (reader.searcher(), title, body)
-    }
+    use tantivy::Searcher;
 
     fn few(searcher: &Searcher, token: &str, fields: &[(Field, f32)]) -> FewPostingsQuery {
-        let segments = searcher.segment_readers();
-        let terms = fields
-            .iter()
-            .map(|&(field, boost)| FieldTerm {
-                term: Term::from_field_text(field, token),
-                boost,
-                infos: segments
-                    .iter()
-                    .map(|s| s.inverted_index(field).unwrap().terms().get(token.as_bytes()).unwrap())
-                    .collect(),
-            })
-            .collect();
-        FewPostingsQuery::new(segments.iter().map(|s| s.segment_id()).collect(), terms)
-    }
-
-    fn tantivy_union(token: &str, fields: &[(Field, f32)]) -> BooleanQuery {
-        let clauses = fields
-            .iter()
-            .map(|&(field, boost)| {
-                let q = TermQuery::new(Term::from_field_text(field, token), IndexRecordOption::WithFreqs);
-                (Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost)) as Box<dyn Query>)
-            })
-            .collect();
-        BooleanQuery::new(clauses)
+        let (segments, terms) = field_terms(searcher, token, fields);
+        FewPostingsQuery::new(segments, terms)
     }
 
     #[test]
     fn scores_equal_those_of_a_union_of_boosted_term_queries() {
-        let (searcher, title, body) = searcher();
+        let (searcher, title, body) = searcher(40);
         let fields = [(title, 3.0), (body, 1.5)];
         for token in ["alpha", "beta", "gamma", "delta", "epsilon", "absent"] {
             let ours = searcher
                 .search(&few(&searcher, token, &fields), &(TopDocs::with_limit(200).order_by_score(), Count))
                 .unwrap();
             let theirs = searcher
-                .search(&tantivy_union(token, &fields), &(TopDocs::with_limit(200).order_by_score(), Count))
+                .search(&*tantivy_union(token, &fields), &(TopDocs::with_limit(200).order_by_score(), Count))
                 .unwrap();
             assert_eq!(ours.1, theirs.1, "{token}: count");
-            let key = |hits: Vec<(Score, tantivy::DocAddress)>| {
-                let mut hits: Vec<_> = hits.into_iter().map(|(s, a)| (a, s)).collect();
-                hits.sort_by_key(|h| h.0);
-                hits
-            };
-            assert_eq!(key(ours.0), key(theirs.0), "{token}: documents and scores");
+            assert_eq!(by_address(ours.0), by_address(theirs.0), "{token}: documents and scores");
         }
     }
 
     #[test]
     fn intersects_and_explains_like_any_query() {
-        let (searcher, title, body) = searcher();
+        let (searcher, title, body) = searcher(40);
         let fields = [(title, 2.0), (body, 1.0)];
-        let both = |a: Box<dyn Query>, b: Box<dyn Query>| BooleanQuery::new(vec![(Occur::Must, a), (Occur::Must, b)]);
         let ours = both(Box::new(few(&searcher, "alpha", &fields)), Box::new(few(&searcher, "beta", &fields)));
-        let theirs = both(Box::new(tantivy_union("alpha", &fields)), Box::new(tantivy_union("beta", &fields)));
-        let top = |q: &BooleanQuery| searcher.search(q, &TopDocs::with_limit(5).order_by_score()).unwrap();
+        let theirs = both(tantivy_union("alpha", &fields), tantivy_union("beta", &fields));
+        let top = |q: &dyn Query| searcher.search(q, &TopDocs::with_limit(5).order_by_score()).unwrap();
         let (a, b) = (top(&ours), top(&theirs));
         assert!(!a.is_empty());
         assert_eq!(a, b);

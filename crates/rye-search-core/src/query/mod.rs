@@ -9,5 +9,7 @@ pub mod few_postings;
 pub mod parse;
 pub mod probed;
 pub mod relax;
+#[cfg(test)]
+mod testing;
 
 pub use parse::{parse, Node};

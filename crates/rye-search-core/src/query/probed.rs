@@ -271,71 +271,23 @@ impl Weight for ProbedUnionWeight {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::query::testing::{both, by_address, field_terms, searcher, tantivy_union};
     use tantivy::collector::{Count, TopDocs};
-    use tantivy::query::{BoostQuery, PhraseQuery, TermQuery};
-    use tantivy::schema::{Field, Schema, TEXT};
-    use tantivy::{doc, DocAddress, Index, Searcher};
-
-    /// Two text fields over three segments of 1,500 documents (postings span many blocks, so
-    /// seeks skip), some documents deleted: each word is in some documents, some fields.
-    fn searcher() -> (Searcher, Field, Field) {
-        let mut b = Schema::builder();
-        let (title, body) = (b.add_text_field("title", TEXT), b.add_text_field("body", TEXT));
-        let index = Index::create_in_ram(b.build());
-        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
-        let words = ["alpha", "beta", "gamma", "delta", "epsilon"];
-        for segment in 0..3usize {
-            for i in 0..1_500usize {
-                let title_text = if i % 2 == 0 { words[(i / 3 + segment) % 5] } else { "" };
-                let body_text = format!("{} {} {} {i}", "word ".repeat(i % 9), words[i % 5], words[(i / 5) % 5]);
-                writer.add_document(doc!(title => title_text, body => body_text)).unwrap();
-            }
-            writer.delete_term(Term::from_field_text(body, &format!("{}", 100 + segment)));
-            writer.commit().unwrap();
-        }
-        let reader = index.reader().unwrap();
-        assert_eq!(reader.searcher().segment_readers().len(), 3);
-        (reader.searcher(), title, body)
-    }
+    use tantivy::query::{BoostQuery, PhraseQuery};
+    use tantivy::schema::Field;
+    use tantivy::Searcher;
 
     fn any_field(searcher: &Searcher, token: &str, fields: &[(Field, f32)]) -> Box<dyn Query> {
-        let segments = searcher.segment_readers();
-        let terms = fields
-            .iter()
-            .map(|&(field, boost)| FieldTerm {
-                term: Term::from_field_text(field, token),
-                boost,
-                infos: segments.iter().map(|s| s.inverted_index(field).unwrap().terms().get(token).unwrap()).collect(),
-            })
-            .collect();
-        Box::new(AnyFieldQuery::new(segments.iter().map(|s| s.segment_id()).collect(), terms))
-    }
-
-    fn tantivy_union(token: &str, fields: &[(Field, f32)]) -> Box<dyn Query> {
-        let clauses = fields
-            .iter()
-            .map(|&(field, boost)| {
-                let q = TermQuery::new(Term::from_field_text(field, token), IndexRecordOption::WithFreqs);
-                (Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost)) as Box<dyn Query>)
-            })
-            .collect();
-        Box::new(BooleanQuery::new(clauses))
-    }
-
-    fn by_address(hits: Vec<(Score, DocAddress)>) -> Vec<(DocAddress, Score)> {
-        let mut hits: Vec<_> = hits.into_iter().map(|(s, a)| (a, s)).collect();
-        hits.sort_by_key(|h| h.0);
-        hits
+        let (segments, terms) = field_terms(searcher, token, fields);
+        Box::new(AnyFieldQuery::new(segments, terms))
     }
 
     #[test]
     fn an_intersection_of_words_matches_and_scores_as_one_of_term_unions_does() {
-        let (searcher, title, body) = searcher();
+        let (searcher, title, body) = searcher(1_500);
         let fields = [(title, 3.0), (body, 1.5)];
         let all = (TopDocs::with_limit(5_000).order_by_score(), Count);
         for (a, b) in [("alpha", "beta"), ("gamma", "alpha"), ("delta", "epsilon"), ("beta", "absent")] {
-            let both =
-                |x: Box<dyn Query>, y: Box<dyn Query>| BooleanQuery::new(vec![(Occur::Must, x), (Occur::Must, y)]);
             let ours = searcher.search(&both(any_field(&searcher, a, &fields), any_field(&searcher, b, &fields)), &all);
             let theirs = searcher.search(&both(tantivy_union(a, &fields), tantivy_union(b, &fields)), &all).unwrap();
             let ours = ours.unwrap();
@@ -353,7 +305,7 @@ mod tests {
 
     #[test]
     fn a_word_walks_seeks_and_explains_its_score() {
-        let (searcher, title, body) = searcher();
+        let (searcher, title, body) = searcher(1_500);
         let fields = [(title, 2.0), (body, 1.0)];
         let query = any_field(&searcher, "alpha", &fields);
         let reference = tantivy_union("alpha", &fields);
@@ -382,7 +334,7 @@ mod tests {
 
     #[test]
     fn phrases_probed_beside_a_word_score_as_tantivys_union_of_them_does() {
-        let (searcher, title, body) = searcher();
+        let (searcher, title, body) = searcher(1_500);
         let phrase = |field: Field, slop: u32| -> Box<dyn Query> {
             let mut q =
                 PhraseQuery::new(vec![Term::from_field_text(field, "alpha"), Term::from_field_text(field, "beta")]);
