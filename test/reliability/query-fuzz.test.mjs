@@ -96,4 +96,64 @@ describe('query fuzzing (fast-check)', () => {
     console.log(`query fuzz: ${answered} answered, ${refused} refused with a code`);
     assert.ok(answered > 300 && refused > 300, 'both paths are exercised');
   });
+
+  it('boolean queries over words with many postings match exactly the items a model says', async () => {
+    // Each word in well over 1,500 items, in any of four fields, so an intersection probes
+    // its fields' postings (query/probed.rs); added in batches, some removed.
+    const WORDS = ['zebra', 'quokka', 'lynx', 'otter'];
+    const FIELDS = ['title', 'description', 'content', 'category'];
+    const random = fc.sample(fc.array(fc.nat(99), { minLength: 8, maxLength: 8 }), { numRuns: 3000, seed: 4711 });
+    const items = random.map((r, i) => {
+      const item = { id: `doc/${i}`, title: `item ${i}`, content: 'filler text' };
+      const words = new Set();
+      WORDS.forEach((w, k) => {
+        if (r[k] < 60) {
+          const field = FIELDS[r[k + 4] % 4];
+          item[field] = `${item[field] ?? ''} ${w}`.trim();
+          words.add(w);
+        }
+      });
+      return { item, words };
+    });
+    const mem = createMemoryIndex();
+    for (let i = 0; i < items.length; i += 600) await mem.add(items.slice(i, i + 600).map((x) => x.item));
+    const removed = new Set(items.filter((_, i) => i % 9 === 4).map((x) => x.item.id));
+    await mem.remove([...removed]);
+    const live = items.filter((x) => !removed.has(x.item.id));
+
+    const expr = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        { arbitrary: fc.constantFrom(...WORDS).map((w) => ({ text: w, has: (s) => s.has(w) })), weight: 3 },
+        {
+          arbitrary: fc.tuple(tie('node'), tie('node')).map(([a, b]) => join(a, b, 'AND', (x, y) => x && y)),
+          weight: 2,
+        },
+        {
+          arbitrary: fc.tuple(tie('node'), tie('node')).map(([a, b]) => join(a, b, 'OR', (x, y) => x || y)),
+          weight: 1,
+        },
+        {
+          arbitrary: fc.tuple(tie('node'), tie('node')).map(([a, b]) => join(a, b, 'AND NOT', (x, y) => x && !y)),
+          weight: 1,
+        },
+      ),
+    })).node;
+    const join = (a, b, op, f) => ({ text: `(${a.text} ${op} ${b.text})`, has: (s) => f(a.has(s), b.has(s)) });
+    await fc.assert(
+      fc.asyncProperty(expr, fc.constantFrom('keyword', 'auto'), async (e, mode) => {
+        const want = live.filter((x) => e.has(x.words)).map((x) => x.item.id);
+        const res = await mem.search({ query: e.text, mode, limit: 50, previewChars: 0 });
+        // `auto` may add items by meaning to a plain question; these queries have operators.
+        assert.equal(res.total, want.length, `${e.text} (${mode})`);
+        const wanted = new Set(want);
+        assert.ok(
+          res.results.every((r) => wanted.has(r.id)),
+          `${e.text} (${mode}): a result outside the model`,
+        );
+        assert.equal(res.results.length, Math.min(50, want.length));
+      }),
+      { numRuns: 200, seed: Number(process.env.RYE_QUERY_FUZZ_SEED || 20261126) },
+    );
+  });
 });
