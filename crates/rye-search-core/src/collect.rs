@@ -144,6 +144,27 @@ pub struct Matches {
 }
 
 impl Matches {
+    /// The matches at `addresses` (every match of a query, when a ranking holds them all).
+    pub fn of(addresses: impl IntoIterator<Item = DocAddress>) -> Self {
+        let mut matches = Matches::default();
+        for a in addresses {
+            let (word, bit) = (a.doc_id as usize / 64, a.doc_id % 64);
+            let at = match matches.segments.iter().position(|(ord, _)| *ord == a.segment_ord) {
+                Some(at) => at,
+                None => {
+                    matches.segments.push((a.segment_ord, Vec::new()));
+                    matches.segments.len() - 1
+                }
+            };
+            let bits = &mut matches.segments[at].1;
+            if bits.len() <= word {
+                bits.resize(word + 1, 0);
+            }
+            bits[word] |= 1 << bit;
+        }
+        matches
+    }
+
     pub fn contains(&self, address: DocAddress) -> bool {
         let doc = address.doc_id as usize;
         self.segment(address.segment_ord)
@@ -457,28 +478,6 @@ impl Collector for TopRanked {
 }
 
 impl TopRanked {
-    /// What [`Self::collect_segment_above`] collects when the query's matches in the segment are
-    /// known to be `docs` (ascending, live): each is looked up, no other visited.
-    pub fn collect_segment_docs(
-        &self,
-        weight: &dyn Weight,
-        segment: u32,
-        reader: &SegmentReader,
-        docs: &[DocId],
-    ) -> tantivy::Result<Collected> {
-        let mut top = self.for_segment(segment, reader)?;
-        let mut scorer = weight.scorer(reader, 1.0)?;
-        for &doc in docs {
-            if scorer.doc() < doc {
-                scorer.seek(doc);
-            }
-            if scorer.doc() == doc {
-                top.collect(doc, scorer.score());
-            }
-        }
-        Ok(top.harvest())
-    }
-
     /// Collects one segment; when pruning, documents scoring at most `above` (below the k-th
     /// score of the segments collected before) are skipped: a segment starts from the others'
     /// top instead of from nothing.

@@ -316,8 +316,9 @@ fn auto_answers_by_words_when_they_find_a_page_and_fuses_meaning_otherwise() {
     }
 }
 
-/// `auto` counts a question's every-word matches first: below [`WORDS_SETTLE`] it ranks just
-/// those, found in every segment and never a deleted one, exactly as hybrid ranks them.
+/// `auto` ranks a question's every-word query first: below [`WORDS_SETTLE`] matches it fuses
+/// them with meaning exactly as hybrid does — found in every segment, never a deleted one, with
+/// the same counts — whether the page holds all of them or not.
 #[test]
 fn auto_ranks_a_few_every_word_matches_across_segments_as_hybrid_does() {
     shipped_model();
@@ -328,19 +329,32 @@ fn auto_ranks_a_few_every_word_matches_across_segments_as_hybrid_does() {
     add(&index, &docs);
     // A second segment: two more, and one of the first four again (deleted from the first).
     add(&index, &[rare(1, "quasar nebula chess"), rare(4, "a quasar nebula"), rare(5, "nebula quasar")]);
-    let run = |mode, limit| {
-        let req = SearchRequest { query: "quasar nebula".into(), mode, limit, preview_chars: 0, ..Default::default() };
+    let run = |mode, offset, limit| {
+        let req = SearchRequest {
+            query: "quasar nebula".into(),
+            mode,
+            offset,
+            limit,
+            facets: true,
+            preview_chars: 0,
+            ..Default::default()
+        };
         let res = index.search(&req).unwrap();
-        (res.search_type, res.total, res.hits.into_iter().map(|h| (h.id, h.score, h.matched)).collect::<Vec<_>>())
+        let hits: Vec<_> = res.hits.into_iter().map(|h| (h.id, h.score, h.matched)).collect();
+        (res.search_type, res.total, hits, res.counts)
     };
-    let keyword = run(Mode::Keyword, 60);
+    let keyword = run(Mode::Keyword, 0, 60);
     assert_eq!(keyword.1, 6);
-    let auto = run(Mode::Auto, 60);
+    let auto = run(Mode::Auto, 0, 60);
     assert_eq!(auto.0, "hybrid");
-    assert_eq!(auto, run(Mode::Hybrid, 60));
+    assert_eq!(auto, run(Mode::Hybrid, 0, 60));
     let found: Vec<&String> = auto.2.iter().map(|h| &h.0).collect();
     for (id, ..) in &keyword.2 {
         assert_eq!(found.iter().filter(|f| **f == id).count(), 1, "{id} once in {found:?}");
+    }
+    // Pages shorter than the six matches, and one after them.
+    for (offset, limit) in [(0, 3), (2, 2), (6, 5)] {
+        assert_eq!(run(Mode::Auto, offset, limit), run(Mode::Hybrid, offset, limit), "offset {offset}, limit {limit}");
     }
 }
 

@@ -2,17 +2,17 @@
 //! items the filters let through), or both fused by reciprocal rank (hybrid).
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 use tantivy::fastfield::AliveBitSet;
 use tantivy::query::Weight;
 use tantivy::COLLECT_BLOCK_BUFFER_LEN;
-use tantivy::{DocAddress, DocId, TERMINATED};
+use tantivy::{DocAddress, DocId};
 
 use super::facets::MatchSet;
 use super::fusion::{best_first, Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
-use super::search::{min_bound, normalise, Ranking, Want, Words};
+use super::search::{min_bound, normalise, Built, Ranking, Want, Words};
 use super::*;
 use crate::collect::{Matches, SortColumns};
 use crate::recency::{Recency, RECENCY_WEIGHT};
@@ -60,6 +60,21 @@ impl SearchIndex {
         if mode != Mode::Keyword && req.sort_by != SortBy::Score {
             warnings.push(format!("sort_by is ignored in {} mode: results are ranked by relevance", mode.as_str()));
         }
+        // `auto` ranks a question's every-word query before anything is embedded or scanned: when
+        // enough items hold every word, the answer is theirs alone (embedding the query and
+        // starting the scan beside it cost a settled two-word question at c1m a quarter).
+        let every_word = match mode == Mode::Hybrid && req.mode == Mode::Auto {
+            true => self.every_word(req, &searcher, &parts)?,
+            false => None,
+        };
+        let every_word = match every_word {
+            Some(EveryWord::Settles(ranking)) => {
+                let mut res = self.keyword_answer(req, &searcher, &parts, ranking)?;
+                res.warnings.splice(0..0, warnings);
+                return Ok(res);
+            }
+            few => few,
+        };
         // Only a search that ranks by meaning embeds its query.
         let query_vector = if mode == Mode::Keyword { None } else { model.as_ref().and_then(|m| m.embed(&req.query)) };
         let mut res = match (mode, query_vector) {
@@ -69,7 +84,7 @@ impl SearchIndex {
                 self.keyword(req, &searcher, &parts)?
             }
             (Mode::Semantic, Some(v)) => self.semantic(req, &searcher, &parts, &v)?,
-            (_, Some(v)) => self.hybrid(req, &searcher, &parts, &v)?,
+            (_, Some(v)) => self.hybrid(req, &searcher, &parts, &v, every_word)?,
         };
         res.warnings.splice(0..0, warnings);
         Ok(res)
@@ -140,26 +155,28 @@ impl SearchIndex {
         Ok(SearchResponse { total, hits, warnings: Vec::new(), relaxed: false, search_type: "semantic", counts })
     }
 
+    /// Keyword and semantic lists fused; in `auto`, starting from the every-word query whose
+    /// matches were too few to settle the answer.
     fn hybrid(
         &self,
         req: &SearchRequest,
         searcher: &Searcher,
         parts: &[Arc<SegmentParts>],
         vector: &[f32],
+        every_word: Option<EveryWord>,
     ) -> Result<SearchResponse> {
         // Neither list needs the other: the keyword list is ranked on this thread while the pool
-        // starts the scan. Keyword first in `auto`: when every word together finds enough, the
-        // answer is theirs and the scan stops where it is.
-        let settled = AtomicBool::new(false);
+        // starts the scan.
         let mut keyword = None;
         let rank_keyword = || {
-            let ranking = match req.mode {
-                Mode::Auto => {
-                    let every_word =
-                        self.every_word(req, searcher, parts, || settled.store(true, Ordering::Relaxed))?;
-                    if every_word.total >= WORDS_SETTLE {
-                        return Ok((every_word, None));
-                    }
+            let ranking = match (req.mode, every_word) {
+                (Mode::Auto, Some(few)) => {
+                    let every_word = match few {
+                        EveryWord::FewPastThePage(built) => {
+                            self.rank_query(req, searcher, parts, built, fusion_want(req))?
+                        }
+                        EveryWord::Few(ranking) | EveryWord::Settles(ranking) => ranking,
+                    };
                     self.rank_words(req, searcher, parts, fusion_want(req), Words::Relaxing(Some(every_word)))?
                 }
                 _ => self.rank_keyword(req, searcher, parts, fusion_want(req))?,
@@ -171,19 +188,10 @@ impl SearchIndex {
             };
             Ok((ranking, named))
         };
-        let scan = Scan {
-            shortlist: true,
-            stop: Some(&settled),
-            alongside: Some(Box::new(|| keyword = Some(rank_keyword()))),
-            ..Scan::default()
-        };
+        let scan =
+            Scan { shortlist: true, alongside: Some(Box::new(|| keyword = Some(rank_keyword()))), ..Scan::default() };
         let semantic = self.rank_semantic(req, searcher, parts, vector, SEMANTIC_WINDOW, scan);
         let keyword: Result<(Ranking, Option<Matches>)> = keyword.expect("ranked alongside the scan");
-        if settled.load(Ordering::Relaxed) {
-            let (mut keyword, _) = keyword?;
-            keyword.top.truncate(req.offset + req.limit);
-            return self.keyword_answer(req, searcher, parts, keyword);
-        }
         let (keyword, named) = keyword?;
         let keyword_weight = match keyword.relaxed {
             true => KeywordWeight::uniform(WEAK_KEYWORD_WEIGHT),
@@ -208,31 +216,29 @@ impl SearchIndex {
         Ok(SearchResponse { total, hits, warnings, relaxed, search_type: "hybrid", counts })
     }
 
-    /// The ranking of every word of a plain question (stop words aside) that `auto` starts from.
-    /// Its matches are counted first, no further than [`WORDS_SETTLE`]: when they reach it, the
-    /// words settle the answer, `settle` is called at once (the scan alongside stops) and only
-    /// the page is ranked, as a keyword search would. Fewer are ranked with every one of them
-    /// marked, as fusion wants.
+    /// A plain question's every-word query (stop words aside), which `auto` starts from, ranked
+    /// for the page as a keyword search would rank it (`None` when the request is no plain
+    /// question).
     fn every_word(
         &self,
         req: &SearchRequest,
         searcher: &Searcher,
         parts: &[Arc<SegmentParts>],
-        settle: impl FnOnce(),
-    ) -> Result<Ranking> {
+    ) -> Result<Option<EveryWord>> {
         let node = parse(&req.query)?;
-        let Some(words) = relax::plain_query_words(&req.query, &node) else {
-            return self.rank_words(req, searcher, parts, fusion_want(req), Words::Every);
-        };
+        let Some(words) = relax::plain_query_words(&req.query, &node) else { return Ok(None) };
         let (words, _stop_words) = relax::without_stop_words(words);
         let built = self.node_query(req, searcher, parts, relax::all_of(&words))?;
-        match fewer_than(searcher, &*built.query, WORDS_SETTLE)? {
-            Some(docs) => self.rank_known(req, searcher, parts, built, fusion_want(req), &docs),
-            None => {
-                settle();
-                self.rank_query(req, searcher, parts, built, Want::top(req.offset + req.limit))
+        let mut ranking = self.rank_query(req, searcher, parts, built, Want::top(req.offset + req.limit))?;
+        Ok(Some(match ranking.total {
+            total if total >= WORDS_SETTLE => EveryWord::Settles(ranking),
+            // A page holding every match is the ranking fusion wants, once they are marked.
+            total if total <= ranking.top.len() => {
+                ranking.matches = Matches::of(ranking.top.iter().map(|t| t.1));
+                EveryWord::Few(ranking)
             }
-        }
+            _ => EveryWord::FewPastThePage(Built { query: ranking.query, warnings: ranking.warnings }),
+        }))
     }
 
     /// The items a plain question's words name: every word (stop words aside) in the item's title,
@@ -259,8 +265,7 @@ impl SearchIndex {
         wanted: usize,
         scan: Scan,
     ) -> Result<SemanticRanking> {
-        let Scan { mut matched, narrow, stop, alongside, shortlist } = scan;
-        let stopped = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
+        let Scan { mut matched, narrow, alongside, shortlist } = scan;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(AllQuery))];
         clauses.extend(self.restrictions(searcher, req)?);
         clauses.extend(narrow.map(|q| (Occur::Must, q.box_clone())));
@@ -305,15 +310,12 @@ impl SearchIndex {
         };
         let found = share::with_pool(stretches.len(), first, |i| {
             let (ord, range) = &stretches[i];
-            match stopped() {
-                true => Result::Ok(None),
-                false => Ok(Some(stretch(*ord).scan(&candidates(&*weight, &readers[*ord], range.clone())?))),
-            }
+            Result::Ok(stretch(*ord).scan(&candidates(&*weight, &readers[*ord], range.clone())?))
         });
         let mut top: Vec<(f32, DocAddress)> = Vec::new();
         let mut total = 0usize;
         for ((ord, _), f) in stretches.iter().zip(found) {
-            let Some(f) = f? else { continue };
+            let f = f?;
             total += f.total;
             top.extend(f.top);
             if let Some(set) = matched.as_deref_mut().and_then(|sets| sets.get_mut(*ord)) {
@@ -327,31 +329,6 @@ impl SearchIndex {
         top.sort_by(|a, b| best_first(*a, *b));
         Ok(SemanticRanking { top, total })
     }
-}
-
-/// The live documents `query` matches (ascending doc ids per segment ordinal) when they are
-/// fewer than `enough`; None, as soon as that many are found, when they are not.
-fn fewer_than(searcher: &Searcher, query: &dyn Query, enough: usize) -> Result<Option<Vec<Vec<DocId>>>> {
-    let weight = query.weight(EnableScoring::disabled_from_searcher(searcher))?;
-    let (mut docs, mut count) = (Vec::new(), 0);
-    for reader in searcher.segment_readers() {
-        let alive = reader.alive_bitset();
-        let mut scorer = weight.scorer(reader, 1.0)?;
-        let mut found = Vec::new();
-        let mut doc = scorer.doc();
-        while doc != TERMINATED {
-            if alive.is_none_or(|a| a.is_alive(doc)) {
-                count += 1;
-                if count >= enough {
-                    return Ok(None);
-                }
-                found.push(doc);
-            }
-            doc = scorer.advance();
-        }
-        docs.push(found);
-    }
-    Ok(Some(docs))
 }
 
 /// The docs of `range` that `filter` matches, in order (read 64 at a time: one dynamic call a
@@ -373,6 +350,17 @@ fn candidates(filter: &dyn Weight, reader: &SegmentReader, range: Range<DocId>) 
     }
 }
 
+/// What a plain question's every-word query tells `auto` (its total is exact: an intersection is
+/// never pruned).
+pub(super) enum EveryWord {
+    /// At least [`WORDS_SETTLE`] items hold every word: the answer is theirs; the page's ranking.
+    Settles(Ranking),
+    /// Fewer, all on the page: ranked and marked, as fusion wants them beside the items' meaning.
+    Few(Ranking),
+    /// Fewer, some past the page (a short page, or a later one): the query, for fusion to rank.
+    FewPastThePage(Built),
+}
+
 /// What a semantic ranking found.
 pub(super) struct SemanticRanking {
     /// The best items asked for, best first.
@@ -388,8 +376,6 @@ pub(super) struct Scan<'a> {
     pub matched: Option<&'a mut [MatchSet]>,
     /// Only items this query matches.
     pub narrow: Option<&'a dyn Query>,
-    /// Set when the ranking is no longer wanted: the scan ends at its next stretch.
-    pub stop: Option<&'a AtomicBool>,
     /// Runs on the calling thread while the pool's threads start on the scan.
     pub alongside: Option<Box<dyn FnOnce() + 'a>>,
     /// Long stretches compare only the candidates their sign codes shortlist ([`semantic::SignCodes`]):

@@ -266,26 +266,6 @@ impl SearchIndex {
         Ok(Ranking::of(found, built))
     }
 
-    /// [`Self::rank_query`] of a query whose matches are known to be `docs` (ascending live doc
-    /// ids per segment ordinal): only they are scored.
-    pub(super) fn rank_known(
-        &self,
-        req: &SearchRequest,
-        searcher: &tantivy::Searcher,
-        parts: &[Arc<SegmentParts>],
-        built: Built,
-        want: Want,
-        docs: &[Vec<DocId>],
-    ) -> Result<Ranking> {
-        let collector = self.top_ranked(req, parts, want, f32::MIN);
-        let weight = built.query.weight(EnableScoring::enabled_from_searcher(searcher))?;
-        let readers = searcher.segment_readers().iter().enumerate();
-        let fruits = readers
-            .map(|(ord, r)| collector.collect_segment_docs(&*weight, ord as u32, r, docs.get(ord).map_or(&[], |d| d)))
-            .collect::<tantivy::Result<Vec<_>>>()?;
-        Ok(Ranking::of(collector.merge_fruits(fruits)?, built))
-    }
-
     /// The query of `node` with the request's fields, nearness or proximity, and restrictions.
     pub(super) fn node_query(
         &self,
