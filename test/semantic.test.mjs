@@ -70,6 +70,15 @@ describe('semantic search', () => {
     const few = await index.search({ query: 'board chess game' });
     assert.equal(few.search_type, 'hybrid');
     assert.ok(few.results.length > 5);
+    // The same answer as hybrid, counts included, whether the page holds every such item or not.
+    for (const page of [{}, { limit: 3 }, { offset: 2, limit: 2 }, { offset: 12, limit: 5 }]) {
+      const asked = { query: 'board chess game', facets: true, ...page };
+      assert.deepEqual(
+        await index.search(asked),
+        await index.search({ ...asked, mode: 'hybrid' }),
+        JSON.stringify(page),
+      );
+    }
   });
 
   it("Node API: words found only in an item's body do not outrank meaning; words that name an item do", async () => {
