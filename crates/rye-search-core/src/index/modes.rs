@@ -350,8 +350,8 @@ fn candidates(filter: &dyn Weight, reader: &SegmentReader, range: Range<DocId>) 
     }
 }
 
-/// What a plain question's every-word query tells `auto` (its total is exact: an intersection is
-/// never pruned).
+/// What a plain question's every-word query tells `auto` (its total is exact: `collect` counts
+/// every match).
 pub(super) enum EveryWord {
     /// At least [`WORDS_SETTLE`] items hold every word: the answer is theirs; the page's ranking.
     Settles(Ranking),
@@ -589,8 +589,8 @@ fn keep_best(top: &mut Vec<(f32, DocAddress)>, wanted: usize) -> f32 {
     top[wanted - 1].0
 }
 
-/// Items matching every word from which `auto` answers a plain question by its words alone, and
-/// the vector scan stops: that many items holding every word say the words mean what they say.
+/// Items matching every word from which `auto` answers a plain question by its words alone, with
+/// no query embedded and no vector scanned: that many items holding every word say the words mean what they say.
 /// When the words name the first ten (see [`KEYWORD_WEIGHT`]), hybrid's first page holds the same
 /// items in the same order (fusion keeps the first 17 ranks of named hits, see the fusion tests).
 /// The rule does not look at the page, so every page of one question is a slice of one ranking.
