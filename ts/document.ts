@@ -108,10 +108,17 @@ function estimateTokens(d: ItemDescription): number {
  * comes next (one upsert a text had to wait for this thread between texts, and a refresh that
  * parses files meanwhile took 25% longer). A document no string can hold (past V8's 2^29 - 24
  * characters) is refused with E_LIMIT, naming it, after what came before it was sent.
+ *
+ * Each document is made by `toDocument` just before it is written, and dies with it: a page of
+ * documents made first and alive while the upsert ran was found alive by each collection there,
+ * which taught V8 to make the next ones straight in the old generation (allocation-site
+ * pretenuring), where they stayed until a full collection (63,666 items added in 5,000s: peak RSS
+ * 605 → 532 MB).
  */
-export async function upsertDocuments(
+export async function upsertDocuments<T>(
   batch: Pick<NativeBatch, 'upsert'>,
-  docs: NativeDocument[],
+  items: readonly T[],
+  toDocument: (item: T) => NativeDocument,
   textChars = UPSERT_TEXT_CHARS,
 ): Promise<void> {
   const texts: string[] = [];
@@ -123,7 +130,8 @@ export async function upsertDocuments(
     chars = 0;
   };
   const send = () => (texts.length ? nativeAsync(() => batch.upsert(texts)) : Promise.resolve());
-  for (const doc of docs) {
+  for (const item of items) {
+    const doc = toDocument(item);
     let json: string;
     try {
       json = JSON.stringify(doc);

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { buildDocument, upsertDocuments } from './document.js';
+import { buildDocument, type ItemDescription, upsertDocuments } from './document.js';
 import { scanSpaces, type Candidate, type Skip } from './discovery.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { IndexLockedError, RyeSearchError } from './errors.js';
@@ -18,7 +18,6 @@ import { native, nativeAsync, type NativeBatch, type NativeIndex } from './nativ
 import { WatchedScanCache } from './scan-cache.js';
 import type { Space } from './spaces.js';
 import { TrustStore, verifyText, type Verification } from './trust/trust.js';
-import type { NativeDocument } from './wire.js';
 
 /** Read errors that are the system's, not the file's: a refresh that meets one is not committed. */
 const EXHAUSTED = new Set(['EMFILE', 'ENFILE', 'ENOMEM', 'EAGAIN']);
@@ -277,7 +276,7 @@ export class Indexer {
               const docs = await this.documents(slice, reads, report, failed, stillSkipped);
               await indexing;
               if (docs.length) {
-                indexing = upsertDocuments(batch, docs);
+                indexing = upsertDocuments(batch, docs, buildDocument);
                 // Handled here so a failure met while reading is not reported as unhandled.
                 indexing.catch(() => {});
               }
@@ -370,9 +369,9 @@ export class Indexer {
     report: IndexReport,
     failed: Set<string>,
     skipped: Set<string>,
-  ): Promise<NativeDocument[]> {
+  ): Promise<ItemDescription[]> {
     await loadParsers();
-    const docs: NativeDocument[] = [];
+    const docs: ItemDescription[] = [];
     slice.forEach((c, i) => {
       const doc = this.document(c, reads[i]!, report);
       if (doc) docs.push(doc);
@@ -382,7 +381,7 @@ export class Indexer {
     return docs;
   }
 
-  private document(c: Candidate, read: FileRead, report: IndexReport): NativeDocument | undefined {
+  private document(c: Candidate, read: FileRead, report: IndexReport): ItemDescription | undefined {
     if ('code' in read) {
       // Out of file descriptors or memory says nothing about the file: skipping it would commit
       // a silently partial index. The refresh fails whole and commits nothing.
@@ -430,7 +429,7 @@ export class Indexer {
     if (meta.author) metadata.author = meta.author;
     if (meta.createdAt) metadata.created_at = meta.createdAt;
     if (meta.updatedAt) metadata.updated_at = meta.updatedAt;
-    return buildDocument({
+    return {
       key: keyOf(c),
       id: c.id,
       kind: c.kind,
@@ -452,7 +451,7 @@ export class Indexer {
       facets: { ext: [c.ext] },
       mtime: c.mtime,
       size: c.size,
-    });
+    };
   }
 
   private readState(): State {

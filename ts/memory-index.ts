@@ -37,8 +37,8 @@ const RANK: Record<string, number> = { project: 0, user: 1 };
 /** A document's source label, and a `space` a search over them may name. */
 const SOURCE_LABEL = /^(project|user|system(:.+)?)$/;
 /**
- * Documents prepared and sent at a time (see `upsertDocuments` for the texts' own size): few, so
- * that what is prepared for them dies young too.
+ * Documents sent at a time (see `upsertDocuments` for the texts' own size): few, so that their
+ * texts die young too.
  */
 const UPSERT_CHUNK = 256;
 
@@ -46,9 +46,9 @@ const TEXT_KEYS = ['title', 'name', 'description', 'category', 'content', 'versi
 
 /**
  * Rejects what would otherwise be dropped or stringified silently, naming the document and
- * field. Returns the document's date in epoch milliseconds, or null.
+ * field.
  */
-function checkDocument(d: PlainDocument): number | null {
+function checkDocument(d: PlainDocument): void {
   if (!d || typeof d !== 'object' || typeof d.id !== 'string' || d.id === '') {
     const got = d && typeof d === 'object' && !Array.isArray(d) ? `a document with id ${shown(d.id)}` : shown(d);
     throw new InvalidArgumentError(`every document needs a string id, got ${got}`, {
@@ -75,14 +75,8 @@ function checkDocument(d: PlainDocument): number | null {
   ) {
     fail('tags must be an array of strings', 'e.g. tags: ["api", "cli"]');
   }
-  let date: number | null = null;
-  if (d.date !== undefined && d.date !== null) {
-    date =
-      typeof d.date === 'number' ? Math.trunc(d.date) : typeof d.date === 'string' ? parseDate(d.date) : Number.NaN;
-    // Epoch milliseconds a JavaScript Date can hold (±8.64e15, ~273,790 years either side of 1970).
-    if (!Number.isFinite(new Date(date).getTime()))
-      fail(`date ${shown(d.date)} is not an ISO date or epoch milliseconds`, 'e.g. "2026-01-31" or 1769817600000');
-  }
+  if (Number.isNaN(dateOf(d)))
+    fail(`date ${shown(d.date)} is not an ISO date or epoch milliseconds`, 'e.g. "2026-01-31" or 1769817600000');
   if (d.metadata !== undefined && d.metadata !== null) {
     if (typeof d.metadata !== 'object' || Array.isArray(d.metadata))
       fail('metadata must be an object', 'e.g. metadata: { author: "ann" }');
@@ -97,7 +91,15 @@ function checkDocument(d: PlainDocument): number | null {
       }
     }
   }
-  return date;
+}
+
+/** The document's date in epoch milliseconds: null without one, NaN when it is not a date. */
+function dateOf(d: PlainDocument): number | null {
+  if (d.date === undefined || d.date === null) return null;
+  const date =
+    typeof d.date === 'number' ? Math.trunc(d.date) : typeof d.date === 'string' ? parseDate(d.date) : Number.NaN;
+  // Epoch milliseconds a JavaScript Date can hold (±8.64e15, ~273,790 years either side of 1970).
+  return Number.isFinite(new Date(date).getTime()) ? date : Number.NaN;
 }
 
 /** Finds the string of a document that JSON cannot carry (called only when the native side refused a chunk). */
@@ -113,8 +115,9 @@ function checkText(d: PlainDocument): void {
   }
 }
 
+/** A document [checked](checkDocument) as the core indexes it. */
 function toNative(d: PlainDocument): NativeDocument {
-  const date = checkDocument(d);
+  const date = dateOf(d);
   const kind = d.kind ?? 'knowledge';
   const source = d.source ?? 'project';
   const name = d.name ?? d.id.split('/').pop()!;
@@ -146,9 +149,10 @@ function toNative(d: PlainDocument): NativeDocument {
 async function upsertAll(batch: NativeBatch, docs: PlainDocument[]): Promise<void> {
   for (let i = 0; i < docs.length; i += UPSERT_CHUNK) {
     const chunk = docs.slice(i, i + UPSERT_CHUNK);
-    const prepared = chunk.map(toNative);
+    // A bad document fails the add before anything of its chunk is sent.
+    chunk.forEach(checkDocument);
     try {
-      await upsertDocuments(batch, prepared);
+      await upsertDocuments(batch, chunk, toNative);
     } catch (err) {
       // Text JSON cannot carry (an unpaired surrogate) is named here; anything else is rethrown.
       if (!(err instanceof RyeSearchError) || err.code !== 'E_LIMIT') chunk.forEach(checkText);
