@@ -115,7 +115,7 @@ function checkText(d: PlainDocument): void {
   }
 }
 
-/** A document [checked](checkDocument) as the core indexes it. */
+/** A document, already checked by `checkDocument`, as the core indexes it. */
 function toNative(d: PlainDocument): NativeDocument {
   const date = dateOf(d);
   const kind = d.kind ?? 'knowledge';
