@@ -273,14 +273,14 @@ export class Indexer {
             for (const [k, slice] of slices.entries()) {
               const reads = await reading;
               if (k + 1 < slices.length) reading = read(slices[k + 1]!);
-              const docs = await this.documents(slice, reads, report, failed, stillSkipped);
+              const items = await this.descriptions(slice, reads, report, failed, stillSkipped);
               await indexing;
-              if (docs.length) {
-                indexing = upsertDocuments(batch, docs, buildDocument);
+              if (items.length) {
+                indexing = upsertDocuments(batch, items, buildDocument);
                 // Handled here so a failure met while reading is not reported as unhandled.
                 indexing.catch(() => {});
               }
-              written += docs.length;
+              written += items.length;
               done += slice.length;
               onProgress?.({ phase: 'reading', done, total: changed.length });
             }
@@ -363,7 +363,8 @@ export class Indexer {
     return v;
   }
 
-  private async documents(
+  /** The slice's items, described; each becomes a document only as it is sent (`upsertDocuments`). */
+  private async descriptions(
     slice: Candidate[],
     reads: FileRead[],
     report: IndexReport,
@@ -371,17 +372,17 @@ export class Indexer {
     skipped: Set<string>,
   ): Promise<ItemDescription[]> {
     await loadParsers();
-    const docs: ItemDescription[] = [];
+    const items: ItemDescription[] = [];
     slice.forEach((c, i) => {
-      const doc = this.document(c, reads[i]!, report);
-      if (doc) docs.push(doc);
+      const item = this.description(c, reads[i]!, report);
+      if (item) items.push(item);
       else failed.add(keyOf(c));
       if (this.unreadable.has(c.key)) skipped.add(c.key);
     });
-    return docs;
+    return items;
   }
 
-  private document(c: Candidate, read: FileRead, report: IndexReport): ItemDescription | undefined {
+  private description(c: Candidate, read: FileRead, report: IndexReport): ItemDescription | undefined {
     if ('code' in read) {
       // Out of file descriptors or memory says nothing about the file: skipping it would commit
       // a silently partial index. The refresh fails whole and commits nothing.
