@@ -5,7 +5,8 @@
 //! each query, `KNOWN=file.tsv` known-item MRR (`DUMP=out.txt` writes every result list),
 //! `MODEL=file` embed with that model, `MODE=auto|keyword|semantic|hybrid` (default keyword),
 //! `ONLY_MANY=1` / `NO_MANY=1` time only `search_many` / only single searches, `GAP_US=n` work n µs
-//! between searches (as a caller does; the pool may fall asleep meanwhile).
+//! between searches (as a caller does; the pool may fall asleep meanwhile), `JSON=1` write each
+//! answer's JSON (as the Node binding does).
 use std::time::Instant;
 
 #[global_allocator]
@@ -155,8 +156,13 @@ fn run_warm(index: &SearchIndex, reqs: &[SearchRequest]) {
     // `GAP_US=n`: this thread works n µs between searches, as a caller does with each answer
     // (the pool's threads may fall asleep meanwhile).
     let gap = std::env::var("GAP_US").ok().and_then(|g| g.parse().ok()).map(std::time::Duration::from_micros);
+    // `JSON=1`: each answer is written as the Node binding hands it over.
+    let json = std::env::var_os("JSON").is_some();
     for req in reqs {
-        index.search(req).unwrap();
+        let answer = index.search(req).unwrap();
+        if json {
+            std::hint::black_box(answer.to_json());
+        }
         if let Some(gap) = gap {
             let start = Instant::now();
             while start.elapsed() < gap {

@@ -323,16 +323,15 @@ impl SearchResponse {
 /// characters from ASCII by copying it; one `’` in a preview made it decode a whole `searchMany`
 /// batch into a two-byte string instead, which `JSON.parse` then read more slowly.
 fn ascii_escaped(out: &mut Vec<u8>, start: usize) {
-    // Most answers are ASCII: checked a word at a time before looking for where it ends.
-    if out[start..].is_ascii() {
-        return;
-    }
-    let tail = out.split_off(start);
-    let tail = String::from_utf8_lossy(&tail);
+    // Most answers are ASCII; the rest is rewritten from the first byte beyond it.
+    let Some(first) = first_beyond_ascii(&out[start..]) else { return };
+    let tail = out.split_off(start + first);
+    // Everything written came from strings, so this is UTF-8; the lossy read only guards.
+    let tail = String::from_utf8(tail).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     let mut rest: &str = &tail;
     let mut units = [0u16; 2];
     // The ASCII runs between characters beyond it are copied whole.
-    while let Some(at) = rest.bytes().position(|b| !b.is_ascii()) {
+    while let Some(at) = first_beyond_ascii(rest.as_bytes()) {
         out.extend_from_slice(&rest.as_bytes()[..at]);
         let c = rest[at..].chars().next().expect("a character starts at a non-ASCII byte");
         for &unit in c.encode_utf16(&mut units).iter() {
@@ -342,6 +341,24 @@ fn ascii_escaped(out: &mut Vec<u8>, start: usize) {
         rest = &rest[at + c.len_utf8()..];
     }
     out.extend_from_slice(rest.as_bytes());
+}
+
+/// Bytes looked at together by the scans below: one SIMD register's worth.
+const CHUNK: usize = 16;
+
+/// Where the first byte beyond ASCII of `bytes` is. A chunk's bytes are tested together (the
+/// test has no early exit, so it compiles to SIMD); a byte at a time cost ~1.3 instructions a
+/// byte, a fifth of what writing an answer with previews cost.
+fn first_beyond_ascii(bytes: &[u8]) -> Option<usize> {
+    let mut chunks = bytes.chunks_exact(CHUNK);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        if chunk.iter().fold(0u8, |any, &b| any | b) >= 0x80 {
+            break;
+        }
+        base += CHUNK;
+    }
+    bytes[base..].iter().position(|&b| b >= 0x80).map(|i| base + i)
 }
 
 /// Hexadecimal digits of `\uXXXX` escapes.
@@ -370,48 +387,48 @@ fn json_str(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
     let (mut copied, mut i) = (0, 0);
     while i < bytes.len() {
-        if let Some(eight) = bytes.get(i..i + 8).and_then(|b| <[u8; 8]>::try_from(b).ok()) {
-            if !needs_escape(u64::from_le_bytes(eight)) {
-                i += 8;
+        if let Some(chunk) = bytes.get(i..i + CHUNK) {
+            if !needs_escape(chunk.try_into().expect("a chunk")) {
+                i += CHUNK;
                 continue;
             }
         }
-        let b = bytes[i];
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => b"",
-            _ => {
-                i += 1;
-                continue;
+        // A chunk with an escape (or the last bytes): a byte at a time to its end.
+        let end = (i + CHUNK).min(bytes.len());
+        while i < end {
+            let b = bytes[i];
+            let escape: &[u8] = match b {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                0x08 => b"\\b",
+                0x0c => b"\\f",
+                0..=0x1f => b"",
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            out.extend_from_slice(&bytes[copied..i]);
+            if escape.is_empty() {
+                out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
+            } else {
+                out.extend_from_slice(escape);
             }
-        };
-        out.extend_from_slice(&bytes[copied..i]);
-        if escape.is_empty() {
-            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
-        } else {
-            out.extend_from_slice(escape);
+            i += 1;
+            copied = i;
         }
-        i += 1;
-        copied = i;
     }
     out.extend_from_slice(&bytes[copied..]);
     out.push(b'"');
 }
 
-/// Whether any of eight bytes is a control character, `"` or `\`. Exact as a whole (each test
-/// may flag the wrong byte of the eight, never a word without one).
-fn needs_escape(x: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let below_space = x.wrapping_sub(ONES * 0x20) & !x & HIGHS;
-    let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
-    below_space | zero_byte(x ^ (ONES * u64::from(b'"'))) | zero_byte(x ^ (ONES * u64::from(b'\\'))) != 0
+/// Whether any byte of `chunk` is a control character, `"` or `\` (tested together, as in
+/// [`first_beyond_ascii`]).
+fn needs_escape(chunk: &[u8; CHUNK]) -> bool {
+    chunk.iter().fold(false, |any, &b| any | (b < 0x20) | (b == b'"') | (b == b'\\'))
 }
 
 #[cfg(test)]
@@ -455,25 +472,28 @@ mod tests {
 
     #[test]
     fn answers_are_ascii_json_that_reads_back_as_the_same_text() {
-        let text = "café ’quoted’ 搜索 😀 \u{7f} \"q\" \\ end";
-        let hit = Hit {
-            id: format!("id-{text}"),
-            preview: text.into(),
-            item: serde_json::to_string(&["knowledge", "project", text]).unwrap(),
-            ..Default::default()
-        };
-        let res = SearchResponse {
-            hits: vec![hit],
-            warnings: vec![text.into()],
-            search_type: "keyword",
-            ..Default::default()
-        };
-        let json = res.to_json();
-        assert!(json.is_ascii(), "{json}");
-        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
-        assert_eq!(back["hits"][0][0], format!("id-{text}"));
-        assert_eq!(back["hits"][0][2], text);
-        assert_eq!(back["hits"][0][3][2], text);
-        assert_eq!(back["warnings"][0], text);
+        // Characters beyond ASCII at every place in and around a scan's chunk of bytes.
+        for lead in 0..40 {
+            let text = format!("{}café ’quoted’ 搜索 😀 \u{7f} \"q\" \\ end", "a".repeat(lead));
+            let hit = Hit {
+                id: format!("id-{text}"),
+                preview: text.clone(),
+                item: serde_json::to_string(&["knowledge", "project", &text]).unwrap(),
+                ..Default::default()
+            };
+            let res = SearchResponse {
+                hits: vec![hit],
+                warnings: vec![text.clone()],
+                search_type: "keyword",
+                ..Default::default()
+            };
+            let json = res.to_json();
+            assert!(json.is_ascii(), "{json}");
+            let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(back["hits"][0][0], format!("id-{text}"));
+            assert_eq!(back["hits"][0][2], text);
+            assert_eq!(back["hits"][0][3][2], text);
+            assert_eq!(back["warnings"][0], text);
+        }
     }
 }
