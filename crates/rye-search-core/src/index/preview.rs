@@ -39,6 +39,8 @@ pub(super) struct Marks {
     /// What every matched ASCII token begins with: each ASCII term, and the part of each stem
     /// that every word of it begins with (lower-cased, none beginning with another).
     patterns: Vec<String>,
+    /// The first byte of each pattern.
+    pattern_starts: [bool; 256],
     /// Where those patterns are in a text.
     finder: Finder,
     /// The matched tokens of each word looked at, over every preview of a page: texts repeat
@@ -204,7 +206,20 @@ impl Marks {
         let ascii_terms = terms.iter().filter(|t| t.is_ascii() && !t.is_empty()).cloned();
         let patterns = fewest(ascii_terms.chain(stem_prefixes.iter().cloned()).filter(|p| !p.is_empty()).collect());
         let finder = Finder::new(&patterns);
-        Marks { terms, stems, stem_prefixes, patterns, finder, seen: RefCell::default(), weights: RefCell::default() }
+        let mut pattern_starts = [false; 256];
+        for &first in patterns.iter().filter_map(|p| p.as_bytes().first()) {
+            pattern_starts[usize::from(first)] = true;
+        }
+        Marks {
+            terms,
+            stems,
+            stem_prefixes,
+            patterns,
+            pattern_starts,
+            finder,
+            seen: RefCell::default(),
+            weights: RefCell::default(),
+        }
     }
 
     fn is_empty(&self) -> bool {
@@ -251,7 +266,13 @@ impl Marks {
     /// characters beyond ASCII, whose joined token is folded, is looked at whole anyway.)
     fn may_match_joined(&self, text: &[u8], in_word: impl Fn(u8) -> bool) -> bool {
         let joined = text.iter().take_while(|&&b| in_word(b)).filter(|&&b| b != b'-' && b != b'_');
-        self.patterns.iter().any(|p| joined.clone().map(u8::to_ascii_lowercase).take(p.len()).eq(p.bytes()))
+        let joined = joined.map(u8::to_ascii_lowercase);
+        let Some(first) = joined.clone().next() else { return false };
+        // A few patterns are each compared; many (a wildcard's expansions) would cost more per
+        // word than tokenising it, so past the first byte those words are tokenised.
+        self.pattern_starts[usize::from(first)]
+            && (self.patterns.len() > FEW_PATTERNS
+                || self.patterns.iter().any(|p| joined.clone().take(p.len()).eq(p.bytes())))
     }
 
     /// The first `limit` matched tokens of `text` (`ascii`: whether it is ASCII), in text order,
@@ -697,11 +718,20 @@ mod tests {
     }
 
     #[test]
-    fn a_word_of_many_joiners_is_read_once() {
-        // Words of 100,000 and 300,000 joiners (walking one from each of them took minutes).
+    fn long_texts_of_compounds_mark_what_tokenising_marks_in_one_pass() {
+        // Words of 100,000 and 300,000 joiners (walking one from each of them took minutes), and
+        // 60,000 compounds with a thousand patterns (comparing each with each would crawl).
         let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
-        let texts = [format!("{}realtime", "ab-".repeat(100_000)), format!("real{}time", "-".repeat(300_000))];
-        for (text, terms) in texts.iter().flat_map(|t| [&["abab"][..], &["realtime"], &["ab"]].map(|q| (t, q))) {
+        let texts = [
+            format!("{}realtime", "ab-".repeat(100_000)),
+            format!("real{}time", "-".repeat(300_000)),
+            "x-y ab-cd x_1 ".repeat(20_000),
+        ];
+        // Many patterns (as a wildcard's expansions give) beginning as the compounds do.
+        let many: Vec<String> = (0..1000).map(|i| format!("x{i}")).chain(["xy".into(), "abcd".into()]).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let queries = [&["abab"][..], &["realtime"], &["ab"], &many];
+        for (text, terms) in texts.iter().flat_map(|t| queries.map(|q| (t, q))) {
             let marks = Marks::new(set(terms), set(&[]));
             let found: Vec<_> = marks.matches(text, true, MAX_MATCHES).0.iter().map(|m| (m.from, m.to)).collect();
             let mut every = Vec::new();
@@ -710,7 +740,7 @@ mod tests {
                     every.push((t.from, t.to));
                 }
             });
-            assert_eq!(found, every, "{terms:?}");
+            assert_eq!(found, every, "{} terms", terms.len());
         }
     }
 
