@@ -178,9 +178,17 @@ fn word_around(bytes: &[u8], at: usize, in_word: impl Fn(u8) -> bool) -> (usize,
     (from, to)
 }
 
-/// Where each run of bytes beyond ASCII starts.
+/// Where each run of bytes beyond ASCII starts. Each byte is compared once, from one run to
+/// the next (testing each byte and the one before it was a fifth of a preview of text beyond
+/// ASCII).
 fn runs_beyond_ascii(bytes: &[u8]) -> Vec<usize> {
-    (0..bytes.len()).filter(|&i| bytes[i] >= 0x80 && (i == 0 || bytes[i - 1] < 0x80)).collect()
+    let mut runs = Vec::new();
+    let mut at = 0;
+    while let Some(start) = bytes[at..].iter().position(|&b| b >= 0x80).map(|i| at + i) {
+        runs.push(start);
+        at = bytes[start..].iter().position(|&b| b < 0x80).map_or(bytes.len(), |i| start + i);
+    }
+    runs
 }
 
 /// Two ascending sequences of offsets as one.
@@ -340,6 +348,7 @@ impl Marks {
         }
         let others = match ascii {
             true => compounds,
+            false if compounds.is_empty() => runs_beyond_ascii(bytes),
             false => merged(runs_beyond_ascii(bytes).into_iter(), compounds).collect(),
         };
         for start in merged(finds.iter().map(|f| f.0), others) {
