@@ -91,7 +91,7 @@ pub fn utf8(bytes: &[u8]) -> Result<String> {
 
 /// Stored text, borrowed.
 pub fn text(bytes: &[u8]) -> Result<&str> {
-    std::str::from_utf8(bytes).map_err(|_| corrupt("a text is not UTF-8"))
+    simdutf8::basic::from_utf8(bytes).map_err(|_| corrupt("a text is not UTF-8"))
 }
 
 /// Stored text, borrowed, and whether it is ASCII: one pass over the bytes tells both (previews
