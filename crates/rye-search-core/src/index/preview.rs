@@ -179,7 +179,7 @@ fn word_around(bytes: &[u8], at: usize, in_word: impl Fn(u8) -> bool) -> (usize,
 }
 
 /// Where each run of bytes beyond ASCII starts. Each byte is compared once, from one run to
-/// the next (testing each byte and the one before it was a fifth of a preview of text beyond
+/// the next (testing each byte and the one before it cost 3% more of a preview of text beyond
 /// ASCII).
 fn runs_beyond_ascii(bytes: &[u8]) -> Vec<usize> {
     let mut runs = Vec::new();
@@ -735,6 +735,19 @@ mod tests {
             for chars in [10, 25, 40, 60, 200] {
                 let (shown, marked) = preview_of(&marks, &shown_text(text), chars);
                 assert_eq!(marked, highlights(&shown, &marks), "{chars}: {shown}");
+            }
+        }
+    }
+
+    #[test]
+    fn runs_beyond_ascii_start_where_a_byte_beyond_ascii_follows_one_within_it() {
+        let mut seed = 5u64;
+        for len in (0..70).chain([200, 1000]) {
+            for _ in 0..50 {
+                let bytes: Vec<u8> = (0..len).map(|_| if next(&mut seed) % 3 == 0 { 0xc3 } else { b'a' }).collect();
+                let naive: Vec<usize> =
+                    (0..len).filter(|&i| bytes[i] >= 0x80 && (i == 0 || bytes[i - 1] < 0x80)).collect();
+                assert_eq!(runs_beyond_ascii(&bytes), naive, "{bytes:?}");
             }
         }
     }
