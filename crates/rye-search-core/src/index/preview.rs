@@ -744,7 +744,8 @@ mod tests {
         let mut seed = 5u64;
         for len in (0..70).chain([200, 1000]) {
             for _ in 0..50 {
-                let bytes: Vec<u8> = (0..len).map(|_| if next(&mut seed) % 3 == 0 { 0xc3 } else { b'a' }).collect();
+                let bytes: Vec<u8> =
+                    (0..len).map(|_| if next(&mut seed).is_multiple_of(3) { 0xc3 } else { b'a' }).collect();
                 let naive: Vec<usize> =
                     (0..len).filter(|&i| bytes[i] >= 0x80 && (i == 0 || bytes[i - 1] < 0x80)).collect();
                 assert_eq!(runs_beyond_ascii(&bytes), naive, "{bytes:?}");
