@@ -41,6 +41,8 @@ pub(super) struct Marks {
     patterns: Vec<String>,
     /// The first byte of each pattern.
     pattern_starts: [bool; 256],
+    /// The pairs of bytes that follow each other in a pattern ([`Pairs`]).
+    pattern_pairs: Pairs,
     /// Where those patterns are in a text.
     finder: Finder,
     /// Many terms at once, for where a text beyond ASCII is windowed ([`Self::first_term`]; built
@@ -178,6 +180,31 @@ fn word_around(bytes: &[u8], at: usize, in_word: impl Fn(u8) -> bool) -> (usize,
     (from, to)
 }
 
+/// The pairs of bytes that follow each other in some pattern, ASCII case aside, as bits (a byte
+/// beyond ASCII pairs with any: such words are looked at whole anyway).
+struct Pairs([u64; 128 * 128 / 64]);
+
+impl Pairs {
+    fn of(patterns: &[String]) -> Self {
+        let mut pairs = Pairs([0; 128 * 128 / 64]);
+        for pair in patterns.iter().flat_map(|p| p.as_bytes().windows(2)) {
+            let (word, bit) = Self::bit(pair[0], pair[1]);
+            pairs.0[word] |= bit;
+        }
+        pairs
+    }
+
+    fn has(&self, first: u8, second: u8) -> bool {
+        let (word, bit) = Self::bit(first, second);
+        first >= 0x80 || second >= 0x80 || self.0[word] & bit != 0
+    }
+
+    fn bit(first: u8, second: u8) -> (usize, u64) {
+        let at = usize::from(first.to_ascii_lowercase() & 0x7f) << 7 | usize::from(second.to_ascii_lowercase() & 0x7f);
+        (at / 64, 1 << (at % 64))
+    }
+}
+
 /// Where each run of bytes beyond ASCII starts. Each byte is compared once, from one run to
 /// the next (testing each byte and the one before it cost 3% more of a preview of text beyond
 /// ASCII).
@@ -221,12 +248,14 @@ impl Marks {
         for &first in patterns.iter().filter_map(|p| p.as_bytes().first()) {
             pattern_starts[usize::from(first)] = true;
         }
+        let pattern_pairs = Pairs::of(&patterns);
         Marks {
             terms,
             stems,
             stem_prefixes,
             patterns,
             pattern_starts,
+            pattern_pairs,
             finder,
             terms_at_once: OnceCell::new(),
             seen: RefCell::default(),
@@ -324,26 +353,32 @@ impl Marks {
         // `real-time`), which no find shows: those whose joined form begins with a pattern are
         // looked at too (tokenising every compound of a text cost ~7% of a preview).
         let mut compounds = Vec::new();
-        // The last joiner looked at and where its word starts: a word is looked at once, and
-        // walked back over once, however many joiners it has.
-        let mut last: Option<(usize, usize)> = None;
-        for joiner in memchr::memchr2_iter(b'-', b'_', bytes) {
-            let mut from = joiner;
-            let start = loop {
-                match last {
-                    Some((previous, start)) if from == previous + 1 => break Some(start),
-                    _ if from == 0 || !in_word(bytes[from - 1]) => break None,
-                    _ => from -= 1,
-                }
+        // The joined form begins with a pattern only if the word's first run of joiners stands
+        // between two bytes that follow each other in it (`l-t` in `real-time` for `realtime`;
+        // had it begun before the run, the pattern would be a find): runs between other bytes
+        // are passed over without walking their word. Texts that rare words are found in are
+        // long and hold thousands of joiners (`--` lines): walking each one's word cost ~20% of
+        // a rare-term search with previews.
+        let (mut at, mut looked_to) = (0, None);
+        while let Some(run) = memchr::memchr2(b'-', b'_', &bytes[at..]).map(|i| at + i) {
+            let end = run + bytes[run..].iter().take_while(|&&b| b == b'-' || b == b'_').count();
+            at = end;
+            let (Some(&before), Some(&after)) = (run.checked_sub(1).map(|i| &bytes[i]), bytes.get(end)) else {
+                continue;
             };
-            match start {
-                Some(start) => last = Some((joiner, start)),
-                None => {
-                    last = Some((joiner, from));
-                    if self.may_match_joined(&bytes[from..], in_word) {
-                        compounds.push(from);
-                    }
-                }
+            if !self.pattern_pairs.has(before, after) {
+                continue;
+            }
+            // Back to the word's start, or to the end of the last run looked at: each byte is
+            // walked once, however many runs of a word pass.
+            let mut from = run;
+            while from > 0 && in_word(bytes[from - 1]) && Some(from) != looked_to {
+                from -= 1;
+            }
+            let same_word = Some(from) == looked_to && in_word(bytes[from - 1]);
+            looked_to = Some(end);
+            if !same_word && self.may_match_joined(&bytes[from..], in_word) {
+                compounds.push(from);
             }
         }
         let others = match ascii {
@@ -873,6 +908,11 @@ mod tests {
             "soft-ware",
             "Soft-wares",
             "x-realtime",
+            "real--time",
+            "r-e-a-l-t-i-m-e",
+            "--Real-time",
+            "soft__ware",
+            "re_al-ti--me",
         ];
         let mut seed = 11u64;
         for _ in 0..4000 {
@@ -880,7 +920,7 @@ mod tests {
             let text: String = (0..len)
                 .map(|_| {
                     let r = next(&mut seed);
-                    [" ", "_", "-", ", ", ""][(r >> 40) as usize % 5].to_string()
+                    [" ", "_", "-", ", ", "", " -- "][(r >> 40) as usize % 6].to_string()
                         + words[(r >> 33) as usize % words.len()]
                 })
                 .collect();
