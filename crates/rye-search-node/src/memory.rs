@@ -18,10 +18,9 @@ const PURGE_DELAY: mi_option_t = 15;
 /// it is reserved (`2`, mimalloc's default: where the system overcommits, as Linux does).
 const ARENA_EAGER_COMMIT: mi_option_t = 4;
 
-/// Arenas commit memory as they hand it out: eagerly committed, the pages a merge freed were
-/// purged by marking them reusable, and stayed resident (c60k added in 5,000s through Node
-/// peaked at 491–499 MB, 482–484 without; searches and the build as fast). Set when the addon
-/// loads, before the arenas it concerns are reserved.
+/// Arenas commit memory as they hand it out, not when they are reserved: committed at once, more
+/// of a build stayed resident (c60k added in 5,000s through Node peaked at 491–499 MB, 481–485
+/// lazily; searches, `searchMany` and the build as fast). Set when the addon loads.
 pub fn commit_lazily() {
     // SAFETY: setting an option only touches mimalloc's option table.
     unsafe { mi_option_set(ARENA_EAGER_COMMIT, 0) }
