@@ -19,11 +19,6 @@ use memory::PromptReturn;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[napi_derive::module_init]
-fn init() {
-    memory::commit_lazily();
-}
-
 /// Marker that prefixes structured error payloads in JS error messages.
 const ERROR_MARKER: &str = "RYE_ERROR:";
 

@@ -14,18 +14,6 @@ use libmimalloc_sys::{mi_collect, mi_option_get, mi_option_set, mi_option_t};
 /// constant for it): milliseconds before freed memory is returned, `0` at once.
 const PURGE_DELAY: mi_option_t = 15;
 
-/// `mi_option_arena_eager_commit`, as `PURGE_DELAY`: whether an arena's memory is committed when
-/// it is reserved (`2`, mimalloc's default: where the system overcommits, as Linux does).
-const ARENA_EAGER_COMMIT: mi_option_t = 4;
-
-/// Arenas commit memory as they hand it out, not when they are reserved: committed at once, more
-/// of a build stayed resident (c60k added in 5,000s through Node peaked at 491–499 MB, 481–485
-/// lazily; searches, `searchMany` and the build as fast). Set when the addon loads.
-pub fn commit_lazily() {
-    // SAFETY: setting an option only touches mimalloc's option table.
-    unsafe { mi_option_set(ARENA_EAGER_COMMIT, 0) }
-}
-
 /// Bulk writes running now (one per index at most, several indexes at once).
 static BULK_WRITES: AtomicUsize = AtomicUsize::new(0);
 /// The delay in force before the first bulk write began (read once: a later read could see the
@@ -70,16 +58,6 @@ impl Drop for PromptReturn {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn arenas_commit_lazily() {
-        // The option's index is right: the header lists it two before large OS pages, which the
-        // crate names.
-        assert_eq!(ARENA_EAGER_COMMIT + 2, libmimalloc_sys::mi_option_large_os_pages);
-        commit_lazily();
-        // SAFETY: reading an option only touches mimalloc's option table.
-        assert_eq!(unsafe { mi_option_get(ARENA_EAGER_COMMIT) }, 0);
-    }
 
     #[test]
     fn bulk_writes_return_memory_at_once_and_restore_the_usual_delay_after_the_last() {
