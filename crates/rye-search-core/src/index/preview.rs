@@ -369,13 +369,14 @@ impl Marks {
             if !self.pattern_pairs.has(before, after) {
                 continue;
             }
-            // Back to the word's start, or to the end of the last run looked at: each byte is
-            // walked once, however many runs of a word pass.
+            // Back to the word's start, or to the end of the last run looked at (a joiner ends
+            // it, so reaching it means the same word): each byte is walked once, however many
+            // runs of a word pass.
             let mut from = run;
             while from > 0 && in_word(bytes[from - 1]) && Some(from) != looked_to {
                 from -= 1;
             }
-            let same_word = Some(from) == looked_to && in_word(bytes[from - 1]);
+            let same_word = Some(from) == looked_to;
             looked_to = Some(end);
             if !same_word && self.may_match_joined(&bytes[from..], in_word) {
                 compounds.push(from);
