@@ -14,6 +14,7 @@ use tantivy::query::Weight;
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
 use crate::hit_store::HitStore;
+use crate::query::max_score::{self, Clause};
 use crate::recency::Recency;
 use crate::request::SortBy;
 use crate::stored::{stored_texts, utf8};
@@ -473,17 +474,19 @@ impl Collector for TopRanked {
     }
 
     fn collect_segment(&self, weight: &dyn Weight, segment: u32, reader: &SegmentReader) -> tantivy::Result<Collected> {
-        self.collect_segment_above(weight, segment, reader, Score::MIN)
+        self.collect_segment_above(weight, None, segment, reader, Score::MIN)
     }
 }
 
 impl TopRanked {
     /// Collects one segment; when pruning, documents scoring at most `above` (below the k-th
     /// score of the segments collected before) are skipped: a segment starts from the others'
-    /// top instead of from nothing.
+    /// top instead of from nothing. `clauses`: the query is a union of these weighted terms, to
+    /// be ranked by MaxScore when pruning.
     pub fn collect_segment_above(
         &self,
         weight: &dyn Weight,
+        clauses: Option<&[Clause]>,
         segment: u32,
         reader: &SegmentReader,
         above: Score,
@@ -495,12 +498,16 @@ impl TopRanked {
             top.seen = weight.count(reader)? as u64;
         } else if top.prune {
             top.above = above;
-            weight.for_each_pruning(above, reader, &mut |doc, score| {
+            let mut callback = |doc, score| {
                 if is_alive(doc) {
                     top.collect(doc, score);
                 }
                 top.score_threshold().max(above)
-            })?;
+            };
+            match clauses {
+                Some(clauses) => max_score::for_each_pruning(clauses, reader, above, &mut callback)?,
+                None => weight.for_each_pruning(above, reader, &mut callback)?,
+            }
         } else {
             weight.for_each(reader, &mut |doc, score| {
                 if is_alive(doc) {

@@ -4,6 +4,7 @@
 use super::preview::{self, preview, Marks};
 use super::*;
 use crate::collect::Matches;
+use crate::query::max_score;
 use crate::request::Matched;
 use crate::stem;
 use tantivy::DocAddress;
@@ -493,6 +494,11 @@ fn collect(
         && collector.recency.is_none()
         && is_term_union(query)
         && (postings < 2 * collector.wanted as u64 || postings >= PRUNE_MIN_POSTINGS);
+    // A union of a few terms with many postings is ranked by MaxScore (see `query::max_score`).
+    let clauses = match collector.prune && postings >= PRUNE_MIN_POSTINGS {
+        true => max_score::clauses(query, searcher).transpose()?,
+        false => None,
+    };
     let segments = searcher.segment_readers();
     // Largest segment first: its top sets the score the others must beat to matter.
     let mut order: Vec<usize> = (0..segments.len()).collect();
@@ -506,7 +512,7 @@ fn collect(
             true => top_scores.select_nth_unstable_by(collector.wanted - 1, |a, b| b.total_cmp(a)).1.next_down(),
             false => f32::MIN,
         };
-        let fruit = collector.collect_segment_above(&*weight, ord as u32, &segments[ord], above)?;
+        let fruit = collector.collect_segment_above(&*weight, clauses.as_deref(), ord as u32, &segments[ord], above)?;
         top_scores.extend(fruit.top.iter().map(|r| r.score));
         fruits.push(fruit);
     }

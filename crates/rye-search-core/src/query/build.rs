@@ -8,7 +8,10 @@ use std::sync::OnceLock;
 use levenshtein_automata::LevenshteinAutomatonBuilder;
 use tantivy::index::SegmentId;
 use tantivy::postings::TermInfo;
-use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, EmptyQuery, Occur, PhraseQuery, Query, TermQuery};
+use tantivy::query::{
+    AllQuery, BooleanQuery, BoostQuery, BoostWeight, EmptyQuery, EnableScoring, Occur, PhraseQuery, Query, TermQuery,
+    Weight,
+};
 use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::Searcher;
 use tantivy_fst::{Automaton, Regex};
@@ -304,8 +307,7 @@ impl<'a> Builder<'a> {
         let mut per_field = Vec::new();
         for (field, boost, ranked) in kept {
             for (d, _, term) in ranked {
-                let q = TermQuery::new(text_term(field, &term), IndexRecordOption::WithFreqs);
-                per_field.push(boosted(Box::new(q), boost * distance_weight(d, exact_exists)));
+                per_field.push(term_query(text_term(field, &term), boost * distance_weight(d, exact_exists)));
             }
         }
         // One warning per term, however many fields cut it.
@@ -431,8 +433,7 @@ fn most_frequent(
         most = most.max(ranked.len());
         ranked.truncate(keep);
         for (_, term) in ranked {
-            let q = TermQuery::new(text_term(field, &term), IndexRecordOption::WithFreqs);
-            queries.push(boosted(Box::new(q), boost));
+            queries.push(term_query(text_term(field, &term), boost));
         }
     }
     (queries, most)
@@ -494,7 +495,7 @@ fn few_or_terms(alternatives: Vec<Box<dyn Query>>) -> Vec<Box<dyn Query>> {
 /// boosted query is taken for a term query when it holds a single term without positions;
 /// mistaking one costs time, never results.
 pub fn is_term_leaf(query: &dyn Query) -> bool {
-    if query.downcast_ref::<TermQuery>().is_some() {
+    if query.downcast_ref::<TermQuery>().is_some() || query.downcast_ref::<WeightedTerm>().is_some() {
         return true;
     }
     let mut terms = 0;
@@ -507,7 +508,30 @@ pub fn is_term_leaf(query: &dyn Query) -> bool {
 }
 
 fn term_query(term: Term, boost: f32) -> Box<dyn Query> {
-    boosted(Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs)), boost)
+    Box::new(WeightedTerm { term, boost })
+}
+
+/// A term query with a weight: a boosted [`TermQuery`] that says its term and weight, which
+/// ranking a union by MaxScore needs ([`super::max_score`]). It scores as a `BoostQuery` of the
+/// term query does, and its scorer is Tantivy's term scorer (block-max WAND takes it as such).
+#[derive(Clone, Debug)]
+pub struct WeightedTerm {
+    pub term: Term,
+    pub boost: f32,
+}
+
+impl Query for WeightedTerm {
+    fn weight(&self, scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
+        let weight = TermQuery::new(self.term.clone(), IndexRecordOption::WithFreqs).weight(scoring)?;
+        Ok(match (self.boost - 1.0).abs() < f32::EPSILON {
+            true => weight,
+            false => Box::new(BoostWeight::new(weight, self.boost)),
+        })
+    }
+
+    fn query_terms<'a>(&'a self, visitor: &mut dyn FnMut(&'a Term, bool)) {
+        visitor(&self.term, false);
+    }
 }
 
 fn term_queries(terms: &[FieldTerm]) -> Vec<Box<dyn Query>> {
