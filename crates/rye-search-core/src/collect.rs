@@ -215,6 +215,12 @@ pub struct TopRanked {
     pub marks: bool,
 }
 
+/// What ranks a segment's matches: the query's weight, or MaxScore over its clauses.
+pub enum Ranker<'a> {
+    Weight(&'a dyn Weight),
+    MaxScore(&'a [Clause]),
+}
+
 /// Segment-local sort key: larger is better.
 type LocalKey = (u64, u64, u64, u64, u64);
 
@@ -474,19 +480,17 @@ impl Collector for TopRanked {
     }
 
     fn collect_segment(&self, weight: &dyn Weight, segment: u32, reader: &SegmentReader) -> tantivy::Result<Collected> {
-        self.collect_segment_above(weight, None, segment, reader, Score::MIN)
+        self.collect_segment_above(&Ranker::Weight(weight), segment, reader, Score::MIN)
     }
 }
 
 impl TopRanked {
     /// Collects one segment; when pruning, documents scoring at most `above` (below the k-th
     /// score of the segments collected before) are skipped: a segment starts from the others'
-    /// top instead of from nothing. `clauses`: the query is a union of these weighted terms, to
-    /// be ranked by MaxScore when pruning.
+    /// top instead of from nothing.
     pub fn collect_segment_above(
         &self,
-        weight: &dyn Weight,
-        clauses: Option<&[Clause]>,
+        ranker: &Ranker,
         segment: u32,
         reader: &SegmentReader,
         above: Score,
@@ -495,25 +499,38 @@ impl TopRanked {
         let alive = reader.alive_bitset();
         let is_alive = |doc: DocId| alive.is_none_or(|a| a.is_alive(doc));
         if self.wanted == 0 && !self.marks {
-            top.seen = weight.count(reader)? as u64;
-        } else if top.prune {
-            top.above = above;
-            let mut callback = |doc, score| {
-                if is_alive(doc) {
-                    top.collect(doc, score);
+            top.seen = match ranker {
+                Ranker::Weight(weight) => weight.count(reader)? as u64,
+                Ranker::MaxScore(clauses) => {
+                    let mut seen = 0;
+                    max_score::for_each_pruning(clauses, reader, Score::MIN, &mut |doc, _| {
+                        seen += u64::from(is_alive(doc));
+                        Score::MIN
+                    })?;
+                    seen
                 }
-                top.score_threshold().max(above)
             };
-            match clauses {
-                Some(clauses) => max_score::for_each_pruning(clauses, reader, above, &mut callback)?,
-                None => weight.for_each_pruning(above, reader, &mut callback)?,
+            return Ok(top.harvest());
+        }
+        // Without pruning, every match is handed over: the threshold stays where it starts.
+        let prune = top.prune;
+        let threshold = if prune { above } else { Score::MIN };
+        top.above = threshold;
+        let mut callback = |doc, score| {
+            if is_alive(doc) {
+                top.collect(doc, score);
             }
-        } else {
-            weight.for_each(reader, &mut |doc, score| {
-                if is_alive(doc) {
-                    top.collect(doc, score);
-                }
-            })?;
+            match prune {
+                true => top.score_threshold().max(threshold),
+                false => Score::MIN,
+            }
+        };
+        match ranker {
+            Ranker::Weight(weight) if prune => weight.for_each_pruning(above, reader, &mut callback)?,
+            Ranker::Weight(weight) => weight.for_each(reader, &mut |doc, score| {
+                callback(doc, score);
+            })?,
+            Ranker::MaxScore(clauses) => max_score::for_each_pruning(clauses, reader, threshold, &mut callback)?,
         }
         Ok(top.harvest())
     }

@@ -3,7 +3,7 @@
 
 use super::preview::{self, preview, Marks};
 use super::*;
-use crate::collect::Matches;
+use crate::collect::{Matches, Ranker};
 use crate::query::max_score;
 use crate::request::Matched;
 use crate::stem;
@@ -486,7 +486,15 @@ fn collect(
     mut collector: TopRanked,
 ) -> Result<crate::collect::Collected> {
     let tally = PostingsTally { searcher, postings: Cell::new(0) };
-    let weight = query.weight(EnableScoring::enabled_from_statistics_provider(&tally, searcher))?;
+    let scoring = EnableScoring::enabled_from_statistics_provider(&tally, searcher);
+    // A union of a few weighted terms is ranked by MaxScore (see `query::max_score`); the clauses'
+    // BM25 weights are all it needs, so the union's own weight is never made.
+    let (mut clauses, mut weight): (Option<Vec<max_score::Clause>>, Option<Box<dyn tantivy::query::Weight>>) =
+        (None, None);
+    let ranker = match max_score::clauses(query, &tally).transpose()? {
+        Some(found) => Ranker::MaxScore(clauses.insert(found)),
+        None => Ranker::Weight(&**weight.insert(query.weight(scoring)?)),
+    };
     let postings = tally.postings.get();
     // Counting only the matches above a minimum score visits every match anyway; a recency
     // boost raises scores past the blocks' maxima that skipping relies on.
@@ -494,11 +502,6 @@ fn collect(
         && collector.recency.is_none()
         && is_term_union(query)
         && (postings < 2 * collector.wanted as u64 || postings >= PRUNE_MIN_POSTINGS);
-    // A union of a few terms with many postings is ranked by MaxScore (see `query::max_score`).
-    let clauses = match collector.prune && postings >= PRUNE_MIN_POSTINGS {
-        true => max_score::clauses(query, searcher).transpose()?,
-        false => None,
-    };
     let segments = searcher.segment_readers();
     // Largest segment first: its top sets the score the others must beat to matter.
     let mut order: Vec<usize> = (0..segments.len()).collect();
@@ -512,7 +515,7 @@ fn collect(
             true => top_scores.select_nth_unstable_by(collector.wanted - 1, |a, b| b.total_cmp(a)).1.next_down(),
             false => f32::MIN,
         };
-        let fruit = collector.collect_segment_above(&*weight, clauses.as_deref(), ord as u32, &segments[ord], above)?;
+        let fruit = collector.collect_segment_above(&ranker, ord as u32, &segments[ord], above)?;
         top_scores.extend(fruit.top.iter().map(|r| r.score));
         fruits.push(fruit);
     }

@@ -288,7 +288,8 @@ mod tests {
     #[test]
     fn ranks_the_same_top_as_block_max_wand() {
         let (searcher, title, body) = searcher(4000);
-        let boosts = [vec![(title, 3.0), (body, 1.0)], vec![(title, 1.0), (body, 1.0)], vec![(body, 2.0), (title, 0.5)]];
+        let boosts =
+            [vec![(title, 3.0), (body, 1.0)], vec![(title, 1.0), (body, 1.0)], vec![(body, 2.0), (title, 0.5)]];
         for token in ["alpha", "beta", "gamma", "delta", "epsilon", "word", "n7"] {
             for fields in &boosts {
                 for k in [1, 3, 10, 100] {
