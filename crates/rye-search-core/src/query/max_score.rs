@@ -141,6 +141,31 @@ fn bounds(cursors: &[Cursor]) -> Vec<Score> {
         .collect()
 }
 
+/// The score of `doc` (`None` when it cannot exceed `threshold`): the `heavier` clauses at `doc`
+/// give their part, then the `lighter` ones (`bounds` theirs) are looked up, heaviest first, while
+/// they may still lift it past the threshold. Parts are added lightest clause first, whichever
+/// were looked up and in what phase: a document scores the same to the last bit however the
+/// threshold rose (segments are collected in varying order), with or without skipping.
+fn score(doc: DocId, lighter: &mut [Cursor], heavier: &[Cursor], bounds: &[Score], threshold: Score) -> Option<Score> {
+    let mut parts = [0.0; MAX_CLAUSES];
+    let (n, mut sum) = (lighter.len(), 0.0);
+    for (part, c) in parts[n..].iter_mut().zip(heavier) {
+        if c.doc() == doc {
+            *part = c.score();
+            sum += *part;
+        }
+    }
+    for i in (0..n).rev() {
+        if sum + bounds[i] <= threshold {
+            return None;
+        }
+        parts[i] = lighter[i].score_at(doc);
+        sum += parts[i];
+    }
+    let score: Score = parts[..n + heavier.len()].iter().sum();
+    (score > threshold).then_some(score)
+}
+
 /// Scores every document of the `seeds` in full (looking the `others` up) and hands it to the
 /// callback; returns the threshold then, and the documents scored, in order.
 fn score_seeds(
@@ -157,21 +182,11 @@ fn score_seeds(
             return (threshold, seen);
         }
         seen.push(doc);
-        let mut score = 0.0;
-        for s in seeds.iter_mut().filter(|s| s.doc() == doc) {
-            score += s.score();
-            s.postings.advance();
-        }
-        let mut may_win = true;
-        for i in (0..others.len()).rev() {
-            if score + bounds[i] <= threshold {
-                may_win = false;
-                break;
-            }
-            score += others[i].score_at(doc);
-        }
-        if may_win && score > threshold {
+        if let Some(score) = score(doc, &mut others, &seeds, &bounds, threshold) {
             threshold = threshold.max(callback(doc, score));
+        }
+        for s in seeds.iter_mut().filter(|s| s.doc() == doc) {
+            s.postings.advance();
         }
     }
 }
@@ -194,22 +209,8 @@ fn max_score(
         }
         while seen.next_if(|&&s| s < doc).is_some() {}
         if seen.next_if_eq(&&doc).is_none() {
-            let mut score = 0.0;
-            for c in &cursors[essential..] {
-                if c.doc() == doc {
-                    score += c.score();
-                }
-            }
-            // The others, heaviest first, while they may still lift it past the threshold.
-            let mut may_win = true;
-            for i in (0..essential).rev() {
-                if score + bounds[i] <= threshold {
-                    may_win = false;
-                    break;
-                }
-                score += cursors[i].score_at(doc);
-            }
-            if may_win && score > threshold {
+            let (lighter, heavier) = cursors.split_at_mut(essential);
+            if let Some(score) = score(doc, lighter, heavier, &bounds, threshold) {
                 let raised = callback(doc, score);
                 if raised > threshold {
                     threshold = raised;
