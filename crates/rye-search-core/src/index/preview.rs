@@ -636,7 +636,7 @@ fn preview_window(content: &str, first_term: impl FnOnce(&str) -> Option<usize>,
     let mut end = floor((start + span).min(content.len()));
     // End on a word too: a word cut short could look like a query word (`libra` of `library`).
     if end < content.len() && !content[end..].starts_with(' ') {
-        end = content[start..end].rfind(' ').map_or(end, |space| start + space);
+        end = content[start..end].rfind(' ').filter(|&space| space > 0).map_or(end, |space| start + space);
     }
     &content[start..end]
 }
