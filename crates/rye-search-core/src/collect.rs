@@ -197,12 +197,13 @@ pub struct Collected {
 }
 
 /// Collects the best `wanted` documents, counting matches on the way. With `prune` (score sort
-/// only) Tantivy skips blocks that cannot reach the current k-th score; the segments where it
-/// did are reported in [`Collected::pruned`] for the caller to count again.
+/// only) documents that cannot reach the current k-th score are skipped (block-max WAND, or
+/// MaxScore over a few terms); the segments where that happened are reported in
+/// [`Collected::pruned`] for the caller to count again.
 pub struct TopRanked {
     pub sort: SortBy,
     pub wanted: usize,
-    /// Let Tantivy skip blocks (block-max WAND). Only a union of term queries can skip; any
+    /// Skip what cannot enter the top (see above). Only a union of term queries can skip; any
     /// other query visits every match anyway, and is then counted on the way, not twice.
     pub prune: bool,
     /// Columns per segment ordinal, when the caller keeps them open.

@@ -537,8 +537,8 @@ fn collect(
 
 /// How many live documents of `segment` hold any of `terms`, and the bits of all that do: each
 /// term's posting blocks set one bit per document, then the bits are counted. The union scorer it replaces advanced every term
-/// document by document, a sixth of a common-term search (block-max WAND only ever prunes a
-/// union of term queries, so counting what the query matches is counting what its terms match).
+/// document by document, a sixth of a common-term search (only a union of term queries is
+/// ever pruned, so counting what the query matches is counting what its terms match).
 fn count_any(terms: &[Term], segment: &tantivy::SegmentReader) -> Result<(u64, Vec<u64>)> {
     let mut bits = vec![0u64; (segment.max_doc() as usize).div_ceil(64)];
     for term in terms {
