@@ -124,7 +124,12 @@ pub fn for_each_pruning(
         seeded += cursors[split].postings.doc_freq();
     }
     let seeds = cursors.split_off(split);
-    let (threshold, seen) = score_seeds(seeds, cursors.clone(), threshold, callback);
+    // The lighter clauses are looked up by the seeds' documents from their own copies, as the
+    // walk after it starts them from the beginning again; without seeds there is nothing to copy.
+    let (threshold, seen) = match seeds.is_empty() {
+        true => (threshold, Vec::new()),
+        false => score_seeds(seeds, cursors.clone(), threshold, callback),
+    };
     max_score(cursors, &seen, threshold, callback);
     Ok(())
 }
