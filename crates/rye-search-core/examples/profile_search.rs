@@ -6,7 +6,9 @@
 //! `MODEL=file` embed with that model, `MODE=auto|keyword|semantic|hybrid` (default keyword),
 //! `ONLY_MANY=1` / `NO_MANY=1` time only `search_many` / only single searches, `GAP_US=n` work n µs
 //! between searches (as a caller does; the pool may fall asleep meanwhile), `JSON=1` write each
-//! answer's JSON (as the Node binding does).
+//! answer's JSON (as the Node binding does), `THRASH_MB=n` write over n MB between searches (as a
+//! Node process's own work evicts the caches; the searches alone are then timed apart).
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 #[global_allocator]
@@ -130,6 +132,7 @@ fn main() {
     }
     let n = (repeats * reqs.len()) as f64;
     println!("{:.1} µs per search", t.elapsed().as_secs_f64() * 1e6 / n);
+    println!("{:.1} µs per search, searches alone", SEARCH_NANOS.load(Ordering::Relaxed) as f64 / 1e3 / n);
     if std::env::var_os("NO_MANY").is_some() {
         return;
     }
@@ -150,6 +153,9 @@ fn run_each(index: &SearchIndex, reqs: &[SearchRequest]) {
     }
 }
 
+/// Time spent in `run_warm`'s searches (and their JSON), without what it does between them.
+static SEARCH_NANOS: AtomicU64 = AtomicU64::new(0);
+
 /// Repeated searches, apart from the first ones for `callgrind --toggle-collect='*run_warm*'`.
 #[inline(never)]
 fn run_warm(index: &SearchIndex, reqs: &[SearchRequest]) {
@@ -158,11 +164,20 @@ fn run_warm(index: &SearchIndex, reqs: &[SearchRequest]) {
     let gap = std::env::var("GAP_US").ok().and_then(|g| g.parse().ok()).map(std::time::Duration::from_micros);
     // `JSON=1`: each answer is written as the Node binding hands it over.
     let json = std::env::var_os("JSON").is_some();
+    // `THRASH_MB=n`: n MB written over between searches, a cache line at a time.
+    let thrash_mb: usize = std::env::var("THRASH_MB").ok().and_then(|t| t.parse().ok()).unwrap_or(0);
+    let mut thrash = vec![0u8; thrash_mb << 20];
     for req in reqs {
+        for (i, b) in thrash.iter_mut().step_by(64).enumerate() {
+            *b = b.wrapping_add(i as u8);
+        }
+        std::hint::black_box(&mut thrash);
+        let t = Instant::now();
         let answer = index.search(req).unwrap();
         if json {
             std::hint::black_box(answer.to_json());
         }
+        SEARCH_NANOS.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
         if let Some(gap) = gap {
             let start = Instant::now();
             while start.elapsed() < gap {

@@ -33,7 +33,7 @@ impl SearchIndex {
         let address = self.find_liked(searcher, parts, like)?;
         let part = &parts[address.segment_ord as usize];
         let read = |content: &str, _| (prefix(content, LIKE_TEXT_BYTES).to_string(), Vec::new());
-        let hit = self.materialise(part, address.doc_id, Some(&read))?;
+        let hit = self.materialise(&part.store.document(address.doc_id)?, Some(&read))?;
         let fields = ["title", "name", "description", "category"].map(|f| hit.item_str(f).unwrap_or_default());
         let mut text = fields.join("\n");
         text.push('\n');

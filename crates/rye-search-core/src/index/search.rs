@@ -7,6 +7,7 @@ use crate::collect::{Matches, Ranker};
 use crate::query::max_score;
 use crate::request::Matched;
 use crate::stem;
+use tantivy::directory::OwnedBytes;
 use tantivy::DocAddress;
 
 /// The ranked matches of one query, before their page is loaded.
@@ -345,6 +346,14 @@ impl SearchIndex {
         query: Option<&dyn Query>,
         page: &[(f64, DocAddress, Matched)],
     ) -> Result<Vec<Hit>> {
+        // Every hit's stored bytes are found first and asked for ahead (see `hit_store::prefetch`),
+        // so they arrive while the previews' matcher is built.
+        let stored: Vec<OwnedBytes> = page
+            .iter()
+            .map(|&(_, address, _)| parts[address.segment_ord as usize].store.document(address.doc_id))
+            .collect::<Result<_>>()?;
+        let ahead = if req.preview_chars > 0 { PREFETCH_WITH_PREVIEW } else { PREFETCH_ITEM };
+        stored.iter().for_each(|bytes| crate::hit_store::prefetch(bytes, ahead));
         let f = &self.fields;
         let marks = match query {
             Some(query) if req.preview_chars > 0 && !page.is_empty() => {
@@ -376,9 +385,8 @@ impl SearchIndex {
             None => None,
         };
         let mut hits = Vec::with_capacity(page.len());
-        for &(score, address, matched) in page {
-            let mut hit =
-                self.materialise(&parts[address.segment_ord as usize], address.doc_id, previewer.as_deref())?;
+        for (&(score, address, matched), bytes) in page.iter().zip(&stored) {
+            let mut hit = self.materialise(bytes, previewer.as_deref())?;
             hit.score = score;
             hit.matched = matched;
             if req.itemless {
@@ -441,12 +449,11 @@ impl SearchIndex {
     /// content, only when a preview is wanted.
     /// A hit's id and item; with `preview`, its preview (and highlights) made from its stored
     /// content, which is read in place, never copied whole.
-    pub(super) fn materialise(&self, segment: &SegmentParts, doc: DocId, preview: Option<&Previewer>) -> Result<Hit> {
-        let bytes = segment.store.document(doc)?;
+    pub(super) fn materialise(&self, bytes: &[u8], preview: Option<&Previewer>) -> Result<Hit> {
         let f = &self.fields;
         let mut hit = Hit::default();
         // Stored in this order: id, item, content.
-        for value in stored_texts(&bytes) {
+        for value in stored_texts(bytes) {
             let (field, text) = value?;
             if field == f.id.field_id() {
                 hit.id = utf8(text)?;
@@ -569,6 +576,12 @@ fn count_any(terms: &[Term], segment: &tantivy::SegmentReader) -> Result<(u64, V
 /// up to this many, scoring every match and counting on the way is cheaper (callgrind, c60k:
 /// terms in 50–500 documents 13% fewer instructions; in 1,000–2,000 documents, 9% more).
 const PRUNE_MIN_POSTINGS: u64 = 1500;
+
+/// Bytes of each hit asked for before the page is read: with previews, about what a preview
+/// reads of a text (the window of a long one is 1,600 bytes by default); without, its id and
+/// item, which come first.
+const PREFETCH_WITH_PREVIEW: usize = 2048;
+const PREFETCH_ITEM: usize = 512;
 
 /// The searcher's statistics, adding up the document frequencies that scoring asks for: the
 /// postings a term union will walk, known without looking its terms up again.
