@@ -37,7 +37,7 @@ pub struct Word {
 
 /// Letters, digits and combining marks: a mark belongs to the letter before it (NFD accents,
 /// Devanagari and Thai vowel signs), so it never splits a word.
-fn is_word_char(c: char) -> bool {
+pub(crate) fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || is_combining_mark(c)
 }
 
