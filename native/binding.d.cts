@@ -36,8 +36,11 @@ export declare class NativeIndex {
   /** Opstamp of the last commit on disk (changes when any process commits). */
   opstamp(): number
   numDocs(): number
-  /** Sees commits made by other handles or processes. */
-  reload(): void
+  /**
+   * Sees commits made by other handles or processes; the opstamp of the last commit, which
+   * searches now see.
+   */
+  reload(): number
   /**
    * Starts a write batch sized for about `expected_docs` documents (default: a bulk batch);
    * fails with E_INDEX_LOCKED while another writer is active.

@@ -178,7 +178,8 @@ export class Indexer {
   private async run(onProgress?: (p: Progress) => void): Promise<IndexReport> {
     const started = performance.now();
     onProgress?.({ phase: 'discovering', done: 0, total: 0 });
-    native(() => this.nativeIndex.reload());
+    // The opstamp the reloaded reader shows: the manifest below is read from that reader.
+    const opstamp = native(() => this.nativeIndex.reload());
     this.trust = TrustStore.load(this.spaces);
     const trustPrint = this.trust.fingerprint();
     const state = this.readState();
@@ -196,7 +197,6 @@ export class Indexer {
     await this.scanCache?.beginScan();
     const scan = scanSpaces(this.spaces, this.maxFileBytes, this.scanCache);
     this.lastSkipped = scan.skipped;
-    const opstamp = native(() => this.nativeIndex.opstamp());
     if (!this.manifest || opstamp !== this.opstamp) {
       // Another handle or process committed since we last looked: read what the index holds.
       this.manifest = new Map();

@@ -86,6 +86,8 @@ export class TrustStore {
     for (const space of spaces) {
       const dir = path.join(space.aiDir, 'config', 'keys', 'trusted');
       let names: string[];
+      // Most spaces have no trusted keys: told by an `access` that throws nothing.
+      if (!fs.existsSync(dir)) continue;
       try {
         names = fs
           .readdirSync(dir)

@@ -650,9 +650,24 @@ fn upserts_replace_by_key_within_a_batch_across_batches_and_across_handles() {
     let mut batch = early.batch_for(1000).unwrap();
     batch.upsert(&[doc("a/one", "project", "early", "", "")]).unwrap();
     batch.commit().unwrap();
-    late.reload().unwrap();
+    let seen = late.reload().unwrap();
     assert_eq!(late.num_docs(), 1);
     assert_eq!(ids(&late, q("early")), vec!["a/one"]);
+    // A reload with nothing committed since returns the same opstamp and keeps the view; each
+    // commit of the other handle moves it and is seen, however many reloads came between.
+    assert_eq!(late.reload().unwrap(), seen);
+    assert_eq!(ids(&late, q("early")), vec!["a/one"]);
+    let mut last = seen;
+    for round in 0..3 {
+        let mut batch = early.batch_for(1).unwrap();
+        batch.upsert(&[doc("a/one", "project", &format!("round{round}"), "", "")]).unwrap();
+        batch.commit().unwrap();
+        let now = late.reload().unwrap();
+        assert!(now > last, "round {round}: {now} after {last}");
+        assert_eq!(late.reload().unwrap(), now);
+        assert_eq!(ids(&late, q(&format!("round{round}"))), vec!["a/one"]);
+        last = now;
+    }
     drop((early, late));
     std::fs::remove_dir_all(&dir).unwrap();
 }

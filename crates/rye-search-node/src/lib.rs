@@ -97,10 +97,11 @@ impl NativeIndex {
         guarded(|| Ok(self.inner.num_docs() as f64))
     }
 
-    /// Sees commits made by other handles or processes.
+    /// Sees commits made by other handles or processes; the opstamp of the last commit, which
+    /// searches now see.
     #[napi]
-    pub fn reload(&self) -> napi::Result<()> {
-        guarded(|| self.inner.reload().map_err(to_js))
+    pub fn reload(&self) -> napi::Result<f64> {
+        guarded(|| self.inner.reload().map(|o| o as f64).map_err(to_js))
     }
 
     /// Starts a write batch sized for about `expected_docs` documents (default: a bulk batch);
