@@ -168,6 +168,8 @@ function walk(w: Walk, dir: string, relDir: string, real?: string): void {
   const key = dirKey(w.space, dir);
   let l = w.cache?.listing(key);
   if (!l) {
+    // A missing kind folder (most spaces lack one or two) is told here, before a watcher fails on it.
+    if (relDir === '' && !fs.existsSync(dir)) return;
     w.cache?.watch(key, dir);
     l = list(w, dir, relDir, real);
     if (!l) return;
