@@ -346,14 +346,16 @@ impl SearchIndex {
         query: Option<&dyn Query>,
         page: &[(f64, DocAddress, Matched)],
     ) -> Result<Vec<Hit>> {
-        // Every hit's stored bytes are found first and asked for ahead (see `hit_store::prefetch`),
-        // so they arrive while the previews' matcher is built.
+        // Every hit's stored bytes are found first and the first hits' asked for ahead (see
+        // `hit_store::prefetch`), so they arrive while the previews' matcher is built; each later
+        // one is asked for as the hit `PREFETCH_HITS` before it is read.
         let stored: Vec<OwnedBytes> = page
             .iter()
             .map(|&(_, address, _)| parts[address.segment_ord as usize].store.document(address.doc_id))
             .collect::<Result<_>>()?;
         let ahead = if req.preview_chars > 0 { PREFETCH_WITH_PREVIEW } else { PREFETCH_ITEM };
-        stored.iter().for_each(|bytes| crate::hit_store::prefetch(bytes, ahead));
+        let prefetch = |i: usize| stored.get(i).into_iter().for_each(|bytes| crate::hit_store::prefetch(bytes, ahead));
+        (0..PREFETCH_HITS).for_each(prefetch);
         let f = &self.fields;
         let marks = match query {
             Some(query) if req.preview_chars > 0 && !page.is_empty() => {
@@ -385,7 +387,8 @@ impl SearchIndex {
             None => None,
         };
         let mut hits = Vec::with_capacity(page.len());
-        for (&(score, address, matched), bytes) in page.iter().zip(&stored) {
+        for (i, (&(score, address, matched), bytes)) in page.iter().zip(&stored).enumerate() {
+            prefetch(i + PREFETCH_HITS);
             let mut hit = self.materialise(bytes, previewer.as_deref())?;
             hit.score = score;
             hit.matched = matched;
@@ -582,6 +585,9 @@ const PRUNE_MIN_POSTINGS: u64 = 1500;
 /// item, which come first.
 const PREFETCH_WITH_PREVIEW: usize = 2048;
 const PREFETCH_ITEM: usize = 512;
+/// Hits asked for ahead of the one being read: a default page at once, and a page of hundreds
+/// never all at once (their bytes would push each other out of the cache before being read).
+const PREFETCH_HITS: usize = 10;
 
 /// The searcher's statistics, adding up the document frequencies that scoring asks for: the
 /// postings a term union will walk, known without looking its terms up again.
