@@ -46,35 +46,51 @@ fn is_joiner(c: char) -> bool {
 }
 
 /// Byte spans of the words of `text`: runs of alphanumerics, possibly joined by `_`/`-` between
-/// them. Scans in place: indexing calls this for every text field of every document.
+/// them. Scans in place, an ASCII byte at a time (a character is decoded only beyond ASCII):
+/// indexing calls this for every text field of every document.
 fn word_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut chars = text.char_indices().peekable();
+    let bytes = text.as_bytes();
+    let mut at = 0;
     std::iter::from_fn(move || {
         let start = loop {
-            let (i, c) = chars.next()?;
-            if is_word_char(c) {
-                break i;
+            let (word, len) = char_at(text, at)?;
+            if word {
+                break at;
             }
+            at += len;
         };
-        let mut end = start + text[start..].chars().next().map_or(1, char::len_utf8);
-        while let Some(&(i, c)) = chars.peek() {
-            if is_word_char(c) {
-                end = i + c.len_utf8();
-                chars.next();
-            } else if is_joiner(c) {
+        let (_, first) = char_at(text, start)?;
+        let mut end = start + first;
+        at = end;
+        while let Some((word, len)) = char_at(text, at) {
+            if word {
+                at += len;
+                end = at;
+            } else if is_joiner(char::from(bytes[at])) {
                 // Joiners belong to the word only when a word character follows them.
-                let after = text[i..].trim_start_matches(is_joiner);
-                if !after.starts_with(is_word_char) {
+                let after = at + bytes[at..].iter().take_while(|&&b| b == b'_' || b == b'-').count();
+                if !char_at(text, after).is_some_and(|(word, _)| word) {
                     break;
                 }
-                let resume = text.len() - after.len();
-                while chars.next_if(|&(j, _)| j < resume).is_some() {}
+                at = after;
             } else {
                 break;
             }
         }
         Some((start, end))
     })
+}
+
+/// Whether the character at byte `at` of `text` (a character boundary) is a word character, and
+/// its length in bytes; None at the end.
+fn char_at(text: &str, at: usize) -> Option<(bool, usize)> {
+    let b = *text.as_bytes().get(at)?;
+    if b < 0x80 {
+        // Among ASCII characters, the word characters are the letters and digits (no mark).
+        return Some((b.is_ascii_alphanumeric(), 1));
+    }
+    let c = text[at..].chars().next()?;
+    Some((is_word_char(c), c.len_utf8()))
 }
 
 /// Splits text into words: runs of alphanumerics, possibly joined by `_`/`-` between them.
@@ -654,7 +670,10 @@ mod tests {
 
     #[test]
     fn in_place_scanner_matches_the_reference_on_every_mix_of_characters() {
-        let alphabet = ['a', 'Z', '9', '_', '-', ' ', '.', '\u{e9}', '\u{df}', '\u{4e2d}', '\u{1f600}', 'I', '\u{130}'];
+        let alphabet = [
+            'a', 'Z', '9', '_', '-', ' ', '.', '\u{e9}', '\u{df}', '\u{4e2d}', '\u{1f600}', 'I', '\u{130}', '\u{301}', '\u{a0}',
+            '\u{2014}', '\u{663}',
+        ];
         let mut seed = 0x9e3779b97f4a7c15u64;
         for _ in 0..20_000 {
             next(&mut seed);
