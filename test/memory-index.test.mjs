@@ -322,6 +322,22 @@ describe('createMemoryIndex', () => {
     await assert.rejects(mem.add([...docs, { title: 'no id, after two full chunks' }]), InvalidArgumentError);
     assert.equal(mem.size, 0);
     assert.equal((await mem.search({ query: 'shared', limit: 0 })).total, 0);
+    // Text JSON cannot carry, met by the native side while the next chunk is being made: named,
+    // and nothing of the add is kept.
+    const broken = { id: 'bulk/broken', content: 'late \ud800 text' };
+    await assert.rejects(
+      mem.add([...docs.slice(0, 9_000), broken, ...docs.slice(9_000)]),
+      (err) => err instanceof InvalidArgumentError && /"bulk\/broken": content has an unpaired/.test(err.message),
+    );
+    assert.equal(mem.size, 0);
+    // Chunks are written in order: of an id added twice, far apart, the later version is kept.
+    await mem.add([{ id: 'twice', title: 'first version' }, ...docs.slice(0, 5_000), { id: 'twice', title: 'later words' }]);
+    assert.equal(mem.size, 5_001);
+    const found = async (query) => (await mem.search({ query, mode: 'keyword' })).results.map((r) => r.title);
+    assert.deepEqual(await found('later'), ['later words']);
+    assert.deepEqual(await found('first version'), []);
+    await mem.remove(['twice', ...docs.slice(0, 5_000).map((d) => d.id)]);
+    assert.equal(mem.size, 0);
     await mem.add(docs);
     assert.equal(mem.size, 12_000);
     // Equal scores: the order is by id, exactly, across the chunks and segments of the add.

@@ -108,12 +108,6 @@ function estimateTokens(d: ItemDescription): number {
  * comes next (one upsert a text had to wait for this thread between texts, and a refresh that
  * parses files meanwhile took 25% longer). A document no string can hold (past V8's 2^29 - 24
  * characters) is refused with E_LIMIT, naming it, after what came before it was sent.
- *
- * Each document is made by `toDocument` just before it is written, and dies with it: a page of
- * documents made first and alive while the upsert ran was found alive by each collection there,
- * which taught V8 to make the next ones straight in the old generation (allocation-site
- * pretenuring), where they stayed until a full collection (63,666 items added in 5,000s: peak RSS
- * 605 → 546 MB; a million, 2,626 → 2,296 MB).
  */
 export async function upsertDocuments<T>(
   batch: Pick<NativeBatch, 'upsert'>,
@@ -121,6 +115,26 @@ export async function upsertDocuments<T>(
   toDocument: (item: T) => NativeDocument,
   textChars = UPSERT_TEXT_CHARS,
 ): Promise<void> {
+  const { texts, tooLarge } = documentTexts(items, toDocument, textChars);
+  if (texts.length) await nativeAsync(() => batch.upsert(texts));
+  if (tooLarge) throw tooLarge;
+}
+
+/**
+ * The JSON texts an upsert of `items` sends (see [`upsertDocuments`]), up to a document no string
+ * can hold, and the error that names that one.
+ *
+ * Each document is made by `toDocument` just before it is written, and dies with it: a page of
+ * documents made first and alive while the upsert ran was found alive by each collection there,
+ * which taught V8 to make the next ones straight in the old generation (allocation-site
+ * pretenuring), where they stayed until a full collection (63,666 items added in 5,000s: peak RSS
+ * 605 → 546 MB; a million, 2,626 → 2,296 MB).
+ */
+export function documentTexts<T>(
+  items: readonly T[],
+  toDocument: (item: T) => NativeDocument,
+  textChars = UPSERT_TEXT_CHARS,
+): { texts: string[]; tooLarge?: LimitError } {
   const texts: string[] = [];
   let parts: string[] = [];
   let chars = 0;
@@ -129,7 +143,6 @@ export async function upsertDocuments<T>(
     parts = [];
     chars = 0;
   };
-  const send = () => (texts.length ? nativeAsync(() => batch.upsert(texts)) : Promise.resolve());
   for (const item of items) {
     const doc = toDocument(item);
     let json: string;
@@ -138,10 +151,10 @@ export async function upsertDocuments<T>(
     } catch (err) {
       if (!(err instanceof RangeError)) throw err;
       close();
-      await send();
-      throw new LimitError(`document ${shown(doc.id)} is too large to index`, {
+      const tooLarge = new LimitError(`document ${shown(doc.id)} is too large to index`, {
         hint: 'split it into smaller documents, or index the start of its content',
       });
+      return { texts, tooLarge };
     }
     // The text would be `[`, the parts and their commas, this document and `]`.
     if (chars + json.length + 2 > textChars) close();
@@ -149,5 +162,5 @@ export async function upsertDocuments<T>(
     chars += json.length + 1;
   }
   close();
-  return send();
+  return { texts };
 }

@@ -2,7 +2,7 @@
  * An in-memory index over plain documents, for library users who are not indexing `.ai/` trees.
  */
 import { InvalidArgumentError, RyeSearchError, shown } from './errors.js';
-import { buildDocument, upsertDocuments } from './document.js';
+import { buildDocument, documentTexts } from './document.js';
 import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { isKind, type Kind } from './scope.js';
 import { buildRequest, type SearchOptions } from './search-request.js';
@@ -144,20 +144,37 @@ function toNative(d: PlainDocument): NativeDocument {
 
 /**
  * Sends `docs` to a batch in chunks: one JSON text of every document would double the memory a
- * large add needs. A bad document fails the call, so the batch (aborted) commits nothing.
+ * large add needs. Each chunk's texts are made while the native side indexes the one before (an
+ * upsert runs off this thread; one at a time, so documents are written in order). A bad document
+ * fails the call, so the batch (aborted) commits nothing; no upsert is left running behind it.
  */
 async function upsertAll(batch: NativeBatch, docs: PlainDocument[]): Promise<void> {
-  for (let i = 0; i < docs.length; i += UPSERT_CHUNK) {
-    const chunk = docs.slice(i, i + UPSERT_CHUNK);
-    // A bad document fails the add before anything of its chunk is sent.
-    chunk.forEach(checkDocument);
+  let sending: { chunk: PlainDocument[]; sent: Promise<void> } | undefined;
+  const sent = async () => {
+    if (!sending) return;
+    const { chunk, sent } = sending;
+    sending = undefined;
     try {
-      await upsertDocuments(batch, chunk, toNative);
+      await sent;
     } catch (err) {
       // Text JSON cannot carry (an unpaired surrogate) is named here; anything else is rethrown.
       if (!(err instanceof RyeSearchError) || err.code !== 'E_LIMIT') chunk.forEach(checkText);
       throw err;
     }
+  };
+  try {
+    for (let i = 0; i < docs.length; i += UPSERT_CHUNK) {
+      const chunk = docs.slice(i, i + UPSERT_CHUNK);
+      // A bad document fails the add before anything of its chunk is sent.
+      chunk.forEach(checkDocument);
+      const { texts, tooLarge } = documentTexts(chunk, toNative);
+      await sent();
+      if (tooLarge) throw tooLarge;
+      sending = { chunk, sent: nativeAsync(() => batch.upsert(texts)) };
+    }
+    await sent();
+  } finally {
+    await sending?.sent.catch(() => {});
   }
 }
 
