@@ -331,7 +331,11 @@ describe('createMemoryIndex', () => {
     );
     assert.equal(mem.size, 0);
     // Chunks are written in order: of an id added twice, far apart, the later version is kept.
-    await mem.add([{ id: 'twice', title: 'first version' }, ...docs.slice(0, 5_000), { id: 'twice', title: 'later words' }]);
+    await mem.add([
+      { id: 'twice', title: 'first version' },
+      ...docs.slice(0, 5_000),
+      { id: 'twice', title: 'later words' },
+    ]);
     assert.equal(mem.size, 5_001);
     const found = async (query) => (await mem.search({ query, mode: 'keyword' })).results.map((r) => r.title);
     assert.deepEqual(await found('later'), ['later words']);
