@@ -608,8 +608,20 @@ fn is_question(req: &SearchRequest) -> bool {
     if !req.fields.is_empty() || req.proximity.is_some() || req.sort_by != SortBy::Score {
         return false;
     }
-    let Ok(node) = parse(&req.query) else { return false };
-    let Some(words) = relax::plain_query_words(&req.query, &node) else { return false };
+    // A one-word query, the most common kind, is no question without being parsed again.
+    two_words(&req.query) && words_make_question(&req.query)
+}
+
+/// Whether `query` has two words with white space or a control character between them: the
+/// parser's only word breaks besides quotes and parentheses, which make no question.
+fn two_words(query: &str) -> bool {
+    query.split(|c: char| c.is_whitespace() || c.is_control()).filter(|w| !w.is_empty()).nth(1).is_some()
+}
+
+/// Whether `query` parses as two or more plain words, not all stop words, none an identifier.
+fn words_make_question(query: &str) -> bool {
+    let Ok(node) = parse(query) else { return false };
+    let Some(words) = relax::plain_query_words(query, &node) else { return false };
     let identifier = |w: &String| {
         w.contains(['_', '/', '.', ':', '-', '@', '#'])
             || w.chars().any(|c| c.is_ascii_digit())
@@ -632,3 +644,32 @@ impl SegmentParts {
 
 /// Empty until the first semantic search of a segment.
 pub(super) type VectorsCell = OnceLock<Arc<SegmentVectors>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_query_of_two_words_can_be_a_question() {
+        let pieces = [
+            "tar", "files", "the", "how", " ", "\t", "\n", "\u{a0}", "\u{3000}", "\u{1}", "(", ")", "\"", "*", "-", "_", "OR",
+            "AND", "NOT", "é", ":", ",", "?",
+        ];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut questions = 0;
+        for _ in 0..50_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 7) as usize;
+            let query: String = (0..len).map(|k| pieces[((seed >> (8 * k)) % pieces.len() as u64) as usize]).collect();
+            let question = words_make_question(&query);
+            assert!(two_words(&query) || !question, "{query:?}");
+            questions += usize::from(question);
+        }
+        // The draws hold questions too, so the check above is not vacuous.
+        assert!(questions > 100, "{questions}");
+        assert!(words_make_question("how to extract tar files"));
+        assert!(!two_words("tar") && !two_words(" tar\t") && two_words("tar\u{1}files"));
+    }
+}

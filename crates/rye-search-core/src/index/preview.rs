@@ -24,6 +24,8 @@ const MAX_MATCHES: usize = 16;
 /// Finds of one pattern looked at per text (most are matches; a short pattern inside many
 /// other words stops here, and the preview is then cut from the matches found so far).
 const MAX_FINDS: usize = 1024;
+/// Bytes of a long text lower-cased and searched at a time for its first term ([`first_of_few`]).
+const FIRST_TERM_STRETCH: usize = 4096;
 /// Up to this many patterns are scanned for one by one; more go through one Aho-Corasick
 /// automaton (building one costs more than a few scans of a preview's text).
 const FEW_PATTERNS: usize = 4;
@@ -132,6 +134,29 @@ impl Finder {
                 (found, all)
             }
         }
+    }
+}
+
+/// Where the first of a few lower-case `terms` is in `text`, ASCII case aside. The text is
+/// lower-cased and searched `stretch` bytes at a time, as the first find of a long text is most often
+/// near its start (rare words are found in long texts). Stretches overlap by a term's length less
+/// one, so a term across their seam is found whole in the next, and a find is taken once no
+/// term across the seam could begin before it.
+fn first_of_few(text: &[u8], terms: Vec<&[u8]>, stretch: usize) -> Option<usize> {
+    let longest = terms.iter().map(|t| t.len()).max()?;
+    let mut best: Option<usize> = None;
+    let mut from = 0;
+    loop {
+        let to = (from + stretch.max(2 * longest)).min(text.len());
+        let lower = ascii_lowercase(&text[from..to]);
+        let found = terms.iter().filter_map(|t| memmem::find(&lower, t).map(|at| from + at)).min();
+        best = best.into_iter().chain(found).min();
+        // A term not wholly in this stretch begins at `seam` or later.
+        let seam = (to + 1).saturating_sub(longest);
+        if to == text.len() || best.is_some_and(|at| at < seam) {
+            return best;
+        }
+        from = seam;
     }
 }
 
@@ -310,8 +335,7 @@ impl Marks {
         // Another form of a query word (`library` for `libraries`) begins with its stem's prefix.
         let terms = self.terms.iter().chain(&self.stem_prefixes).filter(|t| !t.is_empty());
         if self.terms.len() + self.stem_prefixes.len() <= FEW_PATTERNS {
-            let lower = ascii_lowercase(text.as_bytes());
-            return terms.filter_map(|t| memmem::find(&lower, t.as_bytes())).min();
+            return first_of_few(text.as_bytes(), terms.map(String::as_bytes).collect(), FIRST_TERM_STRETCH);
         }
         let automaton = self.terms_at_once.get_or_init(|| {
             let mut builder = AhoCorasick::builder();
@@ -846,6 +870,28 @@ mod tests {
                 }
                 assert_eq!(runs_beyond_ascii(&text), naive, "{text:?}");
             }
+        }
+    }
+
+    #[test]
+    fn the_first_term_is_found_across_stretch_seams() {
+        // `abab` begins before the first stretch (8 bytes) ends, and ends after it; `b` is found
+        // inside it, later.
+        assert_eq!(first_of_few(b"xxxxxABab", vec![b"abab", b"b"], 1), Some(5));
+        let mut seed = 7u64;
+        // Mostly other bytes, so that a text's first find may lie at any seam.
+        let alphabet = b"abAB -x.\xc3\xa9 -x.-x.-x. -x.-x.-x. -x.-x.-x.";
+        for _ in 0..50_000 {
+            let len = (next(&mut seed) % 60) as usize;
+            let text: Vec<u8> = (0..len).map(|_| alphabet[(next(&mut seed) % alphabet.len() as u64) as usize]).collect();
+            let terms: Vec<Vec<u8>> = (0..1 + next(&mut seed) % 3)
+                .map(|_| (0..1 + next(&mut seed) % 4).map(|_| b"ab"[(next(&mut seed) % 2) as usize]).collect())
+                .collect();
+            let terms: Vec<&[u8]> = terms.iter().map(Vec::as_slice).collect();
+            let lower = ascii_lowercase(&text);
+            let whole = terms.iter().filter_map(|t| memmem::find(&lower, t)).min();
+            let stretch = 1 + (next(&mut seed) % 12) as usize;
+            assert_eq!(first_of_few(&text, terms.clone(), stretch), whole, "{text:?} {terms:?} {stretch}");
         }
     }
 
