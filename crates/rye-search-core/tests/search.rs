@@ -1049,3 +1049,27 @@ fn merged_segments_leave_no_files_behind() {
     drop(idx);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_same_adds_merge_into_the_same_order_of_items() {
+    // Batches large enough to be bulk, three of a size merging at every other commit: the order
+    // of items after a merge must follow from what was added, never from the random segment ids.
+    let docs: Vec<ItemDoc> = (0..1_500)
+        .map(|i| doc(&format!("bulk/item-{:04}", (i * 7_919) % 1_500), "project", "bulk", "item", "words"))
+        .collect();
+    let order = || {
+        let index = SearchIndex::in_memory().unwrap();
+        for part in docs.chunks(300) {
+            let mut batch = index.batch_for(part.len()).unwrap();
+            batch.upsert(part).unwrap();
+            batch.commit().unwrap();
+        }
+        assert!(index.num_segments() < 5, "the batches merged");
+        index.manifest().unwrap().into_iter().map(|e| e.key).collect::<Vec<_>>()
+    };
+    let first = order();
+    assert_eq!(first.len(), 1_500);
+    for _ in 0..5 {
+        assert_eq!(order(), first);
+    }
+}

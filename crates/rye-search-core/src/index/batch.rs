@@ -104,6 +104,7 @@ impl Batch {
             let written: Vec<SegmentId> =
                 self.writer.index().searchable_segment_ids()?.into_iter().filter(|id| !before.contains(id)).collect();
             if written.len() > 1 {
+                let written = in_stable_order(self.writer.index(), self.fields.key, &written)?;
                 self.writer.merge(&written).wait()?;
             }
         }
@@ -117,13 +118,41 @@ impl Batch {
         // after it, 197 → 105 MB).
         let candidates = self.merges.compute_merge_candidates(&self.writer.index().searchable_segment_metas()?);
         for candidate in candidates {
-            self.writer.merge(&candidate.0).wait()?;
+            let segments = in_stable_order(self.writer.index(), self.fields.key, &candidate.0)?;
+            self.writer.merge(&segments).wait()?;
         }
         self.writer.wait_merging_threads()?;
         // Once, after the merges: readers never open the segments a merge replaces.
         self.reader.reload()?;
         Ok(())
     }
+}
+
+/// `ids` in an order their contents decide: by the smallest and largest key each segment holds,
+/// then its size. A merge stacks its segments' documents in the order it is given, and which items
+/// a semantic scan shortlists depends on that order; segment ids are random, so in their order the
+/// same adds gave slightly different hybrid answers from one process to the next. (An add of more
+/// than [`ONE_SEGMENT_DOCS`] items is split among indexing threads as they come free, which no
+/// order undoes.)
+fn in_stable_order(index: &Index, key: Field, ids: &[SegmentId]) -> Result<Vec<SegmentId>> {
+    let metas = index.searchable_segment_metas()?;
+    let mut keyed = Vec::with_capacity(ids.len());
+    for &id in ids {
+        let Some(meta) = metas.iter().find(|m| m.id() == id) else {
+            keyed.push(((Vec::new(), Vec::new(), 0, 0), id));
+            continue;
+        };
+        let keys = SegmentReader::open(&index.segment(meta.clone()))?.inverted_index(key)?;
+        let terms = keys.terms();
+        let (mut first, mut last) = (Vec::new(), Vec::new());
+        if terms.num_terms() > 0 {
+            terms.ord_to_term(0, &mut first)?;
+            terms.ord_to_term(terms.num_terms() as u64 - 1, &mut last)?;
+        }
+        keyed.push(((first, last, meta.max_doc(), meta.num_docs()), id));
+    }
+    keyed.sort();
+    Ok(keyed.into_iter().map(|(_, id)| id).collect())
 }
 
 /// What a hit shows besides id, score and preview, as a JSON array in the order of
