@@ -652,8 +652,8 @@ mod tests {
     #[test]
     fn only_a_query_of_two_words_can_be_a_question() {
         let pieces = [
-            "tar", "files", "the", "how", " ", "\t", "\n", "\u{a0}", "\u{3000}", "\u{1}", "(", ")", "\"", "*", "-", "_", "OR",
-            "AND", "NOT", "é", ":", ",", "?",
+            "tar", "files", "the", "how", " ", "\t", "\n", "\u{a0}", "\u{3000}", "\u{1}", "(", ")", "\"", "*", "-",
+            "_", "OR", "AND", "NOT", "é", ":", ",", "?",
         ];
         let mut seed = 0x2545_F491_4F6C_DD1Du64;
         let mut questions = 0;

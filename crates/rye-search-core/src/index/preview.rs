@@ -883,7 +883,8 @@ mod tests {
         let alphabet = b"abAB -x.\xc3\xa9 -x.-x.-x. -x.-x.-x. -x.-x.-x.";
         for _ in 0..50_000 {
             let len = (next(&mut seed) % 60) as usize;
-            let text: Vec<u8> = (0..len).map(|_| alphabet[(next(&mut seed) % alphabet.len() as u64) as usize]).collect();
+            let text: Vec<u8> =
+                (0..len).map(|_| alphabet[(next(&mut seed) % alphabet.len() as u64) as usize]).collect();
             let terms: Vec<Vec<u8>> = (0..1 + next(&mut seed) % 3)
                 .map(|_| (0..1 + next(&mut seed) % 4).map(|_| b"ab"[(next(&mut seed) % 2) as usize]).collect())
                 .collect();
