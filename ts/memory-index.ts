@@ -149,13 +149,13 @@ function toNative(d: PlainDocument): NativeDocument {
  * fails the call, so the batch (aborted) commits nothing; no upsert is left running behind it.
  */
 async function upsertAll(batch: NativeBatch, docs: PlainDocument[]): Promise<void> {
-  let sending: { chunk: PlainDocument[]; sent: Promise<void> } | undefined;
+  let sending: { chunk: PlainDocument[]; upsert: Promise<void> } | undefined;
   const sent = async () => {
     if (!sending) return;
-    const { chunk, sent } = sending;
+    const { chunk, upsert } = sending;
     sending = undefined;
     try {
-      await sent;
+      await upsert;
     } catch (err) {
       // Text JSON cannot carry (an unpaired surrogate) is named here; anything else is rethrown.
       if (!(err instanceof RyeSearchError) || err.code !== 'E_LIMIT') chunk.forEach(checkText);
@@ -170,11 +170,11 @@ async function upsertAll(batch: NativeBatch, docs: PlainDocument[]): Promise<voi
       const { texts, tooLarge } = documentTexts(chunk, toNative);
       await sent();
       if (tooLarge) throw tooLarge;
-      sending = { chunk, sent: nativeAsync(() => batch.upsert(texts)) };
+      sending = { chunk, upsert: nativeAsync(() => batch.upsert(texts)) };
     }
     await sent();
   } finally {
-    await sending?.sent.catch(() => {});
+    await sending?.upsert.catch(() => {});
   }
 }
 
