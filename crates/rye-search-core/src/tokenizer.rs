@@ -52,21 +52,20 @@ fn word_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let bytes = text.as_bytes();
     let mut at = 0;
     std::iter::from_fn(move || {
-        let start = loop {
+        let (start, first) = loop {
             let (word, len) = char_at(text, at)?;
             if word {
-                break at;
+                break (at, len);
             }
             at += len;
         };
-        let (_, first) = char_at(text, start)?;
         let mut end = start + first;
         at = end;
         while let Some((word, len)) = char_at(text, at) {
             if word {
                 at += len;
                 end = at;
-            } else if is_joiner(char::from(bytes[at])) {
+            } else if matches!(bytes[at], b'_' | b'-') {
                 // Joiners belong to the word only when a word character follows them.
                 let after = at + bytes[at..].iter().take_while(|&&b| b == b'_' || b == b'-').count();
                 if !char_at(text, after).is_some_and(|(word, _)| word) {
