@@ -56,11 +56,26 @@ pub(super) struct Marks {
     /// Weights of the tokens of those words, by hash: words share their parts (`prime`,
     /// `is_prime`, `next_prime`), and a stem costs.
     weights: RefCell<FxHashMap<u64, f32>>,
+    /// Room the previews of a page reuse (a preview's own would be allocations per hit).
+    scratch: RefCell<Scratch>,
+    /// The matches a preview weighs ([`preview`]).
+    found: RefCell<Vec<Match>>,
+}
+
+/// What [`Marks::matches_into`] works in: a lower-cased copy of the text, the finds, and the
+/// words with joiners and characters beyond ASCII to look at besides them.
+#[derive(Default)]
+struct Scratch {
+    lower: Vec<u8>,
+    finds: Vec<(usize, usize)>,
+    others: Vec<usize>,
 }
 
 /// Words (and tokens) whose matches [`Marks`] remembers: a page of long texts in many words stops
 /// adding.
 const MAX_SEEN: usize = 4096;
+/// Distinct words (and tokens) the previews of a ten-hit page usually look at.
+const WORDS_OF_A_PAGE: usize = 64;
 
 /// A matched token of a word, at byte offsets in the word.
 #[derive(Clone, Copy)]
@@ -93,21 +108,23 @@ impl Finder {
         Finder::Few(patterns.iter().map(|p| memmem::Finder::new(p).into_owned()).collect())
     }
 
-    /// Byte ranges of the finds in `text`, in text order, up to `cap` of each pattern; and
-    /// whether that was all of them. Every ASCII token that starts with a pattern starts at a
-    /// find.
-    fn find(&self, text: &str, cap: usize) -> (Vec<(usize, usize)>, bool) {
+    /// Byte ranges of the finds in `text` into `found`, in text order, up to `cap` of each
+    /// pattern; whether that was all of them. Every ASCII token that starts with a pattern starts
+    /// at a find. `lower` is room for a lower-cased copy of the text.
+    fn find(&self, text: &str, cap: usize, found: &mut Vec<(usize, usize)>, lower: &mut Vec<u8>) -> bool {
+        found.clear();
         match self {
             Finder::Many(automaton) => {
-                let mut found: Vec<_> = automaton.find_iter(text).take(cap + 1).map(|m| (m.start(), m.end())).collect();
+                found.extend(automaton.find_iter(text).take(cap + 1).map(|m| (m.start(), m.end())));
                 let all = found.len() <= cap;
                 found.truncate(cap);
-                (found, all)
+                all
             }
             Finder::Few(patterns) => {
                 // ASCII lower-casing keeps every byte's place.
-                let lower = ascii_lowercase(text.as_bytes());
-                let (mut found, mut all) = (Vec::with_capacity(MAX_MATCHES), true);
+                lower.clear();
+                lower.extend(text.bytes().map(ascii_lower));
+                let mut all = true;
                 for p in patterns {
                     let len = p.needle().len();
                     let (mut from, mut finds) = (0, 0);
@@ -131,7 +148,7 @@ impl Finder {
                 if patterns.len() > 1 {
                     found.sort_unstable();
                 }
-                (found, all)
+                all
             }
         }
     }
@@ -165,7 +182,11 @@ fn first_of_few(text: &[u8], terms: Vec<&[u8]>, stretch: usize) -> Option<usize>
 /// text, then lower-cased it a byte at a time (together ~15% of a rare-term search's
 /// instructions with previews).
 fn ascii_lowercase(bytes: &[u8]) -> Vec<u8> {
-    bytes.iter().map(|&b| b | ((b.wrapping_sub(b'A') < 26) as u8) << 5).collect()
+    bytes.iter().copied().map(ascii_lower).collect()
+}
+
+fn ascii_lower(b: u8) -> u8 {
+    b | ((b.wrapping_sub(b'A') < 26) as u8) << 5
 }
 
 /// The patterns, lower-cased, without those that begin with another one: a token that begins
@@ -192,8 +213,8 @@ fn may_start_token(text: &[u8], at: usize) -> bool {
     !inside_word || text[at].is_ascii_uppercase()
 }
 
-/// The byte range of the run of `in_word` bytes around byte `at` of `bytes`.
-fn word_around(bytes: &[u8], at: usize, in_word: impl Fn(u8) -> bool) -> (usize, usize) {
+/// The byte range of the word ([`in_word`] bytes) around byte `at` of `bytes`.
+fn word_around(bytes: &[u8], at: usize) -> (usize, usize) {
     let mut from = at;
     while from > 0 && in_word(bytes[from - 1]) {
         from -= 1;
@@ -264,6 +285,23 @@ fn in_ascii_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
 
+/// A byte a word of a preview's text may hold: an ASCII word byte, or any byte beyond ASCII
+/// (it might be part of a letter, so a run is never cut inside a word; the tokeniser then tells
+/// words apart within it). One load per byte: previews walk every word around a find.
+fn in_word(b: u8) -> bool {
+    static WORD_BYTES: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            let byte = b as u8;
+            table[b] = byte >= 0x80 || byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-';
+            b += 1;
+        }
+        table
+    };
+    WORD_BYTES[usize::from(b)]
+}
+
 /// The first byte beyond ASCII at or after `from`.
 fn next_beyond_ascii(bytes: &[u8], from: usize) -> Option<usize> {
     let rest = bytes.get(from..)?;
@@ -280,8 +318,8 @@ fn next_beyond_ascii(bytes: &[u8], from: usize) -> Option<usize> {
 }
 
 /// Two ascending sequences of offsets as one.
-fn merged(a: impl Iterator<Item = usize>, b: Vec<usize>) -> impl Iterator<Item = usize> {
-    let (mut a, mut b) = (a.peekable(), b.into_iter().peekable());
+fn merged(a: impl Iterator<Item = usize>, b: impl Iterator<Item = usize>) -> impl Iterator<Item = usize> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
     std::iter::from_fn(move || match (a.peek(), b.peek()) {
         (Some(&x), Some(&y)) if y < x => b.next(),
         (Some(_), _) => a.next(),
@@ -319,8 +357,12 @@ impl Marks {
             pattern_pairs,
             finder,
             terms_at_once: OnceCell::new(),
-            seen: RefCell::default(),
-            weights: RefCell::default(),
+            // Sized for a page's worth of words: growing a table from empty, rehashing at each
+            // doubling, cost more than the lookups.
+            seen: RefCell::new(FxHashMap::with_capacity_and_hasher(WORDS_OF_A_PAGE, FxBuildHasher)),
+            weights: RefCell::new(FxHashMap::with_capacity_and_hasher(WORDS_OF_A_PAGE, FxBuildHasher)),
+            scratch: RefCell::default(),
+            found: RefCell::new(Vec::with_capacity(MAX_MATCHES)),
         }
     }
 
@@ -385,7 +427,7 @@ impl Marks {
     /// Whether the word that `text` begins with, written without its joiners (`real-time` →
     /// `realtime`), begins with a pattern, as its joined token must to be a match. (A word with
     /// characters beyond ASCII, whose joined token is folded, is looked at whole anyway.)
-    fn may_match_joined(&self, text: &[u8], in_word: impl Fn(u8) -> bool) -> bool {
+    fn may_match_joined(&self, text: &[u8]) -> bool {
         let joined = text.iter().take_while(|&&b| in_word(b)).filter(|&&b| b != b'-' && b != b'_');
         let joined = joined.map(u8::to_ascii_lowercase);
         let Some(first) = joined.clone().next() else { return false };
@@ -400,20 +442,26 @@ impl Marks {
     /// and whether they are all of its matches.
     fn matches(&self, text: &str, ascii: bool, limit: usize) -> (Vec<Match>, bool) {
         let mut out = Vec::with_capacity(limit.min(MAX_MATCHES));
+        let all = self.matches_into(text, ascii, limit, &mut out);
+        (out, all)
+    }
+
+    /// [`Self::matches`] into `out` (cleared first); whether they are all of the text's matches.
+    fn matches_into(&self, text: &str, ascii: bool, limit: usize, out: &mut Vec<Match>) -> bool {
+        out.clear();
         let mut seen = self.seen.borrow_mut();
-        // Bytes a word may hold: any beyond ASCII might be a letter, so a run is never cut
-        // inside a word (the tokeniser then tells words apart within it).
-        let in_word = |b: u8| in_ascii_word(b) || b >= 0x80;
+        let mut scratch = self.scratch.borrow_mut();
+        let Scratch { lower, finds, others } = &mut *scratch;
         let bytes = text.as_bytes();
         let mut done = 0;
         // Where a matched token can be: at a find, or in a word with characters beyond ASCII
         // (folded, `Café` is the term `cafe`, and terms in other scripts have no find). Finds
         // in words that are no match (`tar` in `start`) do not count towards `limit`.
-        let (finds, all_found) = self.finder.find(text, MAX_FINDS);
+        let all_found = self.finder.find(text, MAX_FINDS, finds, lower);
         // A word with a joiner may be a match in its joined form (`realtime` is a token of
         // `real-time`), which no find shows: those whose joined form begins with a pattern are
         // looked at too (tokenising every compound of a text cost ~7% of a preview).
-        let mut compounds = Vec::new();
+        others.clear();
         // The joined form begins with a pattern only if the word's first run of joiners stands
         // between two bytes that follow each other in it (`l-t` in `real-time` for `realtime`;
         // had it begun before the run, the pattern would be a find): runs between other bytes
@@ -439,16 +487,15 @@ impl Marks {
             }
             let same_word = Some(from) == looked_to;
             looked_to = Some(end);
-            if !same_word && self.may_match_joined(&bytes[from..], in_word) {
-                compounds.push(from);
+            if !same_word && self.may_match_joined(&bytes[from..]) {
+                others.push(from);
             }
         }
-        let others = match ascii {
-            true => compounds,
-            false if compounds.is_empty() => runs_beyond_ascii(text),
-            false => merged(runs_beyond_ascii(text).into_iter(), compounds).collect(),
-        };
-        for start in merged(finds.iter().map(|f| f.0), others) {
+        if !ascii {
+            let runs = runs_beyond_ascii(text);
+            *others = merged(runs.into_iter(), others.iter().copied()).collect();
+        }
+        for start in merged(finds.iter().map(|f| f.0), others.iter().copied()) {
             if out.len() >= limit {
                 break;
             }
@@ -456,30 +503,30 @@ impl Marks {
                 continue;
             }
             // Tokenise the whole word around the find: it decides what the find is a part of.
-            let (from, to) = word_around(bytes, start, in_word);
+            let (from, to) = word_around(bytes, start);
             let word = &text[from..to];
-            let fresh;
-            let matched = match seen.get(word) {
-                Some(matched) => matched,
-                None => {
-                    fresh = self.word_matches(word);
-                    if seen.len() < MAX_SEEN {
-                        seen.insert(word.into(), fresh.clone());
-                    }
-                    &fresh
-                }
-            };
             let room = limit - out.len();
-            out.extend(matched.iter().take(room).map(|m| Match {
-                from: from + m.from as usize,
-                to: from + m.to as usize,
-                weight: m.weight,
-                word: m.word,
-            }));
+            let add = |out: &mut Vec<Match>, matched: &[WordMatch]| {
+                out.extend(matched.iter().take(room).map(|m| Match {
+                    from: from + m.from as usize,
+                    to: from + m.to as usize,
+                    weight: m.weight,
+                    word: m.word,
+                }))
+            };
+            match seen.get(word) {
+                Some(matched) => add(out, matched),
+                None => {
+                    let matched = self.word_matches(word);
+                    add(out, &matched);
+                    if seen.len() < MAX_SEEN {
+                        seen.insert(word.into(), matched);
+                    }
+                }
+            }
             done = to;
         }
-        let all = all_found && out.len() < limit;
-        (out, all)
+        all_found && out.len() < limit
     }
 }
 
@@ -516,7 +563,8 @@ pub(super) fn preview(marks: &Marks, content: &str, ascii: bool, chars: usize) -
     }
     // Text is read in a window around the first find.
     let region = preview_window(content, |text| marks.first_term(text), chars);
-    let (found, all) = marks.matches(region, ascii, MAX_MATCHES);
+    let mut found = marks.found.borrow_mut();
+    let all = marks.matches_into(region, ascii, MAX_MATCHES, &mut found);
     let start = best_fragment(&found, region, ascii, chars);
     let text = cut_at_word(&region[start..], chars);
     // When the matches found are all the text has (ASCII text is scanned whole), the preview's
@@ -590,18 +638,23 @@ fn best_fragment(found: &[Match], region: &str, ascii: bool, chars: usize) -> us
         }
     }
     match found.get(best.1) {
-        Some(m) => lead_in(region, m.from, lead),
+        Some(m) => lead_in(region, m.from, lead, ascii),
         None => 0,
     }
 }
 
 /// A start up to `lead` characters before byte `anchor`, moved forward to a word's beginning so
-/// the preview never opens on a word's tail.
-fn lead_in(text: &str, anchor: usize, lead: usize) -> usize {
+/// the preview never opens on a word's tail (`ascii`: whether `text` is ASCII, whose characters
+/// are its bytes).
+fn lead_in(text: &str, anchor: usize, lead: usize, ascii: bool) -> usize {
     if lead == 0 {
         return anchor;
     }
-    let Some((start, _)) = text[..anchor].char_indices().rev().nth(lead - 1) else { return 0 };
+    let start = match ascii {
+        true => anchor.checked_sub(lead),
+        false => text[..anchor].char_indices().rev().nth(lead - 1).map(|(start, _)| start),
+    };
+    let Some(start) = start else { return 0 };
     if text[..start].ends_with(char::is_whitespace) {
         return start;
     }
@@ -649,16 +702,29 @@ fn to_utf16(text: &str, ranges: &[(usize, usize)]) -> Vec<(u32, u32)> {
     out
 }
 
-/// Where the text after the first whitespace character of `text` begins.
+/// Where the text after the first whitespace character of `text` begins. ASCII bytes are read
+/// as they are; a character is decoded only beyond ASCII.
 fn after_whitespace(text: &str) -> Option<usize> {
-    text.char_indices().find(|c| c.1.is_whitespace()).map(|(i, c)| i + c.len_utf8())
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        let (c, len) = match b < 0x80 {
+            true => (char::from(b), 1),
+            false => text[at..].chars().next().map(|c| (c, c.len_utf8()))?,
+        };
+        at += len;
+        if c.is_whitespace() {
+            return Some(at);
+        }
+    }
+    None
 }
 
 /// At most `chars` characters of `text`, ending on a word boundary when the cut would split a
 /// word (`STRAẞE` is never shown as `STRAẞ`); a single word longer than the budget is cut.
 fn cut_at_word(text: &str, chars: usize) -> &str {
     // When the first `chars + 1` bytes are ASCII, they are the first `chars + 1` characters.
-    let at = match text.as_bytes()[..text.len().min(chars + 1)].is_ascii() {
+    let at = match crate::stored::all_ascii(&text.as_bytes()[..text.len().min(chars + 1)]) {
         true => text.as_bytes().get(chars).map(|&b| (chars, b as char)),
         false => text.char_indices().nth(chars),
     };
@@ -821,6 +887,32 @@ mod tests {
             // The word is too long to open on: the preview opens on the matched part.
             assert!(shown.starts_with("System"), "{shown}");
             assert!(!marked.is_empty());
+        }
+    }
+
+    #[test]
+    fn byte_at_a_time_scans_agree_with_decoding_every_character() {
+        // Every byte the word table holds is a word byte of the rule it was built from.
+        for b in 0..=255u8 {
+            assert_eq!(in_word(b), in_ascii_word(b) || b >= 0x80, "{b:#x}");
+        }
+        // White space of every kind (a vertical tab, a no-break space, a next-line, an em space),
+        // among ASCII, accents and CJK.
+        let alphabet: Vec<char> = "ab Z9-_.\t\n\u{b}\u{c}\r\u{a0}\u{85}\u{2003}é搜".chars().collect();
+        let mut seed = 7;
+        for _ in 0..20_000 {
+            let len = (next(&mut seed) % 24) as usize;
+            let text: String = (0..len).map(|_| alphabet[(next(&mut seed) >> 33) as usize % alphabet.len()]).collect();
+            let decoded = text.char_indices().find(|c| c.1.is_whitespace()).map(|(i, c)| i + c.len_utf8());
+            assert_eq!(after_whitespace(&text), decoded, "{text:?}");
+            if text.is_ascii() {
+                for anchor in 0..=text.len() {
+                    for lead in 0..6 {
+                        let read = lead_in(&text, anchor, lead, true);
+                        assert_eq!(read, lead_in(&text, anchor, lead, false), "{text:?} at {anchor}, lead {lead}");
+                    }
+                }
+            }
         }
     }
 
