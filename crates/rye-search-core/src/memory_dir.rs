@@ -14,7 +14,7 @@ use tantivy::directory::error::{DeleteError, OpenReadError, OpenWriteError};
 use tantivy::directory::{
     AntiCallToken, FileHandle, FileSlice, TerminatingWrite, WatchCallback, WatchHandle, WritePtr,
 };
-use tantivy::Directory;
+use tantivy::{Directory, HasLen};
 
 type Files = Arc<RwLock<HashMap<PathBuf, FileSlice>>>;
 
@@ -35,6 +35,13 @@ impl MemoryDirectory {
 
     fn publish(&self, path: &Path, file: FileSlice) {
         self.files.write().unwrap_or_else(|e| e.into_inner()).insert(path.to_path_buf(), file);
+    }
+
+    /// Bytes of the files this directory holds now (a file deleted while a reader still holds it
+    /// is not counted: it goes when that reader does).
+    pub fn bytes(&self) -> u64 {
+        let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+        files.values().map(|f| f.len() as u64).sum()
     }
 }
 
@@ -276,8 +283,10 @@ mod tests {
             writer.terminate().unwrap();
             let read = dir.open_read(path).unwrap().read_bytes().unwrap();
             assert_eq!(read.as_slice(), &bytes[..], "{name}");
+            assert_eq!(dir.bytes(), len as u64, "{name}");
             dir.delete(path).unwrap();
             assert!(!dir.exists(path).unwrap());
+            assert_eq!(dir.bytes(), 0);
         }
     }
 }

@@ -1073,3 +1073,38 @@ fn the_same_adds_merge_into_the_same_order_of_items() {
         assert_eq!(order(), first);
     }
 }
+
+#[test]
+fn an_index_in_memory_counts_the_bytes_its_files_hold_and_one_on_disk_none() {
+    // What the Node binding tells V8 after each commit: it must follow the index as it grows
+    // and shrinks, merges included (a merged segment's inputs are no longer counted).
+    let docs: Vec<ItemDoc> = (0..1_200)
+        .map(|i| doc(&format!("mem/item-{i:04}"), "project", "memory", "counted bytes", &"words ".repeat(40)))
+        .collect();
+    let index = SearchIndex::in_memory().unwrap();
+    let empty = index.memory_bytes();
+    let mut after = Vec::new();
+    for part in docs.chunks(300) {
+        let mut batch = index.batch_for(part.len()).unwrap();
+        batch.upsert(part).unwrap();
+        batch.commit().unwrap();
+        after.push(index.memory_bytes());
+    }
+    assert!(after[0] > empty + 300 * 240, "{empty} → {after:?}");
+    assert!(after.windows(2).all(|w| w[1] > w[0]), "{after:?}");
+    // Every item deleted: once the deletes merge away, the index holds about what it held empty.
+    let mut batch = index.batch().unwrap();
+    batch.delete(&docs.iter().map(|d| d.key.clone()).collect::<Vec<_>>());
+    batch.commit().unwrap();
+    assert!(index.memory_bytes() < after[0] / 4, "{} after deleting all, {after:?}", index.memory_bytes());
+
+    let dir = std::env::temp_dir().join(format!("rye-search-core-memory-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let on_disk = SearchIndex::open(&dir).unwrap();
+    let mut batch = on_disk.batch().unwrap();
+    batch.upsert(&docs[..300]).unwrap();
+    batch.commit().unwrap();
+    assert_eq!(on_disk.memory_bytes(), 0);
+    drop(on_disk);
+    let _ = std::fs::remove_dir_all(&dir);
+}

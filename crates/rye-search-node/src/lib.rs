@@ -12,7 +12,7 @@ use rye_search_core::files::FileRead;
 use rye_search_core::{contained, Batch, Error as CoreError, ItemDoc, SearchIndex, SearchRequest};
 
 mod memory;
-use memory::PromptReturn;
+use memory::{PromptReturn, ToldMemory};
 
 /// Searches allocate many small strings on several threads; glibc's malloc serialised them on
 /// its arena locks (`searchMany` gained a third with mimalloc).
@@ -47,9 +47,23 @@ fn run_search(index: &SearchIndex, request: &str) -> napi::Result<String> {
     Ok(index.search(&req).map_err(to_js)?.to_json())
 }
 
-#[napi]
+#[napi(custom_finalize)]
 pub struct NativeIndex {
     inner: Arc<SearchIndex>,
+    memory: ToldMemory,
+}
+
+impl NativeIndex {
+    fn new(index: SearchIndex) -> Self {
+        NativeIndex { inner: Arc::new(index), memory: ToldMemory::new() }
+    }
+}
+
+impl ObjectFinalize for NativeIndex {
+    fn finalize(self, env: Env) -> napi::Result<()> {
+        self.memory.release(&env);
+        Ok(())
+    }
 }
 
 #[napi]
@@ -57,12 +71,12 @@ impl NativeIndex {
     /// Opens or creates a persistent index in `dir`.
     #[napi(factory)]
     pub fn open(dir: String) -> napi::Result<Self> {
-        guarded(|| Ok(NativeIndex { inner: Arc::new(SearchIndex::open(std::path::Path::new(&dir)).map_err(to_js)?) }))
+        guarded(|| Ok(NativeIndex::new(SearchIndex::open(std::path::Path::new(&dir)).map_err(to_js)?)))
     }
 
     #[napi(factory)]
     pub fn in_memory() -> napi::Result<Self> {
-        guarded(|| Ok(NativeIndex { inner: Arc::new(SearchIndex::in_memory().map_err(to_js)?) }))
+        guarded(|| Ok(NativeIndex::new(SearchIndex::in_memory().map_err(to_js)?)))
     }
 
     /// What the index holds, by column: `{keys, mtimes, sizes}`, three arrays in the same order
@@ -111,7 +125,11 @@ impl NativeIndex {
         guarded(|| {
             let expected = expected_docs.map(|n| n as usize).unwrap_or(usize::MAX);
             let batch = self.inner.batch_for(expected).map_err(to_js)?;
-            Ok(NativeBatch { inner: Arc::new(Mutex::new(Some(batch))) })
+            Ok(NativeBatch {
+                inner: Arc::new(Mutex::new(Some(batch))),
+                index: self.inner.clone(),
+                memory: self.memory.clone(),
+            })
         })
     }
 
@@ -261,6 +279,9 @@ fn search_many(index: &SearchIndex, requests: &str) -> napi::Result<String> {
 #[napi]
 pub struct NativeBatch {
     inner: Arc<Mutex<Option<Batch>>>,
+    /// The index written, whose memory its commit tells V8 of.
+    index: Arc<SearchIndex>,
+    memory: ToldMemory,
 }
 
 fn batch_used() -> napi::Error {
@@ -305,7 +326,7 @@ impl NativeBatch {
     pub fn commit(&self) -> napi::Result<AsyncTask<CommitTask>> {
         let batch = self.inner.lock().unwrap_or_else(|e| e.into_inner()).take();
         let batch = batch.ok_or_else(batch_used)?;
-        Ok(AsyncTask::new(CommitTask { batch: Some(batch) }))
+        Ok(AsyncTask::new(CommitTask { batch: Some(batch), index: self.index.clone(), memory: self.memory.clone() }))
     }
 
     /// Discards uncommitted changes and releases the writer lock.
@@ -339,6 +360,8 @@ impl Task for UpsertTask {
 
 pub struct CommitTask {
     batch: Option<Batch>,
+    index: Arc<SearchIndex>,
+    memory: ToldMemory,
 }
 
 impl Task for CommitTask {
@@ -353,7 +376,8 @@ impl Task for CommitTask {
             None => Ok(()),
         }
     }
-    fn resolve(&mut self, _env: Env, _output: ()) -> napi::Result<()> {
+    fn resolve(&mut self, env: Env, _output: ()) -> napi::Result<()> {
+        self.memory.tell(&env, self.index.memory_bytes());
         Ok(())
     }
 }

@@ -97,6 +97,8 @@ pub struct SearchIndex {
     reader: IndexReader,
     fields: Fields,
     location: Option<PathBuf>,
+    /// The directory of an index held in memory (its files are the index's memory).
+    memory: Option<MemoryDirectory>,
     /// What searches read of the segments searched lately; segments are immutable, so never stale.
     segments: Mutex<HashMap<SegmentId, Arc<SegmentParts>>>,
     /// The opstamp `reload` last reopened the reader at (`u64::MAX` before the first).
@@ -136,9 +138,15 @@ impl SearchIndex {
     /// An index that lives only in memory (tests, ephemeral use, plain-document indexes).
     pub fn in_memory() -> Result<Self> {
         let (schema, fields) = schema::build();
-        let index =
-            Index::builder().schema(schema).settings(index_settings()).open_or_create(MemoryDirectory::default())?;
-        Self::wrap(index, fields, None)
+        let memory = MemoryDirectory::default();
+        let index = Index::builder().schema(schema).settings(index_settings()).open_or_create(memory.clone())?;
+        Ok(SearchIndex { memory: Some(memory), ..Self::wrap(index, fields, None)? })
+    }
+
+    /// Bytes an index held in memory keeps in its files; 0 for an index on disk, whose files are
+    /// mapped from the disk's cache, not the process's own memory.
+    pub fn memory_bytes(&self) -> u64 {
+        self.memory.as_ref().map_or(0, MemoryDirectory::bytes)
     }
 
     fn wrap(index: Index, fields: Fields, location: Option<PathBuf>) -> Result<Self> {
@@ -150,6 +158,7 @@ impl SearchIndex {
             reader,
             fields,
             location,
+            memory: None,
             segments: Mutex::default(),
             reloaded_at: AtomicU64::new(u64::MAX),
         })
