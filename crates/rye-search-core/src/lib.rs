@@ -3,6 +3,7 @@
 //! No Node dependency: the napi binding only translates.
 
 mod all_terms;
+mod ascii;
 mod collect;
 mod document;
 mod error;

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::ascii::{first_beyond_ascii, CHUNK};
 use serde::{Deserialize, Serialize};
 
 /// Field boosts, in the order of [`crate::schema::TEXT_FIELDS`].
@@ -343,24 +344,6 @@ fn ascii_escaped(out: &mut Vec<u8>, start: usize) {
     out.extend_from_slice(rest.as_bytes());
 }
 
-/// Bytes looked at together by the scans below: one SIMD register's worth.
-const CHUNK: usize = 16;
-
-/// Where the first byte beyond ASCII of `bytes` is. A chunk's bytes are tested together (the
-/// test has no early exit, so it compiles to SIMD). Searching a byte at a time, after a lossy
-/// copy of the whole answer, was a sixth of writing c60k single-term answers with previews.
-fn first_beyond_ascii(bytes: &[u8]) -> Option<usize> {
-    let mut chunks = bytes.chunks_exact(CHUNK);
-    let mut base = 0;
-    for chunk in &mut chunks {
-        if chunk.iter().fold(0u8, |any, &b| any | b) >= 0x80 {
-            break;
-        }
-        base += CHUNK;
-    }
-    bytes[base..].iter().position(|&b| b >= 0x80).map(|i| base + i)
-}
-
 /// Hexadecimal digits of `\uXXXX` escapes.
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
@@ -426,7 +409,7 @@ fn json_str(out: &mut Vec<u8>, text: &str) {
 }
 
 /// Whether any byte of `chunk` is a control character, `"` or `\` (tested together, as in
-/// [`first_beyond_ascii`]).
+/// [`crate::ascii`]).
 fn needs_escape(chunk: &[u8; CHUNK]) -> bool {
     chunk.iter().fold(false, |any, &b| any | (b < 0x20) | (b == b'"') | (b == b'\\'))
 }

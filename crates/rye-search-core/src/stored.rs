@@ -97,25 +97,11 @@ pub fn text(bytes: &[u8]) -> Result<&str> {
 /// Stored text, borrowed, and whether it is ASCII: one pass over the bytes tells both (previews
 /// read every hit's content, and take a shorter path through ASCII).
 pub fn text_and_ascii(bytes: &[u8]) -> Result<(&str, bool)> {
-    if all_ascii(bytes) {
+    if crate::ascii::all_ascii(bytes) {
         // SAFETY: ASCII is valid UTF-8.
         return Ok((unsafe { std::str::from_utf8_unchecked(bytes) }, true));
     }
     Ok((text(bytes)?, false))
-}
-
-/// Whether `bytes` are all ASCII: 64 at a time, folded with OR, which the compiler turns into a
-/// few vector instructions per chunk (`<[u8]>::is_ascii` reads a word at a time; previews ask
-/// this of every hit's content and of every preview).
-pub fn all_ascii(bytes: &[u8]) -> bool {
-    let mut chunks = bytes.chunks_exact(64);
-    for chunk in &mut chunks {
-        let chunk: &[u8; 64] = chunk.try_into().expect("64 bytes");
-        if chunk.iter().fold(0, |any, &b| any | b) >= 0x80 {
-            return false;
-        }
-    }
-    chunks.remainder().is_ascii()
 }
 
 fn corrupt(what: &str) -> Error {
@@ -139,20 +125,6 @@ mod tests {
         out.push(TEXT_CODE);
         vint(s.len() as u64, out);
         out.extend_from_slice(s.as_bytes());
-    }
-
-    #[test]
-    fn all_ascii_is_is_ascii() {
-        // Every length up to three chunks, with one byte beyond ASCII at each place, or none.
-        for len in 0..200 {
-            let ascii: Vec<u8> = (0..len).map(|i| (i % 128) as u8).collect();
-            assert!(all_ascii(&ascii), "{len}");
-            for at in 0..len {
-                let mut bytes = ascii.clone();
-                bytes[at] = 0x80 | at as u8;
-                assert!(!all_ascii(&bytes), "{len} {at}");
-            }
-        }
     }
 
     #[test]

@@ -281,7 +281,7 @@ fn runs_beyond_ascii(text: &str) -> Vec<usize> {
 }
 
 /// An ASCII byte a word may hold: a letter, a digit or a joiner.
-fn in_ascii_word(b: u8) -> bool {
+const fn in_ascii_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
 
@@ -293,8 +293,7 @@ fn in_word(b: u8) -> bool {
         let mut table = [false; 256];
         let mut b = 0;
         while b < 256 {
-            let byte = b as u8;
-            table[b] = byte >= 0x80 || byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-';
+            table[b] = b >= 0x80 || in_ascii_word(b as u8);
             b += 1;
         }
         table
@@ -724,7 +723,7 @@ fn after_whitespace(text: &str) -> Option<usize> {
 /// word (`STRAẞE` is never shown as `STRAẞ`); a single word longer than the budget is cut.
 fn cut_at_word(text: &str, chars: usize) -> &str {
     // When the first `chars + 1` bytes are ASCII, they are the first `chars + 1` characters.
-    let at = match crate::stored::all_ascii(&text.as_bytes()[..text.len().min(chars + 1)]) {
+    let at = match crate::ascii::all_ascii(&text.as_bytes()[..text.len().min(chars + 1)]) {
         true => text.as_bytes().get(chars).map(|&b| (chars, b as char)),
         false => text.char_indices().nth(chars),
     };
