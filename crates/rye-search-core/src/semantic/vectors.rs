@@ -41,19 +41,27 @@ impl SegmentVectors {
         let mut values = vec![0i8; max_doc * dims];
         let mut scales = vec![0f32; max_doc];
         if let Some(column) = segment.fast_fields().bytes(VECTOR_FIELD)? {
-            // The dictionary is read once in order; docs then point into it by ordinal.
-            let mut by_ord: Vec<Vec<u8>> = Vec::with_capacity(column.num_terms());
+            // Docs in the order of their vector's ordinal, so the dictionary is read once, in
+            // order, each vector written where its docs' rows are: a copy of the whole dictionary,
+            // one allocation a vector, doubled what a million items' first semantic search took.
+            let mut docs_by_ord: Vec<(u64, u32)> =
+                (0..max_doc as u32).filter_map(|doc| Some((column.ords().first(doc)?, doc))).collect();
+            docs_by_ord.sort_unstable();
+            let mut next = docs_by_ord.iter().peekable();
             let mut stream = column.dictionary().stream()?;
-            while stream.advance() {
-                by_ord.push(stream.key().to_vec());
-            }
-            for doc in 0..max_doc {
-                let Some(ord) = column.ords().first(doc as u32) else { continue };
-                let Some(bytes) = by_ord.get(ord as usize).filter(|b| b.len() == dims + 4) else { continue };
-                for (slot, b) in values[doc * dims..][..dims].iter_mut().zip(&bytes[..dims]) {
-                    *slot = *b as i8;
+            while next.peek().is_some() && stream.advance() {
+                let (ord, bytes) = (stream.term_ord(), stream.key());
+                while let Some(&&(_, doc)) = next.peek().filter(|(of, _)| *of == ord) {
+                    next.next();
+                    if bytes.len() != dims + 4 {
+                        continue;
+                    }
+                    let doc = doc as usize;
+                    for (slot, b) in values[doc * dims..][..dims].iter_mut().zip(&bytes[..dims]) {
+                        *slot = *b as i8;
+                    }
+                    scales[doc] = f32::from_le_bytes(bytes[dims..].try_into().unwrap());
                 }
-                scales[doc] = f32::from_le_bytes(bytes[dims..].try_into().unwrap());
             }
         }
         Ok(SegmentVectors { dims, values, scales, codes: OnceLock::new() })
@@ -384,6 +392,46 @@ mod tests {
         if std::arch::is_x86_feature_detected!("avx2") {
             vectors.similarities_with(Kernel::Avx2, &docs, &query, 1.0, &mut out);
             assert_eq!(out, expected);
+        }
+    }
+
+    #[test]
+    fn a_segment_reads_back_each_doc_s_vector_shared_missing_or_damaged() {
+        use tantivy::schema::{Schema, FAST};
+        use tantivy::{doc, Index, TantivyDocument};
+        let dims = 4;
+        let mut schema = Schema::builder();
+        let field = schema.add_bytes_field(VECTOR_FIELD, FAST);
+        let index = Index::create_in_ram(schema.build());
+        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        // Vectors whose bytes sort in another order than their docs, each shared by several docs
+        // (one ordinal, many docs); docs without one, and stored bytes of the wrong length.
+        let vectors: Vec<Vec<f32>> =
+            (0..7).map(|i| (0..dims).map(|d| ((i * 5 + d * 3) % 11) as f32 - 5.0 + i as f32 * 0.1).collect()).collect();
+        let mut expected: Vec<Option<Vec<u8>>> = Vec::new();
+        for n in 0..60usize {
+            let (document, vector): (TantivyDocument, _) = match n % 9 {
+                0 => (doc!(), None),
+                1 => (doc!(field => vec![1u8, 2, 3]), None),
+                _ => {
+                    let bytes = quantize(&vectors[(n * 5) % vectors.len()]);
+                    (doc!(field => bytes.clone()), Some(bytes))
+                }
+            };
+            writer.add_document(document).unwrap();
+            expected.push(vector);
+        }
+        writer.commit().unwrap();
+        let searcher = index.reader().unwrap().searcher();
+        let opened = SegmentVectors::open(searcher.segment_reader(0), dims).unwrap();
+        assert_eq!(opened.max_doc(), expected.len());
+        for (doc, vector) in expected.iter().enumerate() {
+            let read = opened.raw(doc).map(|(row, scale)| {
+                let mut bytes: Vec<u8> = row.iter().map(|v| *v as u8).collect();
+                bytes.extend(scale.to_le_bytes());
+                bytes
+            });
+            assert_eq!(&read, vector, "doc {doc}");
         }
     }
 
