@@ -521,3 +521,27 @@ fn tied_items_across_parallel_stretches_rank_by_address_every_time() {
         }
     }
 }
+
+#[test]
+fn the_vectors_a_semantic_search_reads_count_in_the_index_s_memory() {
+    // What the Node binding tells V8 after a search: a first semantic search reads every
+    // segment's vectors into memory, on disk as in memory.
+    let (docs, in_memory) = salad_index();
+    let dir = std::env::temp_dir().join(format!("rye-search-core-vectors-memory-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let on_disk = SearchIndex::open(&dir).unwrap();
+    add(&on_disk, &docs);
+    for index in [&in_memory, &on_disk] {
+        let before = index.memory_bytes();
+        let semantic = SearchRequest { query: "make files smaller".into(), mode: Mode::Semantic, ..Default::default() };
+        index.search(&semantic).unwrap();
+        let vectors = (docs.len() * 256) as u64;
+        assert!(index.memory_bytes() >= before + vectors, "{before} → {}", index.memory_bytes());
+        // Keyword searches read none.
+        let after = index.memory_bytes();
+        index.search(&SearchRequest { query: "files".into(), mode: Mode::Keyword, ..Default::default() }).unwrap();
+        assert_eq!(index.memory_bytes(), after);
+    }
+    drop(on_disk);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -135,7 +135,7 @@ impl NativeIndex {
 
     #[napi(ts_return_type = "Promise<string>")]
     pub fn search(&self, request: String) -> AsyncTask<SearchTask> {
-        AsyncTask::new(SearchTask { index: self.inner.clone(), request })
+        AsyncTask::new(SearchTask { index: self.inner.clone(), memory: self.memory.clone(), request })
     }
 
     #[napi]
@@ -146,7 +146,7 @@ impl NativeIndex {
     /// JSON array of requests in; JSON array of `{ok}` / `{error}` out, in the same order.
     #[napi(ts_return_type = "Promise<string>")]
     pub fn search_many(&self, requests: String) -> AsyncTask<SearchManyTask> {
-        AsyncTask::new(SearchManyTask { index: self.inner.clone(), requests })
+        AsyncTask::new(SearchManyTask { index: self.inner.clone(), memory: self.memory.clone(), requests })
     }
 }
 
@@ -240,6 +240,7 @@ impl Task for ReadFilesTask {
 
 pub struct SearchTask {
     index: Arc<SearchIndex>,
+    memory: ToldMemory,
     request: String,
 }
 
@@ -249,13 +250,16 @@ impl Task for SearchTask {
     fn compute(&mut self) -> napi::Result<String> {
         guarded(|| run_search(&self.index, &self.request))
     }
-    fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
+    /// A search may have read a segment's vectors (the first semantic one does).
+    fn resolve(&mut self, env: Env, output: String) -> napi::Result<String> {
+        self.memory.tell(&env, self.index.memory_bytes());
         Ok(output)
     }
 }
 
 pub struct SearchManyTask {
     index: Arc<SearchIndex>,
+    memory: ToldMemory,
     requests: String,
 }
 
@@ -265,7 +269,8 @@ impl Task for SearchManyTask {
     fn compute(&mut self) -> napi::Result<String> {
         guarded(|| search_many(&self.index, &self.requests))
     }
-    fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
+    fn resolve(&mut self, env: Env, output: String) -> napi::Result<String> {
+        self.memory.tell(&env, self.index.memory_bytes());
         Ok(output)
     }
 }

@@ -58,8 +58,9 @@ impl Drop for PromptReturn {
     }
 }
 
-/// What one index holds outside V8's heap, as last told to V8 (`None` once its handle is
-/// finalized: a commit resolving later tells nothing more). V8 collects its garbage when its own
+/// What one index holds outside V8's heap (its files in memory, the vectors its searches read),
+/// as last told to V8 after a commit or a search on the thread pool (`None` once its handle is
+/// finalized: a task resolving later tells nothing more). V8 collects its garbage when its own
 /// heap grows, and counts memory it is told of: untold, a build that grew an index by hundreds
 /// of MB in native memory left the caller's JS garbage uncollected beside it (c60k added in
 /// 5,000s through Node: the corpus's parse, ~80 MB, held through the whole build).

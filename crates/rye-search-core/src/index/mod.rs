@@ -143,10 +143,13 @@ impl SearchIndex {
         Ok(SearchIndex { memory: Some(memory), ..Self::wrap(index, fields, None)? })
     }
 
-    /// Bytes an index held in memory keeps in its files; 0 for an index on disk, whose files are
-    /// mapped from the disk's cache, not the process's own memory.
+    /// Bytes this index holds in the process's own memory: the files of an index held in memory
+    /// (an index on disk is mapped from the disk's cache), and the vectors its semantic searches
+    /// read.
     pub fn memory_bytes(&self) -> u64 {
-        self.memory.as_ref().map_or(0, MemoryDirectory::bytes)
+        let files = self.memory.as_ref().map_or(0, MemoryDirectory::bytes);
+        let segments = self.segments.lock().unwrap_or_else(|e| e.into_inner());
+        files + segments.values().filter_map(|parts| parts.vectors.get()).map(|v| v.bytes()).sum::<u64>()
     }
 
     fn wrap(index: Index, fields: Fields, location: Option<PathBuf>) -> Result<Self> {

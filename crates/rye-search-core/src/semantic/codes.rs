@@ -22,6 +22,11 @@ pub struct SignCodes {
 }
 
 impl SignCodes {
+    /// Bytes these codes hold.
+    pub fn bytes(&self) -> u64 {
+        (self.mean.len() * 4 + self.codes.len() * 8 + self.missing.len()) as u64
+    }
+
     pub fn of(vectors: &SegmentVectors) -> SignCodes {
         let (dims, items) = (vectors.dims(), vectors.max_doc());
         let words = dims.div_ceil(64);

@@ -83,6 +83,12 @@ impl SegmentVectors {
         self.dims
     }
 
+    /// Bytes these vectors hold, with their sign codes once built.
+    pub fn bytes(&self) -> u64 {
+        let codes = self.codes.get().map_or(0, SignCodes::bytes);
+        (self.values.len() + self.scales.len() * 4) as u64 + codes
+    }
+
     /// Docs this segment has room for (with a vector or not).
     pub fn max_doc(&self) -> usize {
         self.scales.len()
