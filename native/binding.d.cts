@@ -36,6 +36,8 @@ export declare class NativeIndex {
   /** Opstamp of the last commit on disk (changes when any process commits). */
   opstamp(): number
   numDocs(): number
+  /** The bytes V8 was last told this index holds outside its heap (see `memory.rs`). */
+  toldMemory(): number
   /**
    * Sees commits made by other handles or processes; the opstamp of the last commit, which
    * searches now see.

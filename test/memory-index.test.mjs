@@ -390,3 +390,34 @@ describe('words with many postings', () => {
     }
   });
 });
+
+describe('memory V8 is told of', () => {
+  // V8 paces its collections by the memory it is told of: what an index holds outside the JS
+  // heap is told after each add, and after each search, wherever it ran, what it built.
+  it('counts the files after an add, the vectors a question read and the terms a fuzzy search gathered', async () => {
+    const mem = createMemoryIndex();
+    const docs = Array.from({ length: 2000 }, (_, i) => ({
+      id: `garden/item-${i}`,
+      title: `item ${i}`,
+      content: `notes about gardening, number ${i}, with the word w${i}x`,
+    }));
+    await mem.add(docs);
+    const afterAdd = mem.nativeBytes;
+    assert.ok(afterAdd > 2000 * 40, `the files: ${afterAdd} bytes`);
+    // A plain question is answered on the calling thread; its semantic scan reads every vector.
+    const question = await mem.search({ query: 'how do I grow tomatoes in my garden', previewChars: 0 });
+    assert.equal(question.search_type, 'hybrid');
+    const afterQuestion = mem.nativeBytes;
+    assert.ok(afterQuestion - afterAdd >= 2000 * 64, `the vectors: ${afterQuestion - afterAdd} bytes`);
+    // A fuzzy search builds the segment's all-terms dictionary on another thread: told by the
+    // first search after it is ready.
+    await mem.search({ query: 'gardning', fuzzy: { enabled: true, max_distance: 1 } });
+    let told = afterQuestion;
+    for (let i = 0; i < 200 && told - afterQuestion < 2000 * 6; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      await mem.search({ query: 'item' });
+      told = mem.nativeBytes;
+    }
+    assert.ok(told - afterQuestion >= 2000 * 6, `the all-terms dictionary: ${told - afterQuestion} bytes`);
+  });
+});

@@ -229,6 +229,11 @@ export class MemoryIndex {
     return this.native.numDocs();
   }
 
+  /** Bytes this index holds outside the JS heap (its files, what its searches built), as V8 was last told. */
+  get nativeBytes(): number {
+    return this.native.toldMemory();
+  }
+
   async search(opts: MemorySearchOptions): Promise<SearchResponse> {
     return this.runner.search(opts as SearchOptions, prepare(opts as SearchOptions));
   }

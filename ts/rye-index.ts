@@ -97,6 +97,11 @@ export class RyeIndex {
     this.runner = new SearchRunner(native);
   }
 
+  /** Bytes this index holds outside the JS heap (what its searches built; its files are the disk's cache), as V8 was last told. */
+  get nativeBytes(): number {
+    return this.native.toldMemory();
+  }
+
   async refresh(onProgress?: (p: Progress) => void): Promise<IndexReport> {
     this.assertOpen();
     this.lastReport = await this.indexer.refresh(onProgress);

@@ -63,6 +63,12 @@ impl AllTerms {
         Ok(AllTerms { map, fields: fields.to_vec(), text, starts, masks })
     }
 
+    /// Bytes this dictionary holds.
+    pub fn bytes(&self) -> u64 {
+        let columns = self.starts.len() * size_of::<u32>() + self.masks.len() * size_of::<u64>();
+        (self.map.as_fst().size() + self.text.len() + columns) as u64
+    }
+
     /// The bit of `field` in the masks, if this dictionary covers it.
     pub fn bit(&self, field: Field) -> Option<u64> {
         self.fields.iter().position(|&f| f == field).map(|i| 1 << i)
@@ -138,6 +144,11 @@ impl LazyAllTerms {
             started: AtomicBool::new(false),
             built: OnceLock::new(),
         }))
+    }
+
+    /// Bytes of the dictionary, once built.
+    pub fn bytes(&self) -> u64 {
+        self.0.built.get().map_or(0, AllTerms::bytes)
     }
 
     /// The dictionary, if built; else `None`, and it starts being built.

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use tantivy::directory::error::{DeleteError, OpenReadError, OpenWriteError};
@@ -21,6 +22,9 @@ type Files = Arc<RwLock<HashMap<PathBuf, FileSlice>>>;
 #[derive(Clone, Default, Debug)]
 pub struct MemoryDirectory {
     files: Files,
+    /// Bytes of the files in `files`, kept by every change to it under its lock: read after
+    /// every search, it must not cost a walk of the files.
+    bytes: Arc<AtomicU64>,
 }
 
 impl MemoryDirectory {
@@ -34,14 +38,17 @@ impl MemoryDirectory {
     }
 
     fn publish(&self, path: &Path, file: FileSlice) {
-        self.files.write().unwrap_or_else(|e| e.into_inner()).insert(path.to_path_buf(), file);
+        let mut files = self.files.write().unwrap_or_else(|e| e.into_inner());
+        self.bytes.fetch_add(file.len() as u64, Ordering::Relaxed);
+        if let Some(old) = files.insert(path.to_path_buf(), file) {
+            self.bytes.fetch_sub(old.len() as u64, Ordering::Relaxed);
+        }
     }
 
     /// Bytes of the files this directory holds now (a file deleted while a reader still holds it
     /// is not counted: it goes when that reader does).
     pub fn bytes(&self) -> u64 {
-        let files = self.files.read().unwrap_or_else(|e| e.into_inner());
-        files.values().map(|f| f.len() as u64).sum()
+        self.bytes.load(Ordering::Relaxed)
     }
 }
 
@@ -56,7 +63,10 @@ impl Directory for MemoryDirectory {
 
     fn delete(&self, path: &Path) -> Result<(), DeleteError> {
         match self.files.write().unwrap_or_else(|e| e.into_inner()).remove(path) {
-            Some(_) => Ok(()),
+            Some(old) => {
+                self.bytes.fetch_sub(old.len() as u64, Ordering::Relaxed);
+                Ok(())
+            }
             None => Err(DeleteError::FileDoesNotExist(path.to_path_buf())),
         }
     }
@@ -288,5 +298,10 @@ mod tests {
             assert!(!dir.exists(path).unwrap());
             assert_eq!(dir.bytes(), 0);
         }
+        // A file written again (`meta.json` at every commit) counts once, at its new length.
+        let meta = Path::new("meta.json");
+        dir.atomic_write(meta, &[1; 300]).unwrap();
+        dir.atomic_write(meta, &[2; 120]).unwrap();
+        assert_eq!(dir.bytes(), 120);
     }
 }

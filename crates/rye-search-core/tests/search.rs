@@ -1075,6 +1075,32 @@ fn the_same_adds_merge_into_the_same_order_of_items() {
 }
 
 #[test]
+fn the_all_terms_dictionary_a_fuzzy_search_builds_counts_in_the_index_s_memory() {
+    // On disk, so the files count nothing: what is counted is what searches built.
+    let docs: Vec<ItemDoc> = (0..400)
+        .map(|i| doc(&format!("terms/item-{i}"), "project", &format!("distinctword{i:04}"), "", "shared text"))
+        .collect();
+    let dir = std::env::temp_dir().join(format!("rye-search-core-all-terms-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let idx = SearchIndex::open(&dir).unwrap();
+    let mut batch = idx.batch().unwrap();
+    batch.upsert(&docs).unwrap();
+    batch.commit().unwrap();
+    idx.search(&q("distinctword0001")).unwrap();
+    assert_eq!(idx.memory_bytes(), 0, "a plain search builds nothing");
+    // The first fuzzy search starts the build on another thread; it is counted once ready.
+    idx.search(&SearchRequest { fuzzy: 1, ..q("distinctwerd0001") }).unwrap();
+    let terms_text = 400 * "distinctword0000".len() as u64;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while idx.memory_bytes() < terms_text && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(idx.memory_bytes() >= terms_text, "{} bytes counted", idx.memory_bytes());
+    drop(idx);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn an_index_in_memory_counts_the_bytes_its_files_hold_and_one_on_disk_none() {
     // What the Node binding tells V8 after each commit: it must follow the index as it grows
     // and shrinks, merges included (a merged segment's inputs are no longer counted).

@@ -111,6 +111,12 @@ impl NativeIndex {
         guarded(|| Ok(self.inner.num_docs() as f64))
     }
 
+    /// The bytes V8 was last told this index holds outside its heap (see `memory.rs`).
+    #[napi]
+    pub fn told_memory(&self) -> f64 {
+        self.memory.told() as f64
+    }
+
     /// Sees commits made by other handles or processes; the opstamp of the last commit, which
     /// searches now see.
     #[napi]
@@ -139,8 +145,11 @@ impl NativeIndex {
     }
 
     #[napi]
-    pub fn search_sync(&self, request: String) -> napi::Result<String> {
-        guarded(|| run_search(&self.inner, &request))
+    pub fn search_sync(&self, env: Env, request: String) -> napi::Result<String> {
+        let output = guarded(|| run_search(&self.inner, &request));
+        // A question answered here may have read the vectors (hundreds of MB at a million items).
+        self.memory.tell(&env, self.inner.memory_bytes());
+        output
     }
 
     /// JSON array of requests in; JSON array of `{ok}` / `{error}` out, in the same order.

@@ -58,8 +58,8 @@ impl Drop for PromptReturn {
     }
 }
 
-/// What one index holds outside V8's heap (its files in memory, the vectors its searches read),
-/// as last told to V8 after a commit or a search on the thread pool (`None` once its handle is
+/// What one index holds outside V8's heap (its files in memory, what its searches built: vectors,
+/// all-terms dictionaries), as last told to V8 after a commit or a search (`None` once its handle is
 /// finalized: a task resolving later tells nothing more). V8 collects its garbage when its own
 /// heap grows, and counts memory it is told of: untold, a build that grew an index by hundreds
 /// of MB in native memory left the caller's JS garbage uncollected beside it (c60k added in
@@ -82,6 +82,11 @@ impl ToldMemory {
                 *before = now;
             }
         }
+    }
+
+    /// The bytes V8 was last told of (0 once released).
+    pub fn told(&self) -> i64 {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).unwrap_or(0)
     }
 
     /// Tells V8 the index's memory is gone, and nothing after.

@@ -144,12 +144,14 @@ impl SearchIndex {
     }
 
     /// Bytes this index holds in the process's own memory: the files of an index held in memory
-    /// (an index on disk is mapped from the disk's cache), and the vectors its semantic searches
-    /// read.
+    /// (an index on disk is mapped from the disk's cache), the vectors its semantic searches
+    /// read and the all-terms dictionaries its fuzzy and wildcard searches built. Cheap enough to
+    /// ask after every search: a sum over the segments searched lately.
     pub fn memory_bytes(&self) -> u64 {
         let files = self.memory.as_ref().map_or(0, MemoryDirectory::bytes);
         let segments = self.segments.lock().unwrap_or_else(|e| e.into_inner());
-        files + segments.values().filter_map(|parts| parts.vectors.get()).map(|v| v.bytes()).sum::<u64>()
+        let built = |parts: &Arc<SegmentParts>| parts.vectors.get().map_or(0, |v| v.bytes()) + parts.all_terms.bytes();
+        files + segments.values().map(built).sum::<u64>()
     }
 
     fn wrap(index: Index, fields: Fields, location: Option<PathBuf>) -> Result<Self> {
