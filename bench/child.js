@@ -18,7 +18,7 @@ const pct = (xs, p) => {
 };
 
 const docs = tier(tierName);
-const { queries, known } = queryMix();
+const { queries, known } = queryMix({ knownWithin: docs.length });
 const baseRss = rssMb();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rye-bench-${engineName}-`));
 const engine = await ENGINES[engineName](dir, profile);

@@ -29,7 +29,12 @@ export const KINDS = [
   'wildcard',
 ];
 
-export function queryMix({ seed = 42, perKind = 50, knownItems = 200 } = {}) {
+/**
+ * The timed queries (the same for every tier: their words come from the whole corpus) and the
+ * known items, drawn from the first `knownWithin` packages: a tier's own (c10k holds the first
+ * 10,000; a known item outside it could only be missed, by every engine).
+ */
+export function queryMix({ seed = 42, perKind = 50, knownItems = 200, knownWithin = Infinity } = {}) {
   const docs = packages();
   const rand = mulberry32(seed);
   const pick = (arr) => arr[Math.floor(rand() * arr.length)];
@@ -82,9 +87,10 @@ export function queryMix({ seed = 42, perKind = 50, knownItems = 200 } = {}) {
     add('wildcard', { suffix: pick(mid.filter((w) => w.length >= 7)).slice(-5) });
   }
   const known = [];
+  const pool = docs.slice(0, knownWithin);
   for (let i = 0; i < knownItems; i++) {
     let d;
-    do d = pick(docs);
+    do d = pick(pool);
     while (words(d.description).length < 3);
     known.push({ target: d.id, text: words(d.description).join(' ') });
   }

@@ -2,7 +2,7 @@
 // Side-by-side benchmark: every engine in its own child process, same corpus, same query mix,
 // in two profiles (engines.js): `default` — what users get (previews/snippets on, documents added
 // in batches of 5,000), the headline table — and `ids` (ids only, one add), a second table.
-//   node bench/run.js [--tiers c10k,c60k,c1m] [--profiles default,ids] [--engines rye,fts5,…] [--reps 3] [--smoke]
+//   node bench/run.js [--tiers c10k,c60k,c1m] [--profiles default,ids] [--engines rye,fts5,…] [--reps 3] [--runs 2] [--smoke]
 //   node bench/run.js --render      # only rebuild the tables from the saved JSON
 // Writes bench/results/<tier>.json, bench/results/README.md (tables) and bench/results/*.svg (plots).
 import { spawn } from 'node:child_process';
@@ -22,6 +22,7 @@ const { values } = parseArgs({
     engines: { type: 'string' },
     profiles: { type: 'string' },
     reps: { type: 'string' },
+    runs: { type: 'string' },
     smoke: { type: 'boolean' },
     out: { type: 'string' },
     render: { type: 'boolean' },
@@ -38,6 +39,14 @@ const ENGINES_OF = {
   ),
 };
 const reps = values.reps ?? (smoke ? '1' : '3');
+/**
+ * Processes per engine on the default path, the engines taking turns. This 2-core VM shares its
+ * host: the same index answered every query ~1.8× slower through stretches of some processes
+ * (coming and going within a process, no thread of ours busy meanwhile), which moved a ratio
+ * between two engines' processes by as much. Each kind's latencies come from the process that
+ * answered it faster (see `fastestOf`).
+ */
+const runs = Number(values.runs ?? (smoke ? 1 : 2));
 const outDir = path.resolve(values.out ?? path.join(HERE, 'results'));
 const LIMIT_MS = { c10k: 10 * 60_000, c60k: 20 * 60_000, c1m: 30 * 60_000 };
 
@@ -71,6 +80,30 @@ function run(script, args, limitMs) {
       resolve({ error: why });
     });
   });
+}
+
+/** Measures where a lower value is better, and where a higher one is (the host's load only ever slows). */
+const LOWER_IS_BETTER = ['buildMs', 'addOneP50Ms', 'midAfterAddsP50Ms', 'openFirstMs'];
+const HIGHER_IS_BETTER = ['sequentialQps', 'batchQps'];
+
+/**
+ * One engine's processes as one result: each kind's latencies (p50, p99 and the p50 without a
+ * preview, together) from the process whose p50 was lower, the other times and rates at their
+ * best, peak RSS at its highest (memory is not slowed by load: the larger is the honest one).
+ */
+function fastestOf(results) {
+  const ok = results.filter((r) => !r.error);
+  if (ok.length <= 1) return ok[0] ?? results[0];
+  const best = { ...ok[0], processes: ok.length, kinds: {} };
+  for (const k of Object.keys(ok[0].kinds)) {
+    const each = ok.map((r) => r.kinds[k]).filter(Boolean);
+    best.kinds[k] = each.length ? each.reduce((a, b) => (b.p50 < a.p50 ? b : a)) : ok[0].kinds[k];
+  }
+  const values = (key) => ok.map((r) => r[key]).filter((v) => typeof v === 'number');
+  for (const key of LOWER_IS_BETTER) if (values(key).length) best[key] = Math.min(...values(key));
+  for (const key of HIGHER_IS_BETTER) if (values(key).length) best[key] = Math.max(...values(key));
+  if (values('peakRssMb').length) best.peakRssMb = Math.max(...values('peakRssMb'));
+  return best;
 }
 
 const fmt = (x, d = 2) => (x === undefined || x === null ? 'n/a' : typeof x === 'number' ? x.toFixed(d) : String(x));
@@ -318,7 +351,7 @@ function writeReport() {
     }
   }
   if (Object.keys(known).length > 1) fs.writeFileSync(path.join(outDir, 'scaling.svg'), svgScaling(known));
-  const header = `# Benchmark results\n\nMachine: ${process.platform}-${process.arch}, Node ${process.version}, 2 cores (shared; other work ran at the same time, so absolute numbers are noisy — compare ratios within a tier). 50 queries per kind (fixed seed), timed after the same untimed warm-up for every engine (5 queries per kind from another seed, run 10 times), each engine in its own process. The searchMany row is the best of three calls since 2026-11-28 04:20 UTC (one call before). Peers answer through their own JS APIs with the same field weights where the engine allows; "n/a" means the engine has no such query kind. rye-search runs through its public API (\`createMemoryIndex\`). Each tier has two tables: the default path (what users get: previews on, documents added in batches) first, then ids only.\n`;
+  const header = `# Benchmark results\n\nMachine: ${process.platform}-${process.arch}, Node ${process.version}, 2 cores (shared; other work ran at the same time, so absolute numbers are noisy — compare ratios within a tier). 50 queries per kind (fixed seed), timed after the same untimed warm-up for every engine (5 queries per kind from another seed, run 10 times), each engine in its own process. Since 2026-11-28 11:48 UTC the default path runs each engine's process twice, the engines taking turns, and takes each query kind's latencies from the process that answered it faster, build time and rates at their best, peak RSS at its highest: the host this 2-core VM shares slowed whole stretches of a process ~1.8× (\`bench/run.js\`, \`fastestOf\`). The searchMany row is the best of three calls since 2026-11-28 04:20 UTC (one call before). Peers answer through their own JS APIs with the same field weights where the engine allows; "n/a" means the engine has no such query kind. rye-search runs through its public API (\`createMemoryIndex\`). Each tier has two tables: the default path (what users get: previews on, documents added in batches) first, then ids only.\n`;
   const md = `${header}\n${sections.join('\n\n')}\n`;
   fs.writeFileSync(path.join(outDir, 'README.md'), md);
   return md;
@@ -335,12 +368,16 @@ for (const t of values.render ? [] : tiers) {
     load: [+os.loadavg()[0].toFixed(2)],
   };
   for (const profile of PROFILES) {
-    profiles[profile] = {};
-    for (const e of ENGINES_OF[profile]) {
-      process.stderr.write(`bench ${t} ${profile} ${e}… `);
-      profiles[profile][e] = await run('child.js', [e, t, reps, profile], LIMIT_MS[t] ?? LIMIT_MS.c1m);
-      process.stderr.write(`${profiles[profile][e].error ?? 'done'}\n`);
-    }
+    const times = profile === 'default' ? runs : 1;
+    const got = Object.fromEntries(ENGINES_OF[profile].map((e) => [e, []]));
+    for (let i = 1; i <= times; i++)
+      for (const e of ENGINES_OF[profile]) {
+        process.stderr.write(`bench ${t} ${profile} ${e}${times > 1 ? ` (process ${i} of ${times})` : ''}… `);
+        const result = await run('child.js', [e, t, reps, profile], LIMIT_MS[t] ?? LIMIT_MS.c1m);
+        got[e].push(result);
+        process.stderr.write(`${result.error ?? 'done'}\n`);
+      }
+    profiles[profile] = Object.fromEntries(Object.entries(got).map(([e, results]) => [e, fastestOf(results)]));
   }
   let e2e = saved.e2e;
   let batchedAdds = saved.batchedAdds;
