@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { createMemoryIndex, InvalidArgumentError } from '../dist/index.js';
+import { createMemoryIndex, InvalidArgumentError, openIndex } from '../dist/index.js';
+import { knowledge, workspace } from './helpers.mjs';
 
 describe('createMemoryIndex', () => {
   it('adds, searches, replaces and removes plain documents', async () => {
@@ -419,5 +420,28 @@ describe('memory V8 is told of', () => {
       told = mem.nativeBytes;
     }
     assert.ok(told - afterQuestion >= 2000 * 6, `the all-terms dictionary: ${told - afterQuestion} bytes`);
+  });
+
+  it('an index on disk counts no files (the disk caches them), only the vectors a question read', async () => {
+    const ws = workspace();
+    try {
+      const files = {};
+      for (let i = 0; i < 300; i++)
+        files[`knowledge/garden/note-${i}.md`] = knowledge({ title: `note ${i}` }, `gardening notes, number ${i}`);
+      ws.write('project', files);
+      const index = await openIndex({
+        projectPath: ws.project,
+        userSpace: ws.user,
+        cacheDir: ws.cache,
+        includeDefaultBundle: false,
+      });
+      assert.equal(index.nativeBytes, 0);
+      const question = await index.search({ query: 'how do I grow tomatoes in my garden' });
+      assert.equal(question.search_type, 'hybrid');
+      assert.ok(index.nativeBytes >= 300 * 64, `the vectors: ${index.nativeBytes} bytes`);
+      await index.close();
+    } finally {
+      ws.cleanup();
+    }
   });
 });
