@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { createMemoryIndex, InvalidArgumentError, openIndex } from '../dist/index.js';
-import { knowledge, workspace } from './helpers.mjs';
+import { knowledge, workspace, wsOptions } from './helpers.mjs';
 
 describe('createMemoryIndex', () => {
   it('adds, searches, replaces and removes plain documents', async () => {
@@ -429,12 +429,7 @@ describe('memory V8 is told of', () => {
       for (let i = 0; i < 300; i++)
         files[`knowledge/garden/note-${i}.md`] = knowledge({ title: `note ${i}` }, `gardening notes, number ${i}`);
       ws.write('project', files);
-      const index = await openIndex({
-        projectPath: ws.project,
-        userSpace: ws.user,
-        cacheDir: ws.cache,
-        includeDefaultBundle: false,
-      });
+      const index = await openIndex(wsOptions(ws));
       assert.equal(index.nativeBytes, 0);
       const question = await index.search({ query: 'how do I grow tomatoes in my garden' });
       assert.equal(question.search_type, 'hybrid');
