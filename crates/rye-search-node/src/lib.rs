@@ -55,7 +55,8 @@ pub struct NativeIndex {
 
 impl NativeIndex {
     fn new(index: SearchIndex) -> Self {
-        NativeIndex { inner: Arc::new(index), memory: ToldMemory::new() }
+        let inner = Arc::new(index);
+        NativeIndex { memory: ToldMemory::new(inner.clone()), inner }
     }
 }
 
@@ -131,11 +132,7 @@ impl NativeIndex {
         guarded(|| {
             let expected = expected_docs.map(|n| n as usize).unwrap_or(usize::MAX);
             let batch = self.inner.batch_for(expected).map_err(to_js)?;
-            Ok(NativeBatch {
-                inner: Arc::new(Mutex::new(Some(batch))),
-                index: self.inner.clone(),
-                memory: self.memory.clone(),
-            })
+            Ok(NativeBatch { inner: Arc::new(Mutex::new(Some(batch))), memory: self.memory.clone() })
         })
     }
 
@@ -148,7 +145,7 @@ impl NativeIndex {
     pub fn search_sync(&self, env: Env, request: String) -> napi::Result<String> {
         let output = guarded(|| run_search(&self.inner, &request));
         // A question answered here may have read the vectors (hundreds of MB at a million items).
-        self.memory.tell(&env, self.inner.memory_bytes());
+        self.memory.update(&env);
         output
     }
 
@@ -261,7 +258,7 @@ impl Task for SearchTask {
     }
     /// A search may have read a segment's vectors (the first semantic one does).
     fn resolve(&mut self, env: Env, output: String) -> napi::Result<String> {
-        self.memory.tell(&env, self.index.memory_bytes());
+        self.memory.update(&env);
         Ok(output)
     }
 }
@@ -279,7 +276,7 @@ impl Task for SearchManyTask {
         guarded(|| search_many(&self.index, &self.requests))
     }
     fn resolve(&mut self, env: Env, output: String) -> napi::Result<String> {
-        self.memory.tell(&env, self.index.memory_bytes());
+        self.memory.update(&env);
         Ok(output)
     }
 }
@@ -293,8 +290,7 @@ fn search_many(index: &SearchIndex, requests: &str) -> napi::Result<String> {
 #[napi]
 pub struct NativeBatch {
     inner: Arc<Mutex<Option<Batch>>>,
-    /// The index written, whose memory its commit tells V8 of.
-    index: Arc<SearchIndex>,
+    /// The written index's memory, told to V8 after its commit.
     memory: ToldMemory,
 }
 
@@ -340,7 +336,7 @@ impl NativeBatch {
     pub fn commit(&self) -> napi::Result<AsyncTask<CommitTask>> {
         let batch = self.inner.lock().unwrap_or_else(|e| e.into_inner()).take();
         let batch = batch.ok_or_else(batch_used)?;
-        Ok(AsyncTask::new(CommitTask { batch: Some(batch), index: self.index.clone(), memory: self.memory.clone() }))
+        Ok(AsyncTask::new(CommitTask { batch: Some(batch), memory: self.memory.clone() }))
     }
 
     /// Discards uncommitted changes and releases the writer lock.
@@ -374,7 +370,6 @@ impl Task for UpsertTask {
 
 pub struct CommitTask {
     batch: Option<Batch>,
-    index: Arc<SearchIndex>,
     memory: ToldMemory,
 }
 
@@ -391,7 +386,7 @@ impl Task for CommitTask {
         }
     }
     fn resolve(&mut self, env: Env, _output: ()) -> napi::Result<()> {
-        self.memory.tell(&env, self.index.memory_bytes());
+        self.memory.update(&env);
         Ok(())
     }
 }

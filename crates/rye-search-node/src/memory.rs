@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use libmimalloc_sys::{mi_collect, mi_option_get, mi_option_set, mi_option_t};
 use napi::Env;
+use rye_search_core::SearchIndex;
 
 /// `mi_option_purge_delay` in the mimalloc (v3) that `libmimalloc-sys` pins (the crate names no
 /// constant for it): milliseconds before freed memory is returned, `0` at once.
@@ -65,16 +66,23 @@ impl Drop for PromptReturn {
 /// of MB in native memory left the caller's JS garbage uncollected beside it (c60k added in
 /// 5,000s through Node: the corpus's parse, ~80 MB, held through the whole build).
 #[derive(Clone)]
-pub struct ToldMemory(Arc<Mutex<Option<i64>>>);
+pub struct ToldMemory {
+    index: Arc<SearchIndex>,
+    told: Arc<Mutex<Option<i64>>>,
+}
 
 impl ToldMemory {
-    pub fn new() -> Self {
-        ToldMemory(Arc::new(Mutex::new(Some(0))))
+    pub fn new(index: Arc<SearchIndex>) -> Self {
+        ToldMemory { index, told: Arc::new(Mutex::new(Some(0))) }
     }
 
-    /// Tells V8 the index now holds `bytes`.
-    pub fn tell(&self, env: &Env, bytes: u64) {
-        let mut told = self.0.lock().unwrap_or_else(|e| e.into_inner());
+    /// Tells V8 what the index holds now (after a commit or a search).
+    pub fn update(&self, env: &Env) {
+        self.tell(env, self.index.memory_bytes());
+    }
+
+    fn tell(&self, env: &Env, bytes: u64) {
+        let mut told = self.told.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(before) = told.as_mut() {
             let now = i64::try_from(bytes).unwrap_or(i64::MAX);
             // Only a hint to the collector: a failure loses nothing.
@@ -86,13 +94,13 @@ impl ToldMemory {
 
     /// The bytes V8 was last told of (0 once released).
     pub fn told(&self) -> i64 {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).unwrap_or(0)
+        self.told.lock().unwrap_or_else(|e| e.into_inner()).unwrap_or(0)
     }
 
     /// Tells V8 the index's memory is gone, and nothing after.
     pub fn release(&self, env: &Env) {
         self.tell(env, 0);
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.told.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
 }
 
