@@ -47,8 +47,11 @@ pub(super) struct Marks {
     pattern_pairs: Pairs,
     /// Where those patterns are in a text.
     finder: Finder,
-    /// Many terms at once, for where a text beyond ASCII is windowed ([`Self::first_term`]; built
-    /// for the first such text of a page, `None` if it cannot be).
+    /// A few terms, each searched for where a long text is windowed ([`Self::first_term`]; built
+    /// for the first such text of a page).
+    few_terms: OnceCell<(Vec<memmem::Finder<'static>>, usize)>,
+    /// Many terms at once, for where a long text is windowed ([`Self::first_term`]; built for the
+    /// first such text of a page, `None` if it cannot be).
     terms_at_once: OnceCell<Option<AhoCorasick>>,
     /// The matched tokens of each word looked at, over every preview of a page: texts repeat
     /// their words (the query's own in every hit), and tokenising and stemming a word costs.
@@ -122,8 +125,7 @@ impl Finder {
             }
             Finder::Few(patterns) => {
                 // ASCII lower-casing keeps every byte's place.
-                lower.clear();
-                lower.extend(text.bytes().map(ascii_lower));
+                ascii_lowercase_into(text.as_bytes(), lower);
                 let mut all = true;
                 for p in patterns {
                     let len = p.needle().len();
@@ -154,19 +156,29 @@ impl Finder {
     }
 }
 
-/// Where the first of a few lower-case `terms` is in `text`, ASCII case aside. The text is
-/// lower-cased and searched `stretch` bytes at a time, as the first find of a long text is most often
-/// near its start (rare words are found in long texts). Stretches overlap by a term's length less
-/// one, so a term across their seam is found whole in the next, and a find is taken once no
-/// term across the seam could begin before it.
-fn first_of_few(text: &[u8], terms: Vec<&[u8]>, stretch: usize) -> Option<usize> {
-    let longest = terms.iter().map(|t| t.len()).max()?;
+/// Where the first of a few lower-case terms (`finders`, the longest `longest` bytes) is in
+/// `text`, ASCII case aside. The text is lower-cased into `lower` and searched `stretch` bytes at
+/// a time, as the first find of a long text is most often near its start (rare words are found
+/// in long texts). Stretches overlap by a term's length less one, so a term across their seam is
+/// found whole in the next, and a find is taken once no term across the seam could begin before
+/// it. The finders are built once a page: building one per stretch was a tenth of a preview of
+/// a long text.
+fn first_of_few(
+    text: &[u8],
+    finders: &[memmem::Finder<'static>],
+    longest: usize,
+    stretch: usize,
+    lower: &mut Vec<u8>,
+) -> Option<usize> {
+    if finders.is_empty() {
+        return None;
+    }
     let mut best: Option<usize> = None;
     let mut from = 0;
     loop {
         let to = (from + stretch.max(2 * longest)).min(text.len());
-        let lower = ascii_lowercase(&text[from..to]);
-        let found = terms.iter().filter_map(|t| memmem::find(&lower, t).map(|at| from + at)).min();
+        ascii_lowercase_into(&text[from..to], lower);
+        let found = finders.iter().filter_map(|f| f.find(lower).map(|at| from + at)).min();
         best = best.into_iter().chain(found).min();
         // A term not wholly in this stretch begins at `seam` or later.
         let seam = (to + 1).saturating_sub(longest);
@@ -177,12 +189,13 @@ fn first_of_few(text: &[u8], terms: Vec<&[u8]>, stretch: usize) -> Option<usize>
     }
 }
 
-/// `bytes` with ASCII capitals lower-cased, every byte in its place. Written as branch-free
-/// arithmetic on each byte, which the compiler turns into SIMD; `to_ascii_lowercase` copied the
-/// text, then lower-cased it a byte at a time (together ~15% of a rare-term search's
-/// instructions with previews).
-fn ascii_lowercase(bytes: &[u8]) -> Vec<u8> {
-    bytes.iter().copied().map(ascii_lower).collect()
+/// `bytes` with ASCII capitals lower-cased, every byte in its place, into `out` (cleared first:
+/// a page's previews reuse it). Written as branch-free arithmetic on each byte, which the
+/// compiler turns into SIMD; `to_ascii_lowercase` copied the text, then lower-cased it a byte at
+/// a time (together ~15% of a rare-term search's instructions with previews).
+fn ascii_lowercase_into(bytes: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    out.extend(bytes.iter().copied().map(ascii_lower));
 }
 
 fn ascii_lower(b: u8) -> u8 {
@@ -355,6 +368,7 @@ impl Marks {
             pattern_starts,
             pattern_pairs,
             finder,
+            few_terms: OnceCell::new(),
             terms_at_once: OnceCell::new(),
             // Sized for a page's worth of words: growing a table from empty, rehashing at each
             // doubling, cost more than the lookups.
@@ -372,11 +386,16 @@ impl Marks {
     /// Where the first term or other form of a query word is in `text` (ASCII case aside). A few
     /// are each searched for in a lower-cased copy; many (a wildcard's expansions: each searched for took 50 ms a hit on
     /// 6 MB) are found in one pass of an automaton, slower per byte than a substring search.
-    fn first_term(&self, text: &str) -> Option<usize> {
+    fn first_term(&self, text: &[u8]) -> Option<usize> {
         // Another form of a query word (`library` for `libraries`) begins with its stem's prefix.
         let terms = self.terms.iter().chain(&self.stem_prefixes).filter(|t| !t.is_empty());
         if self.terms.len() + self.stem_prefixes.len() <= FEW_PATTERNS {
-            return first_of_few(text.as_bytes(), terms.map(String::as_bytes).collect(), FIRST_TERM_STRETCH);
+            let (finders, longest) = self.few_terms.get_or_init(|| {
+                let longest = terms.clone().map(String::len).max().unwrap_or(0);
+                (terms.map(|t| memmem::Finder::new(t).into_owned()).collect(), longest)
+            });
+            let lower = &mut self.scratch.borrow_mut().lower;
+            return first_of_few(text, finders, *longest, FIRST_TERM_STRETCH, lower);
         }
         let automaton = self.terms_at_once.get_or_init(|| {
             let mut builder = AhoCorasick::builder();
@@ -553,15 +572,15 @@ fn is_shown_form(text: &str) -> bool {
     !after_space || text.is_empty()
 }
 
-/// A preview of at most `chars` characters of `content` (in [`shown_text`] form; `ascii`:
-/// whether it is ASCII) around its best-matching part, and the matched words' ranges in it
-/// (UTF-16 code units, as JavaScript indexes strings).
-pub(super) fn preview(marks: &Marks, content: &str, ascii: bool, chars: usize) -> (String, Vec<(u32, u32)>) {
+/// A preview of at most `chars` characters of stored `content` (in [`shown_text`] form) around
+/// its best-matching part, and the matched words' ranges in it (UTF-16 code units, as JavaScript
+/// indexes strings). Fails only when the part read is not UTF-8 (a damaged index).
+pub(super) fn preview(marks: &Marks, content: &[u8], chars: usize) -> Result<(String, Vec<(u32, u32)>)> {
     if marks.is_empty() {
-        return (start_of(content, chars), Vec::new());
+        return Ok((start_of(content, chars)?, Vec::new()));
     }
     // Text is read in a window around the first find.
-    let region = preview_window(content, |text| marks.first_term(text), chars);
+    let (region, ascii) = preview_window(content, |text| marks.first_term(text), chars)?;
     let mut found = marks.found.borrow_mut();
     let all = marks.matches_into(region, ascii, MAX_MATCHES, &mut found);
     let start = best_fragment(&found, region, ascii, chars);
@@ -572,7 +591,7 @@ pub(super) fn preview(marks: &Marks, content: &str, ascii: bool, chars: usize) -
         true => moved_matches(&found, start, text.len()),
         false => highlights(text, marks),
     };
-    (text.to_owned(), marked)
+    Ok((text.to_owned(), marked))
 }
 
 /// The ranges of the matches at or after byte `start` of an ASCII text, counted from there, in
@@ -599,10 +618,10 @@ fn moved_matches(found: &[Match], start: usize, len: usize) -> Vec<(u32, u32)> {
     merged
 }
 
-/// The beginning of `content`, for a hit no term of the query matched (found by meaning).
-pub(super) fn start_of(content: &str, chars: usize) -> String {
-    let window = preview_window(content, |_| None, chars);
-    cut_at_word(window, chars).to_owned()
+/// The beginning of stored `content`, for a hit no term of the query matched (found by meaning).
+pub(super) fn start_of(content: &[u8], chars: usize) -> Result<String> {
+    let (window, _) = preview_window(content, |_| None, chars)?;
+    Ok(cut_at_word(window, chars).to_owned())
 }
 
 /// Byte offset in `region` where the preview starts: a little before the matched word whose
@@ -737,33 +756,40 @@ fn cut_at_word(text: &str, chars: usize) -> &str {
     }
 }
 
-/// The part of `content` around the first term in it (`first_term`), or its beginning: a long
-/// text is read in a window of `chars × 8` bytes (at least 1 KiB) that opens and ends on whole
-/// words, so a preview costs the same however long the text (rare words are found in long
-/// texts: c60k rare-term searches with previews, 107k → 87k instructions each).
-fn preview_window(content: &str, first_term: impl FnOnce(&str) -> Option<usize>, chars: usize) -> &str {
+/// The part of stored `content` (in [`shown_text`] form: words apart by single spaces) around
+/// the first term in it (`first_term`), or its beginning, and whether it is ASCII: a long text is
+/// read in a window of `chars × 8` bytes (at least 1 KiB) that opens and ends on whole words, so
+/// a preview costs the same however long the text (rare words are found in long texts: c60k
+/// rare-term searches with previews, 107k → 87k instructions each). Only the window is checked
+/// for UTF-8 and ASCII: a whole 80 KB text was checked for each hit in it.
+fn preview_window(
+    content: &[u8],
+    first_term: impl FnOnce(&[u8]) -> Option<usize>,
+    chars: usize,
+) -> Result<(&str, bool)> {
     let span = (chars * 8).max(1024);
     if content.len() <= span {
-        return content;
+        return crate::stored::text_and_ascii(content);
     }
     let first = first_term(content).unwrap_or(0);
+    // Back to where a character begins (a byte that continues one is 0b10xx_xxxx).
     let floor = |mut i: usize| {
-        while !content.is_char_boundary(i) {
+        while i > 0 && content.get(i).is_some_and(|&b| b & 0xc0 == 0x80) {
             i -= 1;
         }
         i
     };
     let mut start = floor(first.saturating_sub(span / 4));
     // Begin on a word: a window that starts inside one would show its tail.
-    if start > 0 && !content[..start].ends_with(char::is_whitespace) {
-        start = after_whitespace(&content[start..]).map_or(start, |i| start + i);
+    if start > 0 && content[start - 1] != b' ' {
+        start = memchr::memchr(b' ', &content[start..]).map_or(start, |i| start + i + 1);
     }
     let mut end = floor((start + span).min(content.len()));
     // End on a word too: a word cut short could look like a query word (`libra` of `library`).
-    if end < content.len() && !content[end..].starts_with(' ') {
-        end = content[start..end].rfind(' ').filter(|&space| space > 0).map_or(end, |space| start + space);
+    if end < content.len() && content[end] != b' ' {
+        end = memchr::memrchr(b' ', &content[start..end]).filter(|&space| space > 0).map_or(end, |space| start + space);
     }
-    &content[start..end]
+    crate::stored::text_and_ascii(&content[start..end])
 }
 
 #[cfg(test)]
@@ -772,7 +798,7 @@ mod tests {
 
     /// [`preview`] of any text.
     fn preview_of(marks: &Marks, text: &str, chars: usize) -> (String, Vec<(u32, u32)>) {
-        preview(marks, text, text.is_ascii(), chars)
+        preview(marks, text.as_bytes(), chars).expect("text is UTF-8")
     }
 
     /// The next draw of a seeded generator (a 64-bit LCG): random texts, the same on every run.
@@ -968,7 +994,12 @@ mod tests {
     fn the_first_term_is_found_across_stretch_seams() {
         // `abab` begins before the first stretch (8 bytes) ends, and ends after it; `b` is found
         // inside it, later.
-        assert_eq!(first_of_few(b"xxxxxABab", vec![b"abab", b"b"], 1), Some(5));
+        let first = |text: &[u8], terms: &[&[u8]], stretch| {
+            let finders: Vec<_> = terms.iter().map(|t| memmem::Finder::new(t).into_owned()).collect();
+            let longest = terms.iter().map(|t| t.len()).max().unwrap_or(0);
+            first_of_few(text, &finders, longest, stretch, &mut Vec::new())
+        };
+        assert_eq!(first(b"xxxxxABab", &[b"abab", b"b"], 1), Some(5));
         let mut seed = 7u64;
         // Mostly other bytes, so that a text's first find may lie at any seam.
         let alphabet = b"abAB -x.\xc3\xa9 -x.-x.-x. -x.-x.-x. -x.-x.-x.";
@@ -980,10 +1011,10 @@ mod tests {
                 .map(|_| (0..1 + next(&mut seed) % 4).map(|_| b"ab"[(next(&mut seed) % 2) as usize]).collect())
                 .collect();
             let terms: Vec<&[u8]> = terms.iter().map(Vec::as_slice).collect();
-            let lower = ascii_lowercase(&text);
+            let lower = text.to_ascii_lowercase();
             let whole = terms.iter().filter_map(|t| memmem::find(&lower, t)).min();
             let stretch = 1 + (next(&mut seed) % 12) as usize;
-            assert_eq!(first_of_few(&text, terms.clone(), stretch), whole, "{text:?} {terms:?} {stretch}");
+            assert_eq!(first(&text, &terms, stretch), whole, "{text:?} {terms:?} {stretch}");
         }
     }
 
@@ -991,7 +1022,10 @@ mod tests {
     fn ascii_lowercase_is_the_standard_library_s() {
         let every_byte: Vec<u8> = (0..=255u8).chain((0..=255u8).rev()).collect();
         for len in [0, 1, 31, 32, 33, every_byte.len()] {
-            assert_eq!(ascii_lowercase(&every_byte[..len]), every_byte[..len].to_ascii_lowercase());
+            // Into room that held something longer: nothing of it stays.
+            let mut out = vec![b'X'; 600];
+            ascii_lowercase_into(&every_byte[..len], &mut out);
+            assert_eq!(out, every_byte[..len].to_ascii_lowercase());
         }
     }
 
@@ -1003,14 +1037,14 @@ mod tests {
         let text = shown_text(&format!("{filler}the Zeta word {filler}zz7 tail")).into_owned();
         let terms: Vec<String> = (0..1000).map(|i| format!("zz{i}")).chain(["zeta".into()]).collect();
         let marks = Marks::new(terms, Vec::new());
-        let (shown, marked) = preview(&marks, &text, false, 60);
+        let (shown, marked) = preview_of(&marks, &text, 60);
         assert!(shown.contains("Zeta"), "{shown}");
         let [(a, b)] = marked[..] else { panic!("{marked:?} in {shown}") };
         let units: Vec<u16> = shown.encode_utf16().collect();
         assert_eq!(String::from_utf16_lossy(&units[a as usize..b as usize]), "Zeta");
         // No term at all: the beginning.
         let none = Marks::new(vec!["absent".to_string()], Vec::new());
-        assert!(preview(&none, &text, false, 60).0.starts_with("Größe"));
+        assert!(preview_of(&none, &text, 60).0.starts_with("Größe"));
     }
 
     #[test]
@@ -1018,14 +1052,14 @@ mod tests {
         let filler = "lorem ipsum ".repeat(1000);
         let text = shown_text(&format!("{filler}the Library word {filler}library")).into_owned();
         let marks = Marks::new(vec!["library".to_string()], Vec::new());
-        let (shown, marked) = preview(&marks, &text, true, 60);
+        let (shown, marked) = preview_of(&marks, &text, 60);
         let [(a, b)] = marked[..] else { panic!("{marked:?} in {shown}") };
         assert_eq!(&shown[a as usize..b as usize], "Library");
         // Another form of the word, far in: the window is around it too.
         let text = shown_text(&format!("{filler}{filler}the Library word")).into_owned();
         let stems = stem::stem("libraries").map(|s| s.to_string());
         let marks = Marks::new(vec!["libraries".to_string()], stems);
-        let (shown, marked) = preview(&marks, &text, true, 60);
+        let (shown, marked) = preview_of(&marks, &text, 60);
         let [(a, b)] = marked[..] else { panic!("{marked:?} in {shown}") };
         assert_eq!(&shown[a as usize..b as usize], "Library");
         // Wherever the span ends, the window ends where a word does: a word cut short could
@@ -1035,11 +1069,40 @@ mod tests {
             let words: Vec<String> = (0..600).map(|_| "x".repeat(1 + (next(&mut seed) % 12) as usize)).collect();
             let text = words.join(" ");
             let first = (next(&mut seed) as usize) % text.len();
-            let window = preview_window(&text, |_| Some(first), 60);
+            let (window, _) = preview_window(text.as_bytes(), |_| Some(first), 60).expect("text is UTF-8");
             let start = window.as_ptr() as usize - text.as_ptr() as usize;
             let end = start + window.len();
             assert!(start == 0 || text.as_bytes()[start - 1] == b' ', "opens inside a word at {start}");
             assert!(end == text.len() || text.as_bytes()[end] == b' ', "ends inside a word at {end}");
+        }
+    }
+
+    #[test]
+    fn only_the_window_of_a_long_text_is_read() {
+        let filler = "lorem ipsum ".repeat(1000);
+        let mut text = format!("é {filler}the Library word {filler}").into_bytes();
+        let marks = Marks::new(vec!["library".to_string()], Vec::new());
+        // Damage far from the first term is never read: the window around it is shown, and as
+        // ASCII, though the text is not.
+        let end = text.len() - 10;
+        text[end] = 0xff;
+        let (shown, marked) = preview(&marks, &text, 60).expect("the window is UTF-8");
+        let [(a, b)] = marked[..] else { panic!("{marked:?} in {shown}") };
+        assert_eq!(&shown[a as usize..b as usize], "Library");
+        let (window, ascii) = preview_window(&text, |t| marks.first_term(t), 60).expect("the window is UTF-8");
+        assert!(ascii && window.contains("the Library word"), "{window}");
+        // Damage inside the window is an error, never a panic or a cut inside a character.
+        let library = memmem::find(&text, b"Library").expect("in the text");
+        text[library + 12] = 0xff;
+        assert!(preview(&marks, &text, 60).is_err());
+        // A window that would open or end inside a character moves to where one begins.
+        let mut seed = 11;
+        let text = "Größe café 搜索 ".repeat(400);
+        for _ in 0..300 {
+            let first = (next(&mut seed) as usize) % text.len();
+            let (window, _) = preview_window(text.as_bytes(), |_| Some(first), 60).expect("text is UTF-8");
+            let start = window.as_ptr() as usize - text.as_ptr() as usize;
+            assert!(start == 0 || text.as_bytes()[start - 1] == b' ', "opens inside a word at {start}");
         }
     }
 

@@ -380,9 +380,9 @@ impl SearchIndex {
         };
         let chars = req.preview_chars;
         let previewer: Option<Box<Previewer>> = match &marks {
-            Some(marks) => Some(Box::new(move |content: &str, ascii| preview(marks, content, ascii, chars))),
+            Some(marks) => Some(Box::new(move |content: &[u8]| preview(marks, content, chars))),
             None if chars > 0 => {
-                Some(Box::new(move |content: &str, _| (preview::start_of(content, chars), Vec::new())))
+                Some(Box::new(move |content: &[u8]| Ok((preview::start_of(content, chars)?, Vec::new()))))
             }
             None => None,
         };
@@ -467,8 +467,7 @@ impl SearchIndex {
                 }
             } else if field == f.content().field_id() {
                 if let Some(make) = preview {
-                    let (content, ascii) = crate::stored::text_and_ascii(text)?;
-                    (hit.preview, hit.highlights) = make(content, ascii);
+                    (hit.preview, hit.highlights) = make(text)?;
                 }
                 break;
             }
@@ -477,8 +476,9 @@ impl SearchIndex {
     }
 }
 
-/// Makes a hit's preview and highlights from its content (and whether that is ASCII).
-pub(super) type Previewer<'a> = dyn Fn(&str, bool) -> (String, Vec<(u32, u32)>) + 'a;
+/// Makes a hit's preview and highlights from its stored content (read only as far as the
+/// preview needs: checked for UTF-8 there).
+pub(super) type Previewer<'a> = dyn Fn(&[u8]) -> Result<(String, Vec<(u32, u32)>)> + 'a;
 
 /// `["kind", …]` → `["kind"]`: the stored item's first element (a kind is a plain word, so its
 /// JSON string has no escapes).
