@@ -313,6 +313,28 @@ describe('createMemoryIndex', () => {
     assert.deepEqual(await ids('引'), ['other', 'zh']);
   });
 
+  it('a long text is previewed around a word deep inside it, whatever scripts surround it', async () => {
+    const mem = createMemoryIndex();
+    // ~130 KB of two-, three- and four-byte characters around one word, at every offset of the
+    // filler's 19-character cycle, so the window's edges fall inside characters of every width.
+    const filler = 'Größe 搜索引擎 naïve 🙂 '.repeat(2000);
+    const docs = Array.from({ length: 19 }, (_, i) => ({
+      id: `long${i}`,
+      content: `${[...filler].slice(0, 1000 + i).join('')} ${filler}the Zeppelin word ${filler}`,
+    }));
+    await mem.add(docs);
+    const res = await mem.search({ query: 'zeppelin', previewChars: 120, limit: docs.length });
+    assert.equal(res.total, docs.length);
+    for (const hit of res.results) {
+      assert.ok(hit.preview.includes('Zeppelin'), hit.preview);
+      assert.ok([...hit.preview].length <= 120, hit.preview);
+      assert.deepEqual(
+        hit.highlights.map(([a, b]) => hit.preview.slice(a, b)),
+        ['Zeppelin'],
+      );
+    }
+  });
+
   it('commits all of a large add or none of it', async () => {
     const mem = createMemoryIndex();
     const docs = Array.from({ length: 12_000 }, (_, i) => ({
