@@ -43,8 +43,9 @@ pub(super) struct Marks {
     patterns: Vec<String>,
     /// The first byte of each pattern.
     pattern_starts: [bool; 256],
-    /// The pairs of bytes that follow each other in a pattern ([`Pairs`]).
-    pattern_pairs: Pairs,
+    /// The pairs of bytes that follow each other in a pattern ([`Pairs`]; built for the first run
+    /// of joiners a page's previews look at, as most texts of a few hits hold none).
+    pattern_pairs: OnceCell<Box<Pairs>>,
     /// Where those patterns are in a text.
     finder: Finder,
     /// A few terms, each searched for where a long text is windowed ([`Self::first_term`]; built
@@ -77,8 +78,9 @@ struct Scratch {
 /// Words (and tokens) whose matches [`Marks`] remembers: a page of long texts in many words stops
 /// adding.
 const MAX_SEEN: usize = 4096;
-/// Distinct words (and tokens) the previews of a ten-hit page usually look at.
-const WORDS_OF_A_PAGE: usize = 64;
+/// Distinct words (and tokens) the preview of a hit usually adds to what its page looked at (64
+/// for a ten-hit page).
+const WORDS_OF_A_HIT: usize = 7;
 
 /// A matched token of a word, at byte offsets in the word.
 #[derive(Clone, Copy)]
@@ -206,7 +208,8 @@ fn ascii_lower(b: u8) -> u8 {
 /// with the longer one begins with the shorter too (so `tar*`'s expansions `tar`, `tarball`,
 /// `targets` are one substring search for `tar`), and a token's start is where it is found.
 fn fewest(patterns: Vec<String>) -> Vec<String> {
-    let mut patterns: Vec<String> = patterns.into_iter().map(|p| p.to_ascii_lowercase()).collect();
+    let mut patterns = patterns;
+    patterns.iter_mut().for_each(|p| p.make_ascii_lowercase());
     patterns.sort_by_key(String::len);
     patterns.dedup();
     let mut kept: Vec<String> = Vec::new();
@@ -244,8 +247,8 @@ fn word_around(bytes: &[u8], at: usize) -> (usize, usize) {
 struct Pairs([u64; 128 * 128 / 64]);
 
 impl Pairs {
-    fn of(patterns: &[String]) -> Self {
-        let mut pairs = Pairs([0; 128 * 128 / 64]);
+    fn of(patterns: &[String]) -> Box<Self> {
+        let mut pairs = Box::new(Pairs([0; 128 * 128 / 64]));
         for pair in patterns.iter().flat_map(|p| p.as_bytes().windows(2)) {
             let (word, bit) = Self::bit(pair[0], pair[1]);
             pairs.0[word] |= bit;
@@ -349,31 +352,36 @@ struct Match {
 }
 
 impl Marks {
-    pub(super) fn new(terms: impl IntoIterator<Item = String>, stems: impl IntoIterator<Item = String>) -> Self {
+    /// What the previews of a page of `hits` hits mark.
+    pub(super) fn new(
+        terms: impl IntoIterator<Item = String>,
+        stems: impl IntoIterator<Item = String>,
+        hits: usize,
+    ) -> Self {
         let (terms, stems): (FxHashSet<_>, FxHashSet<_>) = (terms.into_iter().collect(), stems.into_iter().collect());
         let stem_prefixes: Vec<String> = stems.iter().map(|s| stem::prefix_of_its_words(s).to_string()).collect();
         let ascii_terms = terms.iter().filter(|t| t.is_ascii() && !t.is_empty()).cloned();
         let patterns = fewest(ascii_terms.chain(stem_prefixes.iter().cloned()).filter(|p| !p.is_empty()).collect());
         let finder = Finder::new(&patterns);
+        let words = (hits.max(1) * WORDS_OF_A_HIT).min(MAX_SEEN);
         let mut pattern_starts = [false; 256];
         for &first in patterns.iter().filter_map(|p| p.as_bytes().first()) {
             pattern_starts[usize::from(first)] = true;
         }
-        let pattern_pairs = Pairs::of(&patterns);
         Marks {
             terms,
             stems,
             stem_prefixes,
             patterns,
             pattern_starts,
-            pattern_pairs,
+            pattern_pairs: OnceCell::new(),
             finder,
             few_terms: OnceCell::new(),
             terms_at_once: OnceCell::new(),
-            // Sized for a page's worth of words: growing a table from empty, rehashing at each
-            // doubling, cost more than the lookups.
-            seen: RefCell::new(FxHashMap::with_capacity_and_hasher(WORDS_OF_A_PAGE, FxBuildHasher)),
-            weights: RefCell::new(FxHashMap::with_capacity_and_hasher(WORDS_OF_A_PAGE, FxBuildHasher)),
+            // Sized for the page's words: growing a table from empty, rehashing at each doubling,
+            // cost more than the lookups; a table for ten hits, more than a page of two needs.
+            seen: RefCell::new(FxHashMap::with_capacity_and_hasher(words, FxBuildHasher)),
+            weights: RefCell::new(FxHashMap::with_capacity_and_hasher(words, FxBuildHasher)),
             scratch: RefCell::default(),
             found: RefCell::new(Vec::with_capacity(MAX_MATCHES)),
         }
@@ -493,7 +501,7 @@ impl Marks {
             let (Some(&before), Some(&after)) = (run.checked_sub(1).map(|i| &bytes[i]), bytes.get(end)) else {
                 continue;
             };
-            if !self.pattern_pairs.has(before, after) {
+            if !self.pattern_pairs.get_or_init(|| Pairs::of(&self.patterns)).has(before, after) {
                 continue;
             }
             // Back to the word's start, or to the end of the last run looked at (a joiner ends
@@ -796,6 +804,11 @@ fn preview_window(
 mod tests {
     use super::*;
 
+    /// What the previews of a ten-hit page mark.
+    fn page_marks(terms: impl IntoIterator<Item = String>, stems: impl IntoIterator<Item = String>) -> Marks {
+        Marks::new(terms, stems, 10)
+    }
+
     /// [`preview`] of any text.
     fn preview_of(marks: &Marks, text: &str, chars: usize) -> (String, Vec<(u32, u32)>) {
         preview(marks, text.as_bytes(), chars).expect("text is UTF-8")
@@ -820,19 +833,19 @@ mod tests {
     fn highlights_are_utf16_ranges_of_matched_words() {
         let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
         let text = "𝔘 café and create_tool tools";
-        let marks = highlights(text, &Marks::new(set(&["cafe", "create"]), set(&["tool"])));
+        let marks = highlights(text, &page_marks(set(&["cafe", "create"]), set(&["tool"])));
         let units: Vec<u16> = text.encode_utf16().collect();
         let shown: Vec<String> =
             marks.iter().map(|&(a, b)| String::from_utf16(&units[a as usize..b as usize]).unwrap()).collect();
         // Each part of an identifier is marked on its own; `tool` and `tools` by their stem.
         assert_eq!(shown, ["café", "create", "tool", "tools"]);
-        assert!(highlights(text, &Marks::new(set(&[]), set(&[]))).is_empty());
+        assert!(highlights(text, &page_marks(set(&[]), set(&[]))).is_empty());
     }
 
     #[test]
     fn previews_show_the_part_with_most_query_words_with_context_before_it() {
         let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
-        let marks = Marks::new(set(&["tmux", "session"]), set(&["detach"]));
+        let marks = page_marks(set(&["tmux", "session"]), set(&["detach"]));
         let filler = "lorem ipsum dolor sit amet ".repeat(12);
         let text = format!("{filler}one tmux here. {filler}keeps a tmux session when you detached it. {filler}");
         let (shown, marked) = preview_of(&marks, &text, 80);
@@ -856,7 +869,7 @@ mod tests {
     #[test]
     fn a_preview_without_a_match_in_the_text_is_its_start() {
         let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
-        let marks = Marks::new(set(&["absent"]), set(&[]));
+        let marks = page_marks(set(&["absent"]), set(&[]));
         let (shown, marked) = preview_of(&marks, &shown_text("  first   words of\n the text"), 10);
         assert_eq!(shown, "first");
         assert!(marked.is_empty());
@@ -867,7 +880,7 @@ mod tests {
         let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
         // `tar` is inside every `start`; the preview must still open on the word itself.
         let text = format!("{}then the tar archive", "start ".repeat(40));
-        for marks in [Marks::new(set(&["tar"]), set(&[])), Marks::new(set(&["tar", "a", "b", "c", "d"]), set(&[]))] {
+        for marks in [page_marks(set(&["tar"]), set(&[])), page_marks(set(&["tar", "a", "b", "c", "d"]), set(&[]))] {
             let (shown, marked) = preview_of(&marks, &text, 40);
             assert!(shown.contains("tar archive"), "{shown}");
             assert_eq!(marked, highlights(&shown, &marks), "{shown}");
@@ -908,7 +921,7 @@ mod tests {
         // A long word after a three-byte space (U+3000) and a no-break space.
         for space in ['\u{3000}', '\u{a0}'] {
             let text = format!("{}{space}ΟΔΟΣΟΔΟΣΟΔΟΣ__ภาษาไทย_fileSystem tail", "STRAẞE ÆRØ 搜索引擎".repeat(3));
-            let (shown, marked) = preview_of(&Marks::new(set(&["system"]), set(&[])), &shown_text(&text), 40);
+            let (shown, marked) = preview_of(&page_marks(set(&["system"]), set(&[])), &shown_text(&text), 40);
             // The word is too long to open on: the preview opens on the matched part.
             assert!(shown.starts_with("System"), "{shown}");
             assert!(!marked.is_empty());
@@ -944,7 +957,7 @@ mod tests {
     #[test]
     fn highlights_moved_from_the_text_agree_with_highlights_found_in_the_preview() {
         let set = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
-        let marks = Marks::new(set(&["tool", "create", "create_tool"]), set(&["run"]));
+        let marks = page_marks(set(&["tool", "create", "create_tool"]), set(&["run"]));
         let runs = "Intro  text\n\n with   a Tool:   create_tool runs\tthe  Running tools; tool-chain and\r\n  more tool words at the end of it";
         let single =
             "Intro text\nwith a Tool: create_tool runs\tthe Running tools; tool-chain and\nmore tool words at the end ";
@@ -1036,14 +1049,14 @@ mod tests {
         let filler = "Größe café ".repeat(1000);
         let text = shown_text(&format!("{filler}the Zeta word {filler}zz7 tail")).into_owned();
         let terms: Vec<String> = (0..1000).map(|i| format!("zz{i}")).chain(["zeta".into()]).collect();
-        let marks = Marks::new(terms, Vec::new());
+        let marks = page_marks(terms, Vec::new());
         let (shown, marked) = preview_of(&marks, &text, 60);
         assert!(shown.contains("Zeta"), "{shown}");
         let [(a, b)] = marked[..] else { panic!("{marked:?} in {shown}") };
         let units: Vec<u16> = shown.encode_utf16().collect();
         assert_eq!(String::from_utf16_lossy(&units[a as usize..b as usize]), "Zeta");
         // No term at all: the beginning.
-        let none = Marks::new(vec!["absent".to_string()], Vec::new());
+        let none = page_marks(vec!["absent".to_string()], Vec::new());
         assert!(preview_of(&none, &text, 60).0.starts_with("Größe"));
     }
 
@@ -1051,14 +1064,14 @@ mod tests {
     fn a_long_ascii_text_is_read_in_a_window_of_whole_words_around_its_first_term() {
         let filler = "lorem ipsum ".repeat(1000);
         let text = shown_text(&format!("{filler}the Library word {filler}library")).into_owned();
-        let marks = Marks::new(vec!["library".to_string()], Vec::new());
+        let marks = page_marks(vec!["library".to_string()], Vec::new());
         let (shown, marked) = preview_of(&marks, &text, 60);
         let [(a, b)] = marked[..] else { panic!("{marked:?} in {shown}") };
         assert_eq!(&shown[a as usize..b as usize], "Library");
         // Another form of the word, far in: the window is around it too.
         let text = shown_text(&format!("{filler}{filler}the Library word")).into_owned();
         let stems = stem::stem("libraries").map(|s| s.to_string());
-        let marks = Marks::new(vec!["libraries".to_string()], stems);
+        let marks = page_marks(vec!["libraries".to_string()], stems);
         let (shown, marked) = preview_of(&marks, &text, 60);
         let [(a, b)] = marked[..] else { panic!("{marked:?} in {shown}") };
         assert_eq!(&shown[a as usize..b as usize], "Library");
@@ -1081,7 +1094,7 @@ mod tests {
     fn only_the_window_of_a_long_text_is_read() {
         let filler = "lorem ipsum ".repeat(1000);
         let mut text = format!("é {filler}the Library word {filler}").into_bytes();
-        let marks = Marks::new(vec!["library".to_string()], Vec::new());
+        let marks = page_marks(vec!["library".to_string()], Vec::new());
         // Damage far from the first term is never read: the window around it is shown, and as
         // ASCII, though the text is not.
         let end = text.len() - 10;
@@ -1121,7 +1134,7 @@ mod tests {
         let many: Vec<&str> = many.iter().map(String::as_str).collect();
         let queries = [&["abab"][..], &["realtime"], &["ab"], &many];
         for (text, terms) in texts.iter().flat_map(|t| queries.map(|q| (t, q))) {
-            let marks = Marks::new(set(terms), set(&[]));
+            let marks = page_marks(set(terms), set(&[]));
             let found: Vec<_> = marks.matches(text, true, MAX_MATCHES).0.iter().map(|m| (m.from, m.to)).collect();
             let mut every = Vec::new();
             tokenizer::for_each_token(text, |t| {
@@ -1141,15 +1154,15 @@ mod tests {
         // words whose folded form is a term (`Café`, NFD `étude`), terms in other scripts, and
         // ASCII parts of words beyond ASCII (`中文abc`), words beside symbols (`tar─ball`).
         let queries = [
-            Marks::new(set(&["areas"]), set(&["area"])),
-            Marks::new(set(&["ana", "nan"]), set(&[])),
-            Marks::new(set(&["tar", "tarball", "star"]), set(&["ball"])),
-            Marks::new(set(&["file-system", "system", "x86"]), set(&["run"])),
-            Marks::new(set(&["cafe", "munchen", "etude", "strasse", "abc"]), set(&[])),
-            Marks::new(set(&["οδος", "中文", "文a"]), set(&["naiv"])),
-            Marks::new(set(&["a", "b", "c", "d", "e", "f"]), set(&[])),
+            page_marks(set(&["areas"]), set(&["area"])),
+            page_marks(set(&["ana", "nan"]), set(&[])),
+            page_marks(set(&["tar", "tarball", "star"]), set(&["ball"])),
+            page_marks(set(&["file-system", "system", "x86"]), set(&["run"])),
+            page_marks(set(&["cafe", "munchen", "etude", "strasse", "abc"]), set(&[])),
+            page_marks(set(&["οδος", "中文", "文a"]), set(&["naiv"])),
+            page_marks(set(&["a", "b", "c", "d", "e", "f"]), set(&[])),
             // Only in a compound's joined form (`real-time`, `soft-ware` → `software`).
-            Marks::new(set(&["realtime"]), set(&[&stem::stem("software").unwrap()[..]])),
+            page_marks(set(&["realtime"]), set(&[&stem::stem("software").unwrap()[..]])),
         ];
         let words = [
             "areas",

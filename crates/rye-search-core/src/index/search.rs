@@ -370,7 +370,7 @@ impl SearchIndex {
                         stems.push(text.to_string());
                     }
                 });
-                Some(Marks::new(terms, stems))
+                Some(Marks::new(terms, stems, page.len()))
             }
             _ => None,
         };
