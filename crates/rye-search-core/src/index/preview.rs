@@ -792,7 +792,13 @@ fn preview_window(
     if start > 0 && content[start - 1] != b' ' {
         start = memchr::memchr(b' ', &content[start..]).map_or(start, |i| start + i + 1);
     }
-    let mut end = floor((start + span).min(content.len()));
+    // Back to where a character begins, unless none does after the start: then the window is
+    // continuation bytes only (damage), and checking it says so.
+    let reach = (start + span).min(content.len());
+    let mut end = match floor(reach) {
+        end if end > start => end,
+        _ => reach,
+    };
     // End on a word too: a word cut short could look like a query word (`libra` of `library`).
     if end < content.len() && content[end] != b' ' {
         end = memchr::memrchr(b' ', &content[start..end]).filter(|&space| space > 0).map_or(end, |space| start + space);
@@ -1108,6 +1114,15 @@ mod tests {
         let library = memmem::find(&text, b"Library").expect("in the text");
         text[library + 12] = 0xff;
         assert!(preview(&marks, &text, 60).is_err());
+        // Damage that is all continuation bytes, longer than a window, after a space: the end
+        // cannot back up to a character before the start; an error, never a panic.
+        let mut damaged = b"x ".repeat(2000);
+        damaged.extend(std::iter::repeat_n(0x80u8, 3000));
+        damaged.extend(b" library".repeat(10));
+        for first in [4300, 5000, 6990, damaged.len() - 7] {
+            assert!(preview_window(&damaged, |_| Some(first), 60).is_err(), "{first}");
+        }
+        assert!(preview(&marks, &damaged, 60).is_err());
         // A window that would open or end inside a character moves to where one begins.
         let mut seed = 11;
         let text = "Größe café 搜索 ".repeat(400);
