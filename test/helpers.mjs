@@ -66,12 +66,12 @@ export function workspace() {
   };
 }
 
-/** The CLI options that point a command at a workspace and nothing else (no default bundle). */
 /** `openIndex` options for a workspace's spaces and cache, without the package's own bundle. */
 export function wsOptions(ws, extra = {}) {
   return { projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false, ...extra };
 }
 
+/** The CLI options that point a command at a workspace and nothing else (no default bundle). */
 export function wsArgs(ws) {
   return ['--project', ws.project, '--user-space', ws.user, '--cache-dir', ws.cache, '--no-default-bundle'];
 }
