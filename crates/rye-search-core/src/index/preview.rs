@@ -41,6 +41,8 @@ pub(super) struct Marks {
     /// What every matched ASCII token begins with: each ASCII term, and the part of each stem
     /// that every word of it begins with (lower-cased, none beginning with another).
     patterns: Vec<String>,
+    /// The terms beyond ASCII (`мир`, `中文`).
+    other_terms: Vec<String>,
     /// The first byte of each pattern.
     pattern_starts: [bool; 256],
     /// The pairs of bytes that follow each other in a pattern ([`Pairs`]; built for the first run
@@ -363,6 +365,7 @@ impl Marks {
         let ascii_terms = terms.iter().filter(|t| t.is_ascii() && !t.is_empty()).cloned();
         let patterns = fewest(ascii_terms.chain(stem_prefixes.iter().cloned()).filter(|p| !p.is_empty()).collect());
         let finder = Finder::new(&patterns);
+        let other_terms = terms.iter().filter(|t| !t.is_ascii()).cloned().collect();
         let words = (hits.max(1) * WORDS_OF_A_HIT).min(MAX_SEEN);
         let mut pattern_starts = [false; 256];
         for &first in patterns.iter().filter_map(|p| p.as_bytes().first()) {
@@ -373,6 +376,7 @@ impl Marks {
             stems,
             stem_prefixes,
             patterns,
+            other_terms,
             pattern_starts,
             pattern_pairs: OnceCell::new(),
             finder,
@@ -429,6 +433,9 @@ impl Marks {
 
     /// The matched tokens of one word of a text, at offsets in the word.
     fn word_matches(&self, word: &str) -> Box<[WordMatch]> {
+        if !word.is_ascii() && !self.may_hold_match(word) {
+            return Box::default();
+        }
         let mut out = Vec::new();
         let mut weights = self.weights.borrow_mut();
         tokenizer::for_each_token(word, |t| {
@@ -448,6 +455,25 @@ impl Marks {
             }
         });
         out.into_boxed_slice()
+    }
+
+    /// Whether a word beyond ASCII may hold a matched token. A word whose letters fold one by
+    /// one ([`tokenizer::fold_words`]: Latin, Greek and Cyrillic, beside punctuation such as `’`)
+    /// has tokens that are pieces of its folded form or of that form without its joiners, and a
+    /// matched token holds a pattern or is a term beyond ASCII: a word that holds neither has
+    /// none, and is not tokenised (in German, French or Russian text most words are beyond
+    /// ASCII, each ~4k instructions to tokenise: previews cost twice the search). Other words
+    /// are tokenised.
+    fn may_hold_match(&self, word: &str) -> bool {
+        let Some(folded) = tokenizer::fold_words(word) else { return true };
+        let joined = match folded.contains(['-', '_']) {
+            true => tokenizer::without_joiners(&folded),
+            false => String::new(),
+        };
+        self.patterns
+            .iter()
+            .chain(&self.other_terms)
+            .any(|p| folded.contains(p.as_str()) || joined.contains(p.as_str()))
     }
 
     /// Whether the word that `text` begins with, written without its joiners (`real-time` →
@@ -593,20 +619,27 @@ pub(super) fn preview(marks: &Marks, content: &[u8], chars: usize) -> Result<(St
     let all = marks.matches_into(region, ascii, MAX_MATCHES, &mut found);
     let start = best_fragment(&found, region, ascii, chars);
     let text = cut_at_word(&region[start..], chars);
-    // When the matches found are all the text has (ASCII text is scanned whole), the preview's
-    // highlights are those matches, moved to where the preview starts.
-    let marked = match ascii && all {
-        true => moved_matches(&found, start, text.len()),
+    // When the matches found are all the text has (the window is scanned whole), the preview's
+    // highlights are those matches, moved to where the preview starts: matching the preview
+    // again cost as much as the first pass.
+    let marked = match all {
+        true => {
+            let moved = moved_matches(&found, start, text.len());
+            // In ASCII, bytes are UTF-16 code units too.
+            match ascii {
+                true => moved.into_iter().map(|(a, b)| (a as u32, b as u32)).collect(),
+                false => to_utf16(text, &moved),
+            }
+        }
         false => highlights(text, marks),
     };
     Ok((text.to_owned(), marked))
 }
 
-/// The ranges of the matches at or after byte `start` of an ASCII text, counted from there, in
-/// its first `len` bytes from there; merged where they touch. Offsets are bytes, which in ASCII
-/// are UTF-16 code units too.
-fn moved_matches(found: &[Match], start: usize, len: usize) -> Vec<(u32, u32)> {
-    let mut merged: Vec<(u32, u32)> = Vec::with_capacity(found.len());
+/// The byte ranges of the matches at or after byte `start` of a text, counted from there, in
+/// its first `len` bytes from there; merged where they touch.
+fn moved_matches(found: &[Match], start: usize, len: usize) -> Vec<(usize, usize)> {
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(found.len());
     for m in found.iter().filter(|m| m.from >= start) {
         let (a, b) = (m.from - start, m.to - start);
         if a >= len {
@@ -618,9 +651,8 @@ fn moved_matches(found: &[Match], start: usize, len: usize) -> Vec<(u32, u32)> {
             continue;
         }
         match merged.last_mut() {
-            Some(last) if a <= last.1 as usize => last.1 = last.1.max(b as u32),
-            // Offsets in a preview, far below 2^32.
-            _ => merged.push((a as u32, b as u32)),
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
         }
     }
     merged
@@ -976,6 +1008,75 @@ mod tests {
     }
 
     #[test]
+    fn highlights_moved_from_text_in_any_script_agree_with_highlights_found_in_the_preview() {
+        // Words in many scripts, forms (NFC and NFD accents, compatibility forms, capitals),
+        // joined by joiners, CJK runs without spaces, symbols beside words; queries of their
+        // tokens and stems, as a search would mark them.
+        let words = [
+            "Café",
+            "cafe\u{301}",
+            "naïve",
+            "STRAẞE",
+            "straße",
+            "Schlüssel",
+            "ﬁle",
+            "file-system",
+            "fileSystem",
+            "create_tool",
+            "Привет",
+            "мир",
+            "Ключ",
+            "搜索引擎",
+            "中文搜索",
+            "ΟΔΟΣ",
+            "οδός",
+            "ภาษาไทย",
+            "Ａｂｃ",
+            "relatives—which",
+            "“quoted”",
+            "it’s",
+            "tools",
+            "running",
+            "x²",
+            "①",
+            "→",
+            "🙂",
+            "a",
+            "the",
+            "data__Schlüssel",
+            "日本語テキスト",
+        ];
+        let mut seed = 11u64;
+        let mut compared = 0;
+        for _ in 0..400 {
+            let len = 5 + (next(&mut seed) >> 33) as usize % 60;
+            let text: Vec<&str> = (0..len).map(|_| words[(next(&mut seed) >> 33) as usize % words.len()]).collect();
+            let text = text.join(" ");
+            let (mut terms, mut stems) = (HashSet::new(), HashSet::new());
+            for _ in 0..1 + (next(&mut seed) >> 33) % 3 {
+                let word = words[(next(&mut seed) >> 33) as usize % words.len()];
+                tokenizer::for_each_token(word, |t| {
+                    terms.insert(t.text.to_string());
+                    stems.extend(stem::stem(t.text).map(|s| s.into_owned()));
+                });
+            }
+            let marks = page_marks(terms, stems);
+            for chars in [12, 30, 80, 200] {
+                let (shown, marked) = preview_of(&marks, &text, chars);
+                // Where the preview opens inside a word (one too long to open on), tokenising the
+                // preview alone splits that word otherwise: compared only where it opens on a word.
+                let opens_on_word =
+                    text.match_indices(shown.as_str()).all(|(at, _)| at == 0 || text[..at].ends_with(' '));
+                if opens_on_word {
+                    assert_eq!(marked, highlights(&shown, &marks), "{chars}: {shown:?} of {text:?}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 1000, "{compared}");
+    }
+
+    #[test]
     fn runs_beyond_ascii_start_where_characters_that_may_be_in_a_token_begin() {
         // ASCII, letters and a mark beyond it, and symbols (never part of a word).
         let pieces = ["a", " ", "-", "é", "\u{301}", "ж", "中", "─", "→", "—", "✅", "①", "²"];
@@ -1178,6 +1279,9 @@ mod tests {
             page_marks(set(&["a", "b", "c", "d", "e", "f"]), set(&[])),
             // Only in a compound's joined form (`real-time`, `soft-ware` → `software`).
             page_marks(set(&["realtime"]), set(&[&stem::stem("software").unwrap()[..]])),
+            // Terms in letters the lookup table folds, whole, as parts and joined.
+            page_marks(set(&["мир", "grosse", "große", "οδοσ", "cafe"]), set(&[])),
+            page_marks(set(&["приветмир", "cafebar", "application", "arger"]), set(&[])),
         ];
         let words = [
             "areas",
@@ -1222,6 +1326,16 @@ mod tests {
             "x—y",
             "a\u{3000}b",
             "Ærø",
+            "l’application",
+            "d’Ärger—x",
+            "Привет__мир",
+            "мир-Ключ",
+            "Größe",
+            "größe_x",
+            "GRÖSSE",
+            "Café-Bar",
+            "ΟΔΟΣ_οδός",
+            "Ключ",
             "real-time",
             "Real_Time",
             "real-times",
