@@ -36,9 +36,24 @@ pub struct Word {
 }
 
 /// Letters, digits and combining marks: a mark belongs to the letter before it (NFD accents,
-/// Devanagari and Thai vowel signs), so it never splits a word.
+/// Devanagari and Thai vowel signs), so it never splits a word. [`ALPHABETS`] characters are
+/// looked up: the rule searches Unicode's tables, a tenth of previewing Russian text.
 pub(crate) fn is_word_char(c: char) -> bool {
+    let at = (c as usize).checked_sub(*ALPHABETS.start() as usize);
+    match at.and_then(|at| alphabet_word_chars().get(at)) {
+        Some(&word) => word,
+        None => is_word_char_by_rule(c),
+    }
+}
+
+fn is_word_char_by_rule(c: char) -> bool {
     c.is_alphanumeric() || is_combining_mark(c)
+}
+
+/// Which [`ALPHABETS`] characters are word characters, built once from the rule.
+fn alphabet_word_chars() -> &'static [bool] {
+    static WORD: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    WORD.get_or_init(|| ALPHABETS.map(is_word_char_by_rule).collect())
 }
 
 fn is_joiner(c: char) -> bool {
@@ -232,9 +247,10 @@ pub(crate) fn fold_alphabetic(text: &str) -> Option<String> {
     Some(out)
 }
 
-/// `text` with its words folded as [`fold_alphabetic`] folds them and each character that is
-/// not part of a word (`’`, `—`) written as a space: each token of `text` is a piece of it, or of
-/// it without its joiners. None when a letter of it is not folded alone.
+/// `text` with its words folded as [`fold_alphabetic`] folds them, letters of scripts written
+/// without spaces as they are, and each character that is not part of a word (`’`, `—`) written
+/// as a space: each token of `text` is a piece of it, or of it without its joiners. None when a
+/// letter of it is not folded alone.
 pub(crate) fn fold_words(text: &str) -> Option<String> {
     let forms = alphabet_forms();
     let mut out = String::with_capacity(text.len());
@@ -246,6 +262,11 @@ pub(crate) fn fold_words(text: &str) -> Option<String> {
         match form_of(forms, c) {
             Some(form) => out.push_str(form),
             None if !is_word_char(c) => out.push(' '),
+            // A letter of a script written without spaces is its own form where NFKC keeps it and
+            // it is no mark (a kana voicing mark composes with the kana before it).
+            None if is_cjk(c) && !is_combining_mark(c) && is_nfkc_quick([c].into_iter()) == IsNormalized::Yes => {
+                out.push(c)
+            }
             None => return None,
         }
     }
@@ -624,6 +645,13 @@ mod tests {
 
     fn texts(s: &str) -> Vec<(String, usize)> {
         tokens(s).into_iter().map(|t| (t.text, t.position)).collect()
+    }
+
+    #[test]
+    fn word_characters_looked_up_are_those_of_the_rule() {
+        for c in (0..0x3000).filter_map(char::from_u32) {
+            assert_eq!(is_word_char(c), is_word_char_by_rule(c), "{c:?}");
+        }
     }
 
     #[test]

@@ -1282,6 +1282,7 @@ mod tests {
             // Terms in letters the lookup table folds, whole, as parts and joined.
             page_marks(set(&["мир", "grosse", "große", "οδοσ", "cafe"]), set(&[])),
             page_marks(set(&["приветмир", "cafebar", "application", "arger"]), set(&[])),
+            page_marks(set(&["config", "ファイ", "がが", "豈中", "ไท"]), set(&["read"])),
         ];
         let words = [
             "areas",
@@ -1326,6 +1327,10 @@ mod tests {
             "x—y",
             "a\u{3000}b",
             "Ærø",
+            "設定ファイルconfigを読む",
+            "か\u{3099}が",
+            "\u{f900}中文",
+            "ภาษาไทยabc",
             "l’application",
             "d’Ärger—x",
             "Привет__мир",
