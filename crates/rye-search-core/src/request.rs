@@ -320,12 +320,19 @@ impl SearchResponse {
 }
 
 /// Rewrites the JSON written from byte `start` of `out` with every non-ASCII character as a
-/// `\uXXXX` escape (valid anywhere: JSON outside strings is ASCII). V8 makes a string of one-byte
-/// characters from ASCII by copying it; one `’` in a preview made it decode a whole `searchMany`
-/// batch into a two-byte string instead, which `JSON.parse` then read more slowly.
+/// `\uXXXX` escape (valid anywhere: JSON outside strings is ASCII), unless more than one byte in
+/// [`ESCAPED_UP_TO`] is beyond ASCII. V8 makes a string of one-byte characters from ASCII by
+/// copying it; one `’` in a preview made it decode a whole `searchMany` batch into a two-byte
+/// string instead, which `JSON.parse` then read more slowly. An answer in Russian or Greek is
+/// two-byte text whatever is done, and escaping each of its letters as six bytes was a quarter of
+/// such a search with previews.
 fn ascii_escaped(out: &mut Vec<u8>, start: usize) {
     // Most answers are ASCII; the rest is rewritten from the first byte beyond it.
     let Some(first) = first_beyond_ascii(&out[start..]) else { return };
+    let beyond = out[start + first..].iter().filter(|&&b| b >= 0x80).count();
+    if beyond * ESCAPED_UP_TO > out.len() - start {
+        return;
+    }
     let tail = out.split_off(start + first);
     // Everything written came from strings, so this is UTF-8; the lossy read only guards.
     let tail = String::from_utf8(tail).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
@@ -343,6 +350,10 @@ fn ascii_escaped(out: &mut Vec<u8>, start: usize) {
     }
     out.extend_from_slice(rest.as_bytes());
 }
+
+/// Answers with at most one byte in this many beyond ASCII are written as ASCII (see
+/// [`ascii_escaped`]): a few accents or quotation marks, not a text in another script.
+const ESCAPED_UP_TO: usize = 8;
 
 /// Hexadecimal digits of `\uXXXX` escapes.
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -457,7 +468,7 @@ mod tests {
     fn answers_are_ascii_json_that_reads_back_as_the_same_text() {
         // Characters beyond ASCII at every place in and around a scan's chunk of bytes.
         for lead in 0..40 {
-            let text = format!("{}café ’quoted’ 搜索 😀 \u{7f} \"q\" \\ end", "a".repeat(lead));
+            let text = format!("{}café ’quoted’ 搜索 😀 \u{7f} \"q\" \\ end {}", "a".repeat(lead), "x".repeat(200));
             let hit = Hit {
                 id: format!("id-{text}"),
                 preview: text.clone(),
@@ -477,6 +488,19 @@ mod tests {
             assert_eq!(back["hits"][0][2], text);
             assert_eq!(back["hits"][0][3][2], text);
             assert_eq!(back["warnings"][0], text);
+        }
+    }
+
+    #[test]
+    fn answers_mostly_beyond_ascii_stay_utf8_and_read_back_as_the_same_text() {
+        for text in ["Кроссплатформенная библиотека для работы с изображениями", "Ελληνικά κείμενα 😀 \"q\""]
+        {
+            let hit = Hit { id: "id".into(), preview: text.into(), item: "[]".into(), ..Default::default() };
+            let res = SearchResponse { hits: vec![hit], search_type: "keyword", ..Default::default() };
+            let json = res.to_json();
+            assert!(json.contains(text.split('"').next().unwrap()), "{json}");
+            let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(back["hits"][0][2], text);
         }
     }
 }
