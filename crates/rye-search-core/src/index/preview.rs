@@ -43,6 +43,9 @@ pub(super) struct Marks {
     patterns: Vec<String>,
     /// The terms beyond ASCII (`мир`, `中文`).
     other_terms: Vec<String>,
+    /// Whether every matched token holds a pattern or is a term beyond ASCII (not when a stem's
+    /// prefix is empty, which every token begins with).
+    matches_hold_patterns: bool,
     /// The first byte of each pattern.
     pattern_starts: [bool; 256],
     /// The pairs of bytes that follow each other in a pattern ([`Pairs`]; built for the first run
@@ -366,6 +369,7 @@ impl Marks {
         let patterns = fewest(ascii_terms.chain(stem_prefixes.iter().cloned()).filter(|p| !p.is_empty()).collect());
         let finder = Finder::new(&patterns);
         let other_terms = terms.iter().filter(|t| !t.is_ascii()).cloned().collect();
+        let matches_hold_patterns = stem_prefixes.iter().all(|p| !p.is_empty());
         let words = (hits.max(1) * WORDS_OF_A_HIT).min(MAX_SEEN);
         let mut pattern_starts = [false; 256];
         for &first in patterns.iter().filter_map(|p| p.as_bytes().first()) {
@@ -377,6 +381,7 @@ impl Marks {
             stem_prefixes,
             patterns,
             other_terms,
+            matches_hold_patterns,
             pattern_starts,
             pattern_pairs: OnceCell::new(),
             finder,
@@ -465,6 +470,9 @@ impl Marks {
     /// ASCII, each ~4k instructions to tokenise: previews cost twice the search). Other words
     /// are tokenised.
     fn may_hold_match(&self, word: &str) -> bool {
+        if !self.matches_hold_patterns {
+            return true;
+        }
         let Some(folded) = tokenizer::fold_words(word) else { return true };
         let joined = match folded.contains(['-', '_']) {
             true => tokenizer::without_joiners(&folded),
