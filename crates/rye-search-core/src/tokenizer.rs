@@ -39,8 +39,7 @@ pub struct Word {
 /// Devanagari and Thai vowel signs), so it never splits a word. [`ALPHABETS`] characters are
 /// looked up: the rule searches Unicode's tables, a tenth of previewing Russian text.
 pub(crate) fn is_word_char(c: char) -> bool {
-    let at = (c as usize).checked_sub(*ALPHABETS.start() as usize);
-    match at.and_then(|at| alphabet_word_chars().get(at)) {
+    match alphabet_index(c).and_then(|at| alphabet_word_chars().get(at)) {
         Some(&word) => word,
         None => is_word_char_by_rule(c),
     }
@@ -56,7 +55,7 @@ fn alphabet_word_chars() -> &'static [bool] {
     WORD.get_or_init(|| ALPHABETS.map(is_word_char_by_rule).collect())
 }
 
-fn is_joiner(c: char) -> bool {
+pub(crate) fn is_joiner(c: char) -> bool {
     c == '_' || c == '-'
 }
 
@@ -236,15 +235,7 @@ const ALPHABETS: std::ops::RangeInclusive<char> = '\u{c0}'..='\u{52f}';
 /// lower-cased the text, checked it for NFKC and decomposed each letter (a German, French or
 /// Russian word cost ten times an ASCII word to tokenise). None for any other text.
 pub(crate) fn fold_alphabetic(text: &str) -> Option<String> {
-    let forms = alphabet_forms();
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c.is_ascii() {
-            true => out.push(c.to_ascii_lowercase()),
-            false => out.push_str(form_of(forms, c)?),
-        }
-    }
-    Some(out)
+    fold_letters(text, |_, _| None)
 }
 
 /// `text` with its words folded as [`fold_alphabetic`] folds them, letters of scripts written
@@ -252,6 +243,23 @@ pub(crate) fn fold_alphabetic(text: &str) -> Option<String> {
 /// as a space: each token of `text` is a piece of it, or of it without its joiners. None when a
 /// letter of it is not folded alone.
 pub(crate) fn fold_words(text: &str) -> Option<String> {
+    fold_letters(text, |c, out| {
+        match c {
+            _ if !is_word_char(c) => out.push(' '),
+            // A letter of a script written without spaces is its own form where NFKC keeps it and
+            // it is no mark (a kana voicing mark composes with the kana before it).
+            _ if is_cjk(c) && !is_combining_mark(c) && is_nfkc_quick([c].into_iter()) == IsNormalized::Yes => {
+                out.push(c)
+            }
+            _ => return None,
+        }
+        Some(())
+    })
+}
+
+/// `text` with ASCII lower-cased and [`ALPHABETS`] letters in their looked-up forms; any other
+/// character is written by `other`, or ends it with None.
+fn fold_letters(text: &str, other: impl Fn(char, &mut String) -> Option<()>) -> Option<String> {
     let forms = alphabet_forms();
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -259,24 +267,17 @@ pub(crate) fn fold_words(text: &str) -> Option<String> {
             out.push(c.to_ascii_lowercase());
             continue;
         }
-        match form_of(forms, c) {
+        match alphabet_index(c).and_then(|at| forms.get(at)?.as_deref()) {
             Some(form) => out.push_str(form),
-            None if !is_word_char(c) => out.push(' '),
-            // A letter of a script written without spaces is its own form where NFKC keeps it and
-            // it is no mark (a kana voicing mark composes with the kana before it).
-            None if is_cjk(c) && !is_combining_mark(c) && is_nfkc_quick([c].into_iter()) == IsNormalized::Yes => {
-                out.push(c)
-            }
-            None => return None,
+            None => other(c, &mut out)?,
         }
     }
     Some(out)
 }
 
-/// The folded form of a character in `forms` ([`alphabet_forms`]), if it folds alone.
-fn form_of(forms: &[Option<Box<str>>], c: char) -> Option<&str> {
-    let at = (c as usize).checked_sub(*ALPHABETS.start() as usize)?;
-    forms.get(at)?.as_deref()
+/// Where `c` is in [`ALPHABETS`] tables, if at or after its start.
+fn alphabet_index(c: char) -> Option<usize> {
+    (c as usize).checked_sub(*ALPHABETS.start() as usize)
 }
 
 /// The form [`fold`] gives each [`ALPHABETS`] character, lower-cased, when it gives it whatever

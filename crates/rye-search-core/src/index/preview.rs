@@ -474,7 +474,7 @@ impl Marks {
             return true;
         }
         let Some(folded) = tokenizer::fold_words(word) else { return true };
-        let joined = match folded.contains(['-', '_']) {
+        let joined = match folded.contains(tokenizer::is_joiner) {
             true => tokenizer::without_joiners(&folded),
             false => String::new(),
         };
