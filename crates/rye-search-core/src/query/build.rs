@@ -18,6 +18,7 @@ use tantivy_fst::{Automaton, Regex};
 
 use super::budget::Budget;
 use super::few_postings::{FewPostingsQuery, FieldTerm, FEW_POSTINGS};
+use super::near::NearQuery;
 use super::parse::Node;
 use super::probed::{AnyFieldQuery, ProbedUnionQuery};
 use crate::all_terms::LazyAllTerms;
@@ -114,7 +115,7 @@ impl<'a> Builder<'a> {
                 // Quotes ask for the words as written: no other word forms.
                 let seq = self.token_sequence(text)?;
                 let stems = self.stems.take();
-                let exact = self.sequence(&seq, fields, 0);
+                let exact = self.sequence(&seq, fields);
                 self.stems = stems;
                 exact
             }
@@ -193,36 +194,48 @@ impl<'a> Builder<'a> {
                 }
                 self.warnings.push(format!("\"{token}\" was matched exactly: the query has too many fuzzy terms"));
             }
-            return Ok(self.sequence(&[token], fields, 0));
+            return Ok(self.sequence(&[token], fields));
         }
         if let [word] = &words[..] {
             if !tokenizer::also_joined(&word.whole, word.parts.len()) {
-                return Ok(self.sequence(&word.parts, fields, 0));
+                return Ok(self.sequence(&word.parts, fields));
             }
             // A compound (`real-time`, `createTool`) is its parts in a row, or the same letters
             // written as one word (`realtime`, `createtool`), which the index holds for both.
-            let parts = self.sequence(&word.parts, fields, 0);
-            let joined = self.sequence(&[tokenizer::without_joiners(&word.whole)], fields, 0);
+            let parts = self.sequence(&word.parts, fields);
+            let joined = self.sequence(&[tokenizer::without_joiners(&word.whole)], fields);
             let joined = boosted(joined, JOINED_WEIGHT);
             return Ok(any_of(vec![parts, joined]));
         }
         let seq: Vec<String> = words.into_iter().flat_map(|w| w.parts).collect();
-        Ok(self.sequence(&seq, fields, 0))
+        Ok(self.sequence(&seq, fields))
     }
 
     /// A single token or a phrase of tokens, over every field that holds all its tokens.
-    pub fn sequence(&self, seq: &[String], fields: &[(Field, f32)], slop: u32) -> Box<dyn Query> {
+    pub fn sequence(&self, seq: &[String], fields: &[(Field, f32)]) -> Box<dyn Query> {
         if let [token] = seq {
             return self.single(token, fields);
         }
+        self.per_field(seq, fields, |terms| Box::new(PhraseQuery::new(terms)))
+    }
+
+    /// Distinct words within `slop` of their places, in any field that holds them all (see
+    /// [`NearQuery`]: its work is bounded whatever the slop and the text).
+    pub fn near(&self, words: &[String], fields: &[(Field, f32)], slop: u32) -> Box<dyn Query> {
+        self.per_field(words, fields, |terms| Box::new(NearQuery::new(terms, slop)))
+    }
+
+    /// A query of `tokens` made by `make` in each field that holds them all, boosted by field.
+    fn per_field(
+        &self,
+        tokens: &[String],
+        fields: &[(Field, f32)],
+        make: impl Fn(Vec<Term>) -> Box<dyn Query>,
+    ) -> Box<dyn Query> {
         let per_field = fields
             .iter()
-            .filter(|&&(field, _)| seq.iter().all(|token| self.field_has(field, token)))
-            .map(|&(field, boost)| {
-                let mut pq = PhraseQuery::new(seq.iter().map(|t| Term::from_field_text(field, t)).collect());
-                pq.set_slop(slop);
-                boosted(Box::new(pq), boost)
-            })
+            .filter(|&&(field, _)| tokens.iter().all(|token| self.field_has(field, token)))
+            .map(|&(field, boost)| boosted(make(tokens.iter().map(|t| Term::from_field_text(field, t)).collect()), boost))
             .collect();
         any_of(per_field)
     }
@@ -351,7 +364,7 @@ impl<'a> Builder<'a> {
     /// of its run (`猫は` `黒猫`): it matches itself and, as a wildcard would, the most frequent
     /// pairs that hold it. Without this, `猫` found only items where it stood alone.
     fn in_pairs(&mut self, token: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
-        let alone = self.sequence(&[token.to_string()], fields, 0);
+        let alone = self.sequence(&[token.to_string()], fields);
         if !self.budget.take_walk() {
             self.warnings.push(format!(
                 "\"{token}\" was matched alone, not inside longer words: the query has too many wildcards"

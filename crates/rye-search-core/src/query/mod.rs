@@ -1,13 +1,14 @@
 //! The query language: parsing (`parse`), translation to Tantivy (`build`), what one query may
 //! spend on expansions (`budget`), scoring terms with few postings directly (`few_postings`), ranking
 //! unions of a few terms by MaxScore (`max_score`),
-//! unions an intersection probes (`probed`), and the term dictionaries a translation looks words
+//! unions an intersection probes (`probed`), words near one another (`near`), and the term dictionaries a translation looks words
 //! up in (`dictionaries`).
 pub mod budget;
 pub mod build;
 pub mod dictionaries;
 pub mod few_postings;
 pub mod max_score;
+pub mod near;
 pub mod parse;
 pub mod probed;
 pub mod relax;

@@ -119,6 +119,9 @@ impl Parser {
             }
             items.push(self.and(depth)?);
         }
+        // `x OR x` is `x`: a repeated alternative would only split the expansion budget (32 copies
+        // of `*e*` found fewer items than one) and repeat the work.
+        dedup(&mut items, |_| true);
         Ok(if items.len() == 1 { items.pop().unwrap() } else { Node::Or(items) })
     }
 
@@ -142,6 +145,8 @@ impl Parser {
                 _ => break,
             }
         }
+        // A repeated wildcard is the same condition (words may repeat: they weigh as written).
+        dedup(&mut items, |n| matches!(n, Node::Wildcard(_)));
         Ok(if items.len() == 1 { items.pop().unwrap() } else { Node::And(items) })
     }
 
@@ -257,6 +262,17 @@ pub fn checked_length(query: &str) -> Result<usize> {
 }
 
 /// Parses a query string. Blank queries mean "everything", like `*`.
+/// Drops the later copies of the `items` that `which` picks.
+fn dedup(items: &mut Vec<Node>, which: impl Fn(&Node) -> bool) {
+    let mut kept: Vec<Node> = Vec::with_capacity(items.len());
+    for item in items.drain(..) {
+        if !(which(&item) && kept.contains(&item)) {
+            kept.push(item);
+        }
+    }
+    *items = kept;
+}
+
 pub fn parse(query: &str) -> Result<Node> {
     let chars = checked_length(query)?;
     let toks = lex(query)?;
@@ -286,6 +302,8 @@ mod tests {
     #[test]
     fn precedence_not_and_or() {
         assert_eq!(parse("a OR b c").unwrap(), Node::Or(vec![t("a"), Node::And(vec![t("b"), t("c")])]));
+        assert_eq!(parse("a OR b OR a OR (b)").unwrap(), Node::Or(vec![t("a"), t("b")]));
+        assert_eq!(parse("*e* *e* a a").unwrap(), Node::And(vec![Node::Wildcard("*e*".into()), t("a"), t("a")]));
         assert_eq!(parse("a AND NOT b").unwrap(), Node::And(vec![t("a"), Node::Not(Box::new(t("b")))]));
         assert_eq!(
             parse("(file OR dir) AND read").unwrap(),
