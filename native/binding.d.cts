@@ -69,9 +69,9 @@ export interface FileBatch {
 
 /**
  * Loads the embedding model every index of this process uses for semantic search; returns its
- * dimensions. Without one, searches are keyword-only.
+ * identity (dimensions, tokens, a hash of its bytes). Without one, searches are keyword-only.
  */
-export declare function loadModel(path: string): number
+export declare function loadModel(path: string): string
 
 /**
  * Reads `\0`-separated paths off the JS thread, several at a time: regular files of at most

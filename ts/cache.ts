@@ -13,7 +13,9 @@ export function defaultCacheDir(): string {
 }
 
 /**
- * One index per configuration of spaces: the project, the user space and the bundles in order.
+ * One index per configuration of spaces (the project, the user space and the bundles in order)
+ * and embedding model (vectors of one model are meaningless to another, and an index built
+ * without one has none).
  * Processes with other settings (an MCP server started without the user's environment, a CLI
  * with RYE_SYSTEM_BUNDLES) must never undo each other's index, so each gets its own directory.
  */
@@ -21,10 +23,12 @@ export function indexDirFor(
   cacheDir: string,
   projectPath: string | undefined,
   spaces: readonly { label: string; aiDir: string }[],
+  model: string,
 ): string {
   const configuration = JSON.stringify([
     projectPath ? path.resolve(projectPath) : null,
     spaces.map((s) => [s.label, path.resolve(s.aiDir)]),
+    model,
   ]);
   const digest = createHash('sha256').update(configuration).digest('hex').slice(0, 16);
   const label = projectPath

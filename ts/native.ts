@@ -30,6 +30,18 @@ function load(): Binding {
   return binding;
 }
 
+let modelIdentity = 'none';
+
+/**
+ * The loaded embedding model's identity (dimensions, tokens, a hash of its bytes), or `none`: an
+ * index on disk is kept per model, so its vectors are never another model's, nor missing because
+ * an earlier process ran without one.
+ */
+export function embeddingModel(): string {
+  load();
+  return modelIdentity;
+}
+
 /** The embedding model the package ships; `RYE_SEARCH_MODEL` names another file, or `off`. */
 export const DEFAULT_MODEL = fileURLToPath(new URL('../model/minilm-static-256.rye-embed', import.meta.url));
 
@@ -41,7 +53,7 @@ function loadModel(b: Binding): void {
   const file = process.env.RYE_SEARCH_MODEL || DEFAULT_MODEL;
   if (file === 'off') return;
   try {
-    b.loadModel(file);
+    modelIdentity = b.loadModel(file);
   } catch (err) {
     const why = fromNative(err);
     process.stderr.write(`rye-search: semantic search is off (keyword only): ${(why as Error).message}\n`);

@@ -7,7 +7,7 @@ use rye_search_core::{ItemDoc, LikeRef, Matched, Mode, Scope, SearchIndex, Searc
 
 fn shipped_model() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../model/minilm-static-256.rye-embed");
-    assert_eq!(load_model(&path).unwrap(), 256);
+    assert!(load_model(&path).unwrap().starts_with("256d"));
 }
 
 #[test]

@@ -157,10 +157,10 @@ impl NativeIndex {
 }
 
 /// Loads the embedding model every index of this process uses for semantic search; returns its
-/// dimensions. Without one, searches are keyword-only.
+/// identity (dimensions, tokens, a hash of its bytes). Without one, searches are keyword-only.
 #[napi]
-pub fn load_model(path: String) -> napi::Result<u32> {
-    guarded(|| rye_search_core::semantic::load_model(std::path::Path::new(&path)).map(|d| d as u32).map_err(to_js))
+pub fn load_model(path: String) -> napi::Result<String> {
+    guarded(|| rye_search_core::semantic::load_model(std::path::Path::new(&path)).map_err(to_js))
 }
 
 /// Stats `\0`-separated paths on all cores: `[mtime µs, size, kind]` per path

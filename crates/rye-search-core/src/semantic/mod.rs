@@ -18,12 +18,13 @@ use crate::error::Result;
 
 static MODEL: RwLock<Option<Arc<StaticModel>>> = RwLock::new(None);
 
-/// Loads the model every index of this process embeds with; returns its dimensions.
-pub fn load_model(path: &Path) -> Result<usize> {
+/// Loads the model every index of this process embeds with; returns its identity (see
+/// [`StaticModel::identity`]): an index's vectors belong to the model that made them.
+pub fn load_model(path: &Path) -> Result<String> {
     let model = Arc::new(StaticModel::load(path)?);
-    let dims = model.dims();
+    let identity = model.identity().to_string();
     *MODEL.write().unwrap_or_else(|e| e.into_inner()) = Some(model);
-    Ok(dims)
+    Ok(identity)
 }
 
 pub fn model() -> Option<Arc<StaticModel>> {
