@@ -13,7 +13,7 @@ import { scanSpaces, type Candidate, type Skip } from './discovery.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { IndexLockedError, RyeSearchError } from './errors.js';
 import { loadParsers, parseItem } from './metadata.js';
-import { readFiles, type FileRead } from './read-file.js';
+import { readFiles, readRegularFile, type FileRead } from './read-file.js';
 import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { WatchedScanCache } from './scan-cache.js';
 import type { Space } from './spaces.js';
@@ -76,6 +76,8 @@ export interface ItemRef {
  * files is read, parsed and sent as a few tens of megabytes, not a gigabyte.
  */
 const SLICE_FILES = 1000;
+/** The scan state of a refresh: ~100 bytes a file, so a million files fit. */
+const MAX_STATE_BYTES = 256 * 1024 * 1024;
 const SLICE_BYTES = 32 * 1024 * 1024;
 
 /** Changed files in slices of at most `SLICE_FILES` files and `SLICE_BYTES` bytes (at least one file each). */
@@ -458,7 +460,8 @@ export class Indexer {
   private readState(): State {
     if (!this.stateFile) return {};
     try {
-      return JSON.parse(fs.readFileSync(this.stateFile, 'utf8')) as State;
+      // Only a regular file under the cap: a FIFO or a link to /dev/zero here is no state.
+      return JSON.parse(readRegularFile(this.stateFile, MAX_STATE_BYTES).toString('utf8')) as State;
     } catch {
       return {};
     }

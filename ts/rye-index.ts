@@ -8,10 +8,18 @@ import path from 'node:path';
 import { defaultCacheDir, indexDirFor } from './cache.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
-import { echo, fetchFailure, InvalidArgumentError, NotFoundError, shown, type FetchFailure } from './errors.js';
+import {
+  echo,
+  fetchFailure,
+  InvalidArgumentError,
+  NotFoundError,
+  RyeSearchError,
+  shown,
+  type FetchFailure,
+} from './errors.js';
 import { Indexer, type IndexReport, type ItemRef, type Progress, refKey } from './indexer.js';
 import { loadParsers } from './metadata.js';
-import { native, type NativeIndex } from './native.js';
+import { embeddingModel, native, type NativeIndex } from './native.js';
 import { readFiles } from './read-file.js';
 import { buildRequest, type SearchOptions } from './search-request.js';
 import { shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
@@ -245,6 +253,44 @@ export class RyeIndex {
   }
 }
 
+/**
+ * `mkdir -p`, one level at a time and at most 256 levels: Node's recursive mkdir spins forever
+ * where the kernel answers ENOENT for a parent that exists (`/proc/self/…`).
+ */
+function makeDirs(dir: string): void {
+  const missing: string[] = [];
+  for (let at = dir; missing.length < 256; at = path.dirname(at)) {
+    try {
+      if (fs.statSync(at).isDirectory()) break;
+      throw Object.assign(new Error(`${at} is not a directory`), { code: 'ENOTDIR' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || path.dirname(at) === at) throw err;
+      missing.push(at);
+    }
+  }
+  for (const at of missing.reverse()) {
+    try {
+      fs.mkdirSync(at);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+}
+
+/** Creates the index's directory, or says in one coded error why the cache cannot hold it. */
+function makeIndexDir(location: string): void {
+  try {
+    makeDirs(location);
+    if (!fs.lstatSync(location).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    fs.accessSync(location, fs.constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+    throw new RyeSearchError('E_IO', `cannot keep an index in ${location} (${code})`, {
+      hint: 'choose a writable cache directory: cacheDir, --cache-dir or RYE_SEARCH_CACHE_DIR',
+    });
+  }
+}
+
 export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> {
   if (opts.projectPath !== undefined && typeof opts.projectPath !== 'string') {
     throw new InvalidArgumentError('projectPath must be a string', { hint: 'pass the directory that holds .ai/' });
@@ -257,8 +303,8 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   if (opts.projectPath !== undefined) checkProjectDir(opts.projectPath);
   const spaces = resolveSpaces(opts);
   const cacheDir = path.resolve(opts.cacheDir ?? defaultCacheDir());
-  const location = indexDirFor(cacheDir, opts.projectPath, spaces);
-  fs.mkdirSync(location, { recursive: true });
+  const location = indexDirFor(cacheDir, opts.projectPath, spaces, embeddingModel());
+  makeIndexDir(location);
   const nativeIndex = native((b) => b.NativeIndex.open(location));
   const indexer = new Indexer(
     nativeIndex,

@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
 
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-
 import { McpContext } from '../mcp/context.js';
 import { createMcpServer } from '../mcp/server.js';
+import { LineTransport } from '../mcp/stdio.js';
 import { COMMON_HELP, COMMON_OPTIONS, integerArg, openOptions } from './args.js';
 import { printable } from './format.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -41,7 +40,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         },
       );
     });
-    await ctx.index(undefined); // build the index before the first call
+    await ctx.withIndex(undefined, async () => undefined); // build the index before the first call
     const address = server.address();
     const actual = typeof address === 'object' && address ? address.port : port;
     process.stderr.write(`rye-search MCP listening on http://127.0.0.1:${actual}/mcp\n`);
@@ -51,21 +50,12 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       process.once('SIGTERM', stop);
     });
   } else {
-    await ctx.index(undefined); // build the index before the first call
+    await ctx.withIndex(undefined, async () => undefined); // build the index before the first call
     const server = createMcpServer(ctx);
-    const transport = new StdioServerTransport();
-    // A line that is not JSON-RPC gets a parse error (id null), as JSON-RPC asks; the SDK only
-    // reports it. Set before connect: the protocol chains this handler.
-    transport.onerror = (err: Error) => {
-      process.stderr.write(`rye-search: ${printable(err.message)}\n`);
-      if (err instanceof SyntaxError || err.name === 'ZodError') {
-        void transport.send({
-          jsonrpc: '2.0',
-          id: null,
-          error: { code: -32700, message: 'Parse error: not a JSON-RPC message' },
-        } as never);
-      }
-    };
+    // Lines that are not JSON-RPC, or over the size cap, are answered with an error by the
+    // transport and serving goes on; here they are only logged.
+    const transport = new LineTransport();
+    transport.onerror = (err: Error) => process.stderr.write(`rye-search: ${printable(err.message)}\n`);
     await server.connect(transport);
     await new Promise<void>((resolve) => {
       transport.onclose = () => resolve();

@@ -27,7 +27,8 @@ export function fitAnswer<T>(
   finish: (res: SearchResponse) => T,
 ): T {
   const whole = finish(res);
-  if (res.results.length <= 1 || estimateTokens(whole) <= maxTokens) return whole;
+  if (estimateTokens(whole) <= maxTokens) return whole;
+  if (res.results.length <= 1) return shortened(res, maxTokens, finish);
   let room = maxTokens - estimateTokens({ ...res, results: [] });
   let kept = 0;
   for (const r of res.results) {
@@ -36,9 +37,63 @@ export function fitAnswer<T>(
     kept++;
   }
   for (kept = Math.max(1, kept); ; kept--) {
-    const answer = finish(cut(res, kept, maxTokens));
-    if (kept === 1 || estimateTokens(answer) <= maxTokens) return answer;
+    const page = cut(res, kept, maxTokens);
+    const answer = finish(page);
+    if (estimateTokens(answer) <= maxTokens) return answer;
+    if (kept === 1) return shortened(page, maxTokens, finish);
   }
+}
+
+/** Keys whose values name or place an item: never shortened. */
+const WHOLE_KEYS = new Set(['id', 'type', 'space', 'source', 'path', 'integrity', 'match', 'shadows', 'shadowed_by']);
+/** Texts are never shortened below this many characters. */
+const MIN_TEXT_CHARS = 40;
+
+/**
+ * `res` with its longest texts (descriptions, previews, titles, the echoed query, warnings) cut to
+ * one length, halved until the finished answer fits `maxTokens` or every text is at the floor: a
+ * single large item never makes the answer as large as itself.
+ */
+function shortened<T>(res: SearchResponse, maxTokens: number, finish: (res: SearchResponse) => T): T {
+  let answer = finish(res);
+  const longest = Math.max(0, ...texts(res).map((t) => t.length));
+  for (let chars = Math.floor(longest / 2); estimateTokens(answer) > maxTokens; chars = Math.floor(chars / 2)) {
+    chars = Math.max(chars, MIN_TEXT_CHARS);
+    const warning =
+      `texts longer than ${chars} characters were cut to stay within ${maxTokens} tokens (max_answer_tokens): ` +
+      'rye_fetch loads an item whole';
+    const page = cutTexts(res, chars) as SearchResponse;
+    answer = finish({ ...page, warnings: [...(page.warnings ?? []), warning] });
+    if (chars === MIN_TEXT_CHARS) break;
+  }
+  return answer;
+}
+
+/** Every text of `value` that may be shortened. */
+function texts(value: unknown, key = ''): string[] {
+  if (typeof value === 'string') return WHOLE_KEYS.has(key) ? [] : [value];
+  if (Array.isArray(value)) return value.flatMap((v) => texts(v, key));
+  if (value && typeof value === 'object' && !WHOLE_KEYS.has(key)) {
+    return Object.entries(value).flatMap(([k, v]) => texts(v, k));
+  }
+  return [];
+}
+
+/** A copy of `value` with every text that may be shortened cut to at most `chars` characters. */
+function cutTexts(value: unknown, chars: number, key = ''): unknown {
+  if (typeof value === 'string') return WHOLE_KEYS.has(key) ? value : cutText(value, chars);
+  if (Array.isArray(value)) return value.map((v) => cutTexts(v, chars, key));
+  if (value && typeof value === 'object' && !WHOLE_KEYS.has(key)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutTexts(v, chars, k)]));
+  }
+  return value;
+}
+
+/** `text` cut to `chars` UTF-16 units and an ellipsis, never inside a surrogate pair. */
+function cutText(text: string, chars: number): string {
+  if (text.length <= chars) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[chars - 1] ?? '') ? chars - 1 : chars;
+  return `${text.slice(0, end)}…`;
 }
 
 /** The page's first `kept` results, saying where the rest follow. */

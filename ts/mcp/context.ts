@@ -16,13 +16,22 @@ export interface McpContextOptions extends Omit<OpenIndexOptions, 'projectPath' 
 
 /**
  * Open indexes kept at once: each holds a native index, watchers and caches, and a client can
- * name any number of projects. The least recently used one is closed past this.
+ * name any number of projects. Past this the least recently used idle one is closed; one a call
+ * is still using is closed when its last call ends, never under it.
  */
-const MAX_OPEN_INDEXES = 8;
+export const MAX_OPEN_INDEXES = 8;
+
+interface Entry {
+  index: Promise<RyeIndex>;
+  /** Calls using it now. */
+  users: number;
+  /** Evicted while in use: closed by its last user. */
+  evicted: boolean;
+}
 
 export class McpContext {
   /** In use order: the most recently used last. */
-  private readonly indexes = new Map<string, Promise<RyeIndex>>();
+  private readonly entries = new Map<string, Entry>();
 
   constructor(readonly options: McpContextOptions) {}
 
@@ -30,35 +39,61 @@ export class McpContext {
     (this.options.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(line);
   }
 
-  /** The refreshed index for a project (or for no project: user and system spaces only). */
-  async index(projectPath: string | undefined): Promise<RyeIndex> {
+  /** Open indexes now (idle ones included): at most {@link MAX_OPEN_INDEXES} plus those in use. */
+  get openIndexes(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * Runs `use` with the refreshed index of a project (or of no project: user and system spaces
+   * only). The index stays open until `use` settles, whatever other calls open meanwhile.
+   */
+  async withIndex<T>(projectPath: string | undefined, use: (index: RyeIndex) => Promise<T>): Promise<T> {
     const project = projectPath ?? this.options.defaultProject;
     const key = project ? checkProjectDir(project) : '';
-    let pending = this.indexes.get(key);
-    if (pending) {
-      this.indexes.delete(key);
+    let entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
     } else {
-      pending = openIndex({ ...this.options, projectPath: project, refresh: false });
-      pending.catch(() => this.indexes.delete(key));
+      const index = openIndex({ ...this.options, projectPath: project, refresh: false });
+      const opened: Entry = { index, users: 0, evicted: false };
+      index.catch(() => this.entries.get(key) === opened && this.entries.delete(key));
+      entry = opened;
     }
-    this.indexes.set(key, pending);
-    while (this.indexes.size > MAX_OPEN_INDEXES) {
-      const [oldest, evicted] = this.indexes.entries().next().value as [string, Promise<RyeIndex>];
-      this.indexes.delete(oldest);
-      void evicted.then((i) => i.close()).catch(() => undefined);
+    this.entries.set(key, entry);
+    entry.users++;
+    try {
+      this.evictIdle();
+      const index = await entry.index;
+      const report = await index.refresh();
+      if (report.added || report.updated || report.removed) {
+        this.log(
+          `rye-search: index ${key || '(no project)'}: ${report.added} added, ${report.updated} updated, ${report.removed} removed`,
+        );
+      }
+      return await use(index);
+    } finally {
+      entry.users--;
+      if (entry.evicted && entry.users === 0) close(entry);
     }
-    const index = await pending;
-    const report = await index.refresh();
-    if (report.added || report.updated || report.removed) {
-      this.log(
-        `rye-search: index ${key || '(no project)'}: ${report.added} added, ${report.updated} updated, ${report.removed} removed`,
-      );
+  }
+
+  /** Closes the least recently used entries past the limit: idle ones now, busy ones when released. */
+  private evictIdle(): void {
+    for (const [key, entry] of this.entries) {
+      if (this.entries.size <= MAX_OPEN_INDEXES) break;
+      this.entries.delete(key);
+      entry.evicted = true;
+      if (entry.users === 0) close(entry);
     }
-    return index;
   }
 
   async close(): Promise<void> {
-    for (const pending of this.indexes.values()) await (await pending.catch(() => undefined))?.close();
-    this.indexes.clear();
+    for (const entry of this.entries.values()) await (await entry.index.catch(() => undefined))?.close();
+    this.entries.clear();
   }
+}
+
+function close(entry: Entry): void {
+  void entry.index.then((i) => i.close()).catch(() => undefined);
 }

@@ -125,7 +125,6 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
             },
           );
         }
-        const index = await ctx.index(args.project_path);
         const one = {
           item_type: args.item_type,
           source: args.source,
@@ -133,16 +132,18 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
           destination: args.destination,
           overwrite: args.overwrite,
         };
-        if (many) {
-          const res = await index.fetchMany({ item_ids: args.item_ids, ...one });
-          return okResult(res as unknown as Record<string, unknown>);
-        }
-        if (idMode) {
-          const res = await index.fetch({ item_id: args.item_id!, ...one });
-          return okResult(res as unknown as Record<string, unknown>);
-        }
-        const res = await index.search(toSearchOptions({ ...args, query: args.query!, scope: args.scope ?? '*' }));
-        return searchAnswer(res, args.max_answer_tokens);
+        return await ctx.withIndex(args.project_path, async (index) => {
+          if (many) {
+            const res = await index.fetchMany({ item_ids: args.item_ids, ...one });
+            return okResult(res as unknown as Record<string, unknown>);
+          }
+          if (idMode) {
+            const res = await index.fetch({ item_id: args.item_id!, ...one });
+            return okResult(res as unknown as Record<string, unknown>);
+          }
+          const res = await index.search(toSearchOptions({ ...args, query: args.query!, scope: args.scope ?? '*' }));
+          return searchAnswer(res, args.max_answer_tokens);
+        });
       } catch (err) {
         return errorResult({
           ...fetchFailure(err, idMode ? args.item_id : undefined, idMode ? args.item_type : undefined),

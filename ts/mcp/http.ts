@@ -9,9 +9,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 
 import type { McpContext } from './context.js';
 import { createMcpServer } from './server.js';
+import { MAX_MESSAGE_BYTES } from './stdio.js';
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 function hostOf(value: string): string {
   const m = /^(\[[^\]]+\]|[^:]+)(?::\d+)?$/.exec(value.trim().toLowerCase());
@@ -47,7 +47,7 @@ function readBody(req: http.IncomingMessage): Promise<unknown> {
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (tooLarge) return; // drain the rest so the client gets our answer, not a reset
-      if (size > MAX_BODY_BYTES) {
+      if (size > MAX_MESSAGE_BYTES) {
         tooLarge = true;
         chunks.length = 0;
         reject(new Error('request body too large'));

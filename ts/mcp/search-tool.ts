@@ -97,8 +97,8 @@ export function registerSearchTool(server: McpServer, ctx: McpContext): void {
     },
     async (args) => {
       try {
-        const index = await ctx.index(args.project_path);
-        return searchAnswer(await index.search(toSearchOptions(args)), args.max_answer_tokens);
+        const page = await ctx.withIndex(args.project_path, (index) => index.search(toSearchOptions(args)));
+        return searchAnswer(page, args.max_answer_tokens);
       } catch (err) {
         return errorResult({ error: errorPayload(err), query: args.query });
       }

@@ -14,7 +14,7 @@ use super::modes::{above_min_score, found_either_way, only, Scan};
 use super::search::{min_bound, normalise, Ranking, Want};
 use super::*;
 use crate::query::parse::Node;
-use crate::request::{LikeRef, Matched, SearchResponse};
+use crate::request::{LikeRef, Matched, Mode, SearchResponse, SortBy};
 use crate::semantic;
 
 /// How many of the item's terms describe it: enough for its topic, few enough to stay fast.
@@ -46,8 +46,15 @@ impl SearchIndex {
         };
         let terms = self.telling_terms(searcher, &text);
         let depth = req.offset + req.limit + FUSION_DEPTH;
-        let mut warnings = Vec::new();
-        let keyword = if terms.is_empty() {
+        let mut warnings_before = Vec::new();
+        // `mode` picks the evidence: `keyword` by words alone, `semantic` by meaning alone, `auto`
+        // and `hybrid` both.
+        let by_words = req.mode != Mode::Semantic;
+        let by_meaning = req.mode != Mode::Keyword;
+        if req.sort_by != SortBy::Score {
+            warnings_before.push("sort_by is ignored with like: results are ranked by likeness".to_string());
+        }
+        let keyword = if terms.is_empty() || !by_words {
             None
         } else {
             let words = Node::Or(terms.into_iter().map(Node::Term).collect());
@@ -57,15 +64,19 @@ impl SearchIndex {
             };
             Some(self.rank_node(req, searcher, parts, node, Want::top(depth).with_matches())?)
         };
-        let model = semantic::model();
+        let mut warnings = warnings_before;
+        let model = semantic::model().filter(|_| by_meaning);
         let vector = match model.as_ref() {
             Some(m) => part
                 .vectors(&searcher.segment_readers()[address.segment_ord as usize], m.dims())?
                 .vector(address.doc_id),
             None => None,
         };
-        if vector.is_none() {
-            warnings.push("found by words only: no vector for this item (no embedding model loaded)".into());
+        if vector.is_none() && by_meaning {
+            warnings.push(match by_words {
+                true => "found by words only: no vector for this item (no embedding model loaded)".into(),
+                false => "nothing found by meaning: no vector for this item (no embedding model loaded)".into(),
+            });
         }
         let semantic = match &vector {
             Some(v) => {
@@ -116,7 +127,11 @@ impl SearchIndex {
         if let Some(k) = keyword {
             warnings.extend(k.warnings);
         }
-        let search_type = if semantic.is_some() { "hybrid" } else { "keyword" };
+        let search_type = match (by_words, &semantic) {
+            (true, Some(_)) => "hybrid",
+            (false, _) => "semantic",
+            (true, None) => "keyword",
+        };
         Ok(SearchResponse { total, hits, warnings, relaxed: false, search_type, counts })
     }
 

@@ -110,23 +110,23 @@ impl SearchIndex {
     /// version is discarded and recreated: it is a cache of the files, rebuilt by a refresh.
     pub fn open(dir: &Path) -> Result<Self> {
         fs::create_dir_all(dir)?;
+        remove_foreign_entries(dir)?;
         let version_path = dir.join(VERSION_FILE);
         let stored = fs::read_to_string(&version_path).unwrap_or_default();
         let has_index = dir.join("meta.json").exists();
         if has_index && stored.trim() != SCHEMA_VERSION.to_string() {
             clear_index_files(dir)?;
         }
-        // A damaged index is rebuilt the same way: it is a cache of the files. A second failure
-        // (e.g. a file that cannot be read at all) is reported, never a loop.
-        // Tantivy's decoders assert on some damage instead of returning an error: a panic while
-        // opening is damage too.
+        // A damaged index is rebuilt the same way: it is a cache of the files. Any failure to
+        // open counts (a `meta.json` that parses but names missing segments is an I/O error to
+        // Tantivy; its decoders assert on some damage: a panic while opening is damage too). A
+        // second failure (e.g. a directory that cannot be written) is reported, never a loop.
         let index = match contained(|| open_checked(dir)) {
             Ok(index) => index,
-            Err(Error::Corrupt { .. } | Error::Internal(_)) => {
+            Err(_) => {
                 clear_index_files(dir)?;
                 contained(|| open_checked(dir))?
             }
-            Err(e) => return Err(e),
         };
         if stored.trim() != SCHEMA_VERSION.to_string() || !has_index {
             fs::write(&version_path, SCHEMA_VERSION.to_string())?;
@@ -283,6 +283,29 @@ fn open_checked(dir: &Path) -> Result<Index> {
         Ok(damaged) => Err(corrupt(format!("{} file(s) fail their checksum", damaged.len()))),
         Err(e) => Err(corrupt(e.to_string())),
     }
+}
+
+/// Removes what no index writes in its directory: folders, links, FIFOs, devices, sockets (a
+/// FIFO or a link to `/dev/zero` in place of `meta.json` would block or fill memory when read;
+/// a folder in its place would fail every open). The directory holds only this cache's files.
+fn remove_foreign_entries(dir: &Path) -> Result<()> {
+    // Never through a link: what it points at is not this cache's to clear.
+    if !fs::symlink_metadata(dir)?.is_dir() {
+        return Err(Error::invalid(
+            format!("the index directory {} is not a directory (a link or a file)", dir.display()),
+            "remove it, or choose another cache directory (cacheDir, --cache-dir, RYE_SEARCH_CACHE_DIR)",
+        ));
+    }
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            fs::remove_dir_all(entry.path())?;
+        } else if !kind.is_file() {
+            fs::remove_file(entry.path())?;
+        }
+    }
+    Ok(())
 }
 
 fn clear_index_files(dir: &Path) -> Result<()> {

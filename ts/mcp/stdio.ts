@@ -1,0 +1,113 @@
+/**
+ * MCP over stdio, one JSON-RPC message a line. The SDK's transport closes itself when a line
+ * outgrows its buffer, which ended the server (exit 0) with every call in flight lost. Here a
+ * line over the cap is skipped to its end and answered with an error (its `id` when the line's
+ * start names one), and the server goes on reading.
+ */
+import process from 'node:process';
+import type { Readable, Writable } from 'node:stream';
+
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** The largest request one message may be, over stdio and HTTP alike. */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+const NEWLINE = 0x0a;
+
+export class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  /** The current line's chunks so far, unless it is being skipped. */
+  private chunks: Buffer[] = [];
+  private size = 0;
+  /** The start of a line over the cap, kept to find its id; set while the rest is skipped. */
+  private skipping: Buffer | undefined;
+  private readonly onData = (chunk: Buffer) => this.take(chunk);
+  private readonly onError = (error: Error) => this.onerror?.(error);
+
+  constructor(
+    private readonly input: Readable = process.stdin,
+    private readonly output: Writable = process.stdout,
+    private readonly maxBytes = MAX_MESSAGE_BYTES,
+  ) {}
+
+  async start(): Promise<void> {
+    this.input.on('data', this.onData);
+    this.input.on('error', this.onError);
+  }
+
+  async close(): Promise<void> {
+    this.input.off('data', this.onData);
+    this.input.off('error', this.onError);
+    this.chunks = [];
+    this.onclose?.();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.output.write(`${JSON.stringify(message)}\n`)) resolve();
+      else this.output.once('drain', resolve);
+    });
+  }
+
+  private take(chunk: Buffer): void {
+    let start = 0;
+    for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+      this.append(chunk.subarray(start, end));
+      this.endLine();
+      start = end + 1;
+    }
+    if (start < chunk.length) this.append(chunk.subarray(start));
+  }
+
+  private append(part: Buffer): void {
+    if (this.skipping) return;
+    this.size += part.length;
+    if (this.size > this.maxBytes) {
+      this.skipping = Buffer.concat(this.chunks).subarray(0, 4096);
+      this.chunks = [];
+      return;
+    }
+    this.chunks.push(part);
+  }
+
+  private endLine(): void {
+    const skipped = this.skipping;
+    const line = skipped ? undefined : Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
+    this.chunks = [];
+    this.size = 0;
+    this.skipping = undefined;
+    if (skipped) return this.refuse(idOf(skipped.toString('utf8')), -32600, `request over ${this.maxBytes} bytes`);
+    if (line === undefined || line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+    } catch (err) {
+      this.onerror?.(err as Error);
+      return this.refuse(idOf(line), -32700, 'Parse error: not a JSON-RPC message');
+    }
+    this.onmessage?.(message);
+  }
+
+  private refuse(id: string | number | null, code: number, message: string): void {
+    this.onerror?.(new Error(message));
+    void this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage);
+  }
+}
+
+/** The `id` a message's text names among its first keys, before any nested value, if any. */
+function idOf(text: string): string | number | null {
+  const open = text.indexOf('{');
+  const nested = text.slice(open + 1, 4096).search(/[[{]/);
+  const head = nested === -1 ? text.slice(0, 4096) : text.slice(0, open + 1 + nested);
+  const m = /"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")/.exec(head);
+  if (!m) return null;
+  try {
+    return JSON.parse(m[1]!) as string | number;
+  } catch {
+    return null;
+  }
+}
