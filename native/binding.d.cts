@@ -75,9 +75,10 @@ export declare function loadModel(path: string): string
 
 /**
  * Reads `\0`-separated paths off the JS thread, several at a time: regular files of at most
- * `max_bytes` (links followed); anything else is reported, never read.
+ * `max_bytes` (links followed) that, opened, are inside the real directory given for each in
+ * `\0`-separated `within` (empty: anywhere); anything else is reported, never read.
  */
-export declare function readFiles(paths: string, maxBytes: number): Promise<FileBatch>
+export declare function readFiles(paths: string, maxBytes: number, within: string): Promise<FileBatch>
 
 /**
  * Stats `\0`-separated paths on all cores: `[mtime µs, size, kind]` per path

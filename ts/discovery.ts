@@ -10,6 +10,7 @@ import { native } from './native.js';
 import { DEFAULT_MAX_FILE_BYTES, IGNORED_DIRS, KIND_EXTENSIONS, KIND_FOLDERS } from './items.js';
 import type { Kind } from './scope.js';
 import type { Space } from './spaces.js';
+import { inside } from './read-file.js';
 
 export interface Candidate {
   /** Unique key in the index: space label + path. */
@@ -48,11 +49,6 @@ export interface Skip {
 export interface Scan {
   candidates: Candidate[];
   skipped: Skip[];
-}
-
-function inside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 /** What one listing of a directory found: reusable while nothing in the directory changes. */

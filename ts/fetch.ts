@@ -10,7 +10,7 @@ import path from 'node:path';
 import { DEFAULT_MAX_FILE_BYTES, KIND_EXTENSIONS, KIND_FOLDERS } from './items.js';
 import { echo, IntegrityError, InvalidArgumentError, NotFoundError, RyeSearchError, shown } from './errors.js';
 import { parseItem } from './metadata.js';
-import { readRegularFile, UnreadableFile } from './read-file.js';
+import { inside, readRegularFile, UnreadableFile } from './read-file.js';
 import { isKind, KINDS, type Kind } from './scope.js';
 import { requestedSpace, selectSpaces, sourceOf, type Space } from './spaces.js';
 import { verifyText, type Integrity, type TrustStore } from './trust/trust.js';
@@ -92,11 +92,6 @@ export function parseItemRef(itemId: unknown, itemType?: unknown): { kinds: Kind
   return { kinds: kind ? [kind] : [...KINDS], id };
 }
 
-function inside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 interface Found {
   kind: Kind;
   space: Space;
@@ -176,7 +171,8 @@ export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse 
   const id = item.id;
   let bytes: Buffer;
   try {
-    bytes = readRegularFile(item.file, ctx.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+    // Checked again on what is opened: the file may have been swapped for a link since lookup.
+    bytes = readRegularFile(item.file, ctx.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, fs.realpathSync(item.space.aiDir));
   } catch (err) {
     if (!(err instanceof UnreadableFile)) throw err;
     throw new RyeSearchError('E_LIMIT', `${item.file} cannot be served: ${err.message}`, {

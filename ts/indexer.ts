@@ -99,6 +99,15 @@ function inSlices(files: Candidate[]): Candidate[][] {
 }
 
 const keyOf = (c: { key: string }) => c.key;
+
+/** The real path of `dir`, or '' (no check: a space that cannot be resolved lists no files). */
+function realPathOf(dir: string): string {
+  try {
+    return fs.realpathSync.native(dir);
+  } catch {
+    return '';
+  }
+}
 const pathsOf = (cs: Candidate[]) => cs.map((c) => c.path);
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -266,8 +275,12 @@ export class Indexer {
           let indexing: Promise<void> = Promise.resolve();
           try {
             const slices = inSlices(changed);
+            // Each file is read only if what opens is inside its space (a link swapped in since
+            // the scan is refused, not followed).
+            const roots = new Map(this.spaces.map((s) => [s, realPathOf(s.aiDir)]));
             const read = (slice: Candidate[]) => {
-              const files = readFiles(pathsOf(slice), this.maxFileBytes);
+              const within = slice.map((c) => roots.get(c.space) ?? '');
+              const files = readFiles(pathsOf(slice), this.maxFileBytes, within);
               files.catch(() => {}); // awaited in the loop; a failure after the loop left is not unhandled
               return files;
             };
@@ -400,6 +413,10 @@ export class Indexer {
         reason: 'unreadable',
         detail: read.code === 'ENOENT' ? 'vanished during the scan' : read.code,
       });
+      return undefined;
+    }
+    if ('outside' in read) {
+      report.skipped.push({ path: c.path, reason: 'link-outside-space', detail: read.outside });
       return undefined;
     }
     // Replaced by a directory, FIFO or device since the scan: the next scan says what it is.

@@ -177,11 +177,15 @@ export class RyeIndex {
     const problems: VerifyReport['problems'] = [];
     let total = 0;
     const refs = [...this.selected(ids)].flat();
+    const realSpaces = new Map(
+      this.spaces.map((s) => [s, fs.existsSync(s.aiDir) ? fs.realpathSync.native(s.aiDir) : '']),
+    );
     for (let i = 0; i < refs.length; i += VERIFY_READ_BATCH) {
       const part = refs.slice(i, i + VERIFY_READ_BATCH);
       const reads = await readFiles(
         part.map((r) => r.path),
         this.maxFileBytes,
+        part.map((r) => realSpaces.get(r.space) ?? ''),
       );
       for (const [k, ref] of part.entries()) {
         const read = reads[k]!;

@@ -32,6 +32,8 @@ interface Entry {
 export class McpContext {
   /** In use order: the most recently used last. */
   private readonly entries = new Map<string, Entry>();
+  /** Evicted while calls use them: closed by their last user, unless asked for again first. */
+  private readonly busyEvicted = new Map<string, Entry>();
 
   constructor(readonly options: McpContextOptions) {}
 
@@ -51,9 +53,12 @@ export class McpContext {
   async withIndex<T>(projectPath: string | undefined, use: (index: RyeIndex) => Promise<T>): Promise<T> {
     const project = projectPath ?? this.options.defaultProject;
     const key = project ? checkProjectDir(project) : '';
-    let entry = this.entries.get(key);
+    // One index per project in the process: one evicted while in use is taken back.
+    let entry = this.entries.get(key) ?? this.busyEvicted.get(key);
     if (entry) {
       this.entries.delete(key);
+      this.busyEvicted.delete(key);
+      entry.evicted = false;
     } else {
       const index = openIndex({ ...this.options, projectPath: project, refresh: false });
       const opened: Entry = { index, users: 0, evicted: false };
@@ -74,7 +79,10 @@ export class McpContext {
       return await use(index);
     } finally {
       entry.users--;
-      if (entry.evicted && entry.users === 0) close(entry);
+      if (entry.evicted && entry.users === 0) {
+        this.busyEvicted.delete(key);
+        close(entry);
+      }
     }
   }
 
@@ -85,12 +93,15 @@ export class McpContext {
       this.entries.delete(key);
       entry.evicted = true;
       if (entry.users === 0) close(entry);
+      else this.busyEvicted.set(key, entry);
     }
   }
 
   async close(): Promise<void> {
-    for (const entry of this.entries.values()) await (await entry.index.catch(() => undefined))?.close();
+    for (const entry of [...this.entries.values(), ...this.busyEvicted.values()])
+      await (await entry.index.catch(() => undefined))?.close();
     this.entries.clear();
+    this.busyEvicted.clear();
   }
 }
 

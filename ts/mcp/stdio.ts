@@ -76,20 +76,21 @@ export class LineTransport implements Transport {
 
   private endLine(): void {
     const skipped = this.skipping;
-    const line = skipped ? undefined : Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
+    const line = skipped ? '' : Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
     this.chunks = [];
     this.size = 0;
     this.skipping = undefined;
-    if (skipped) return this.refuse(idOf(skipped.toString('utf8')), -32600, `request over ${this.maxBytes} bytes`);
-    if (line === undefined || line.trim() === '') return;
-    let message: JSONRPCMessage;
-    try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
-    } catch (err) {
-      this.onerror?.(err as Error);
-      return this.refuse(idOf(line), -32700, 'Parse error: not a JSON-RPC message');
+    if (skipped) {
+      this.refuse(idOf(skipped.toString('utf8')), -32600, `request over ${this.maxBytes} bytes`);
+    } else if (line.trim() !== '') {
+      let message: JSONRPCMessage | undefined;
+      try {
+        message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      } catch {
+        this.refuse(idOf(line), -32700, 'Parse error: not a JSON-RPC message');
+      }
+      if (message) this.onmessage?.(message);
     }
-    this.onmessage?.(message);
   }
 
   private refuse(id: string | number | null, code: number, message: string): void {

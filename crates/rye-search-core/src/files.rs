@@ -3,7 +3,7 @@
 //! first index when each file took four round trips through Node's thread pool.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 /// What `stat` says about one path: modification time (µs since the epoch), size, and kind.
@@ -149,10 +149,20 @@ pub enum FileRead {
     NotRegular,
     /// Opening or reading failed: the error's code (`ENOENT`, `EACCES`, `EMFILE`, …) and message.
     Failed { code: &'static str, message: String },
+    /// The file opened is not inside the directory it had to be in (a link, or a folder on the
+    /// way, swapped for one leading outside since the scan): its real path; never read.
+    Outside(String),
 }
 
 /// Reads `path` if it is a regular file of at most `max_bytes`.
 pub fn read(path: &Path, max_bytes: u64) -> FileRead {
+    read_within(path, max_bytes, None)
+}
+
+/// Reads `path` as [`read`] does and, with `within` (a real path), only if the file opened is
+/// inside it. Checked on the opened descriptor, not the path before opening: a link swapped in
+/// between the scan's check and this read cannot lead outside.
+pub fn read_within(path: &Path, max_bytes: u64, within: Option<&Path>) -> FileRead {
     let failed = |e: std::io::Error| FileRead::Failed { code: error_code(&e), message: e.to_string() };
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -166,6 +176,13 @@ pub fn read(path: &Path, max_bytes: u64) -> FileRead {
         Ok(file) => file,
         Err(e) => return failed(e),
     };
+    if let Some(root) = within {
+        match opened_path(&file, path) {
+            Ok(real) if real.starts_with(root) => {}
+            Ok(real) => return FileRead::Outside(real.display().to_string()),
+            Err(e) => return failed(e),
+        }
+    }
     let size = match file.metadata() {
         Ok(m) if !m.is_file() => return FileRead::NotRegular,
         Ok(m) => m.len(),
@@ -183,9 +200,31 @@ pub fn read(path: &Path, max_bytes: u64) -> FileRead {
     }
 }
 
-/// Reads many paths, in order, on up to `threads` threads.
-pub fn read_many<P: AsRef<Path> + Sync>(paths: &[P], max_bytes: u64, threads: usize) -> Vec<FileRead> {
-    on_threads(paths, threads, 64, |part| part.iter().map(|p| read(p.as_ref(), max_bytes)).collect())
+/// The real path of the file `file` is, opened from `path`: from the descriptor where the
+/// system says it (Linux), else resolved again from the path.
+fn opened_path(file: &std::fs::File, path: &Path) -> std::io::Result<PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        if let Ok(real) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+            return Ok(real);
+        }
+    }
+    let _ = file;
+    std::fs::canonicalize(path)
+}
+
+/// Reads many paths, in order, on up to `threads` threads; each `(path, within)` as
+/// [`read_within`] reads it (an empty `within`: anywhere).
+pub fn read_many<P: AsRef<Path> + Sync>(paths: &[(P, P)], max_bytes: u64, threads: usize) -> Vec<FileRead> {
+    on_threads(paths, threads, 64, |part| {
+        part.iter()
+            .map(|(p, within)| {
+                let within = Some(within.as_ref()).filter(|w| !w.as_os_str().is_empty());
+                read_within(p.as_ref(), max_bytes, within)
+            })
+            .collect()
+    })
 }
 
 /// The POSIX name of an I/O error, as Node names them (`err.code`).
@@ -276,6 +315,8 @@ mod tests {
             paths.push(fifo);
         }
         paths.extend(std::iter::repeat_n(small.clone(), 200));
+        let anywhere = std::path::PathBuf::new();
+        let paths: Vec<_> = paths.into_iter().map(|p| (p, anywhere.clone())).collect();
         let read = read_many(&paths, 99, 2);
         assert_eq!(read.len(), paths.len());
         assert_eq!(read[0], FileRead::Bytes(b"hello".to_vec()));
@@ -285,7 +326,32 @@ mod tests {
         #[cfg(unix)]
         assert_eq!(read[4], FileRead::NotRegular, "a FIFO is refused, not waited on");
         assert!(read[paths.len() - 200..].iter().all(|r| *r == read[0]));
-        assert_eq!(read_many(&[&large], 100, 1)[0], FileRead::Bytes(vec![b'x'; 100]), "the cap itself is allowed");
+        assert_eq!(
+            read_many(&[(&large, &anywhere)], 100, 1)[0],
+            FileRead::Bytes(vec![b'x'; 100]),
+            "the cap itself is allowed"
+        );
+        // Inside a directory: checked on what was opened, through links too.
+        let real = std::fs::canonicalize(&dir).unwrap();
+        let inner = real.join("inner");
+        std::fs::create_dir_all(&inner).unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&small, inner.join("out.md")).unwrap();
+            std::os::unix::fs::symlink(inner.join("in.md"), inner.join("to-in.md")).unwrap();
+        }
+        std::fs::write(inner.join("in.md"), b"in").unwrap();
+        let read = read_many(
+            &[(inner.join("in.md"), inner.clone()), (inner.join("out.md"), inner.clone()), (inner.join("to-in.md"), inner)],
+            99,
+            1,
+        );
+        assert_eq!(read[0], FileRead::Bytes(b"in".to_vec()));
+        #[cfg(unix)]
+        {
+            assert_eq!(read[1], FileRead::Outside(real.join("small.md").display().to_string()));
+            assert_eq!(read[2], FileRead::Bytes(b"in".to_vec()));
+        }
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

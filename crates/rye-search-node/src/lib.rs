@@ -191,15 +191,26 @@ pub struct FileBatch {
 }
 
 /// Reads `\0`-separated paths off the JS thread, several at a time: regular files of at most
-/// `max_bytes` (links followed); anything else is reported, never read.
+/// `max_bytes` (links followed) that, opened, are inside the real directory given for each in
+/// `\0`-separated `within` (empty: anywhere); anything else is reported, never read.
 #[napi(ts_return_type = "Promise<FileBatch>")]
-pub fn read_files(paths: String, max_bytes: f64) -> AsyncTask<ReadFilesTask> {
-    AsyncTask::new(ReadFilesTask { paths, max_bytes: max_bytes.max(0.0) as u64 })
+pub fn read_files(paths: String, max_bytes: f64, within: String) -> AsyncTask<ReadFilesTask> {
+    AsyncTask::new(ReadFilesTask { paths, within, max_bytes: max_bytes.max(0.0) as u64 })
 }
 
 pub struct ReadFilesTask {
     paths: String,
+    within: String,
     max_bytes: u64,
+}
+
+/// The parts of a `\0`-separated list (none for an empty one).
+fn split_nul(list: &str) -> Vec<&str> {
+    if list.is_empty() {
+        Vec::new()
+    } else {
+        list.split('\0').collect()
+    }
 }
 
 /// Threads reading at once: a read waits on the disk as often as on a core.
@@ -210,7 +221,9 @@ impl Task for ReadFilesTask {
     type JsValue = FileBatch;
     fn compute(&mut self) -> napi::Result<Vec<FileRead>> {
         guarded(|| {
-            let list: Vec<&str> = if self.paths.is_empty() { Vec::new() } else { self.paths.split('\0').collect() };
+            let (paths, within) = (split_nul(&self.paths), split_nul(&self.within));
+            let list: Vec<(&str, &str)> =
+                paths.iter().enumerate().map(|(i, p)| (*p, within.get(i).copied().unwrap_or(""))).collect();
             Ok(rye_search_core::files::read_many(&list, self.max_bytes, READ_THREADS))
         })
     }
@@ -232,6 +245,7 @@ impl Task for ReadFilesTask {
                 }
                 FileRead::TooLarge(size) => ("TOO_LARGE", size, String::new()),
                 FileRead::NotRegular => ("NOT_REGULAR", 0, String::new()),
+                FileRead::Outside(real) => ("OUTSIDE", 0, real),
                 FileRead::Failed { code, message } => (code, 0, message),
             };
             batch.ends.push(bytes.len() as f64);

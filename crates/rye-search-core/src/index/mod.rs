@@ -121,18 +121,24 @@ impl SearchIndex {
         // open counts (a `meta.json` that parses but names missing segments is an I/O error to
         // Tantivy; its decoders assert on some damage: a panic while opening is damage too). A
         // second failure (e.g. a directory that cannot be written) is reported, never a loop.
-        let index = match contained(|| open_checked(dir)) {
-            Ok(index) => index,
+        // Opening includes the reader: segments a `meta.json` names but that are missing fail there.
+        let open = || {
+            contained(|| {
+                let (_, fields) = schema::build();
+                Self::wrap(open_checked(dir)?, fields, Some(dir.to_path_buf()))
+            })
+        };
+        let (index, cleared) = match open() {
+            Ok(index) => (index, false),
             Err(_) => {
                 clear_index_files(dir)?;
-                contained(|| open_checked(dir))?
+                (open()?, true)
             }
         };
-        if stored.trim() != SCHEMA_VERSION.to_string() || !has_index {
+        if cleared || stored.trim() != SCHEMA_VERSION.to_string() || !has_index {
             fs::write(&version_path, SCHEMA_VERSION.to_string())?;
         }
-        let (_, fields) = schema::build();
-        Self::wrap(index, fields, Some(dir.to_path_buf()))
+        Ok(index)
     }
 
     /// An index that lives only in memory (tests, ephemeral use, plain-document indexes).

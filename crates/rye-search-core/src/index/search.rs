@@ -303,7 +303,7 @@ impl SearchIndex {
         if let Some(slop) = req.proximity {
             let mut tokens = Vec::new();
             positive_tokens(&node, &mut tokens);
-            if tokens.len() >= 2 {
+            if distinct(&tokens) >= 2 {
                 clauses.push((Occur::Must, ProbedUnionQuery::of(builder.near(&tokens, &all_fields, slop))));
             }
         } else if let Some(tokens) = plain_words(&node) {
@@ -632,7 +632,11 @@ fn plain_words(node: &parse::Node) -> Option<Vec<String>> {
     }
     let mut tokens = Vec::new();
     positive_tokens(node, &mut tokens);
-    (tokens.len() >= 2).then_some(tokens)
+    (distinct(&tokens) >= 2).then_some(tokens)
+}
+
+fn distinct(tokens: &[String]) -> usize {
+    tokens.iter().collect::<HashSet<_>>().len()
 }
 
 fn in_field(name: &str, e: Error) -> Error {

@@ -600,18 +600,11 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// Positive plain tokens of a query in order (not under NOT), for proximity.
+/// Positive plain tokens of a query in order (not under NOT), for proximity: a repeated token
+/// stays, so each keeps its place in the query.
 pub fn positive_tokens(node: &Node, out: &mut Vec<String>) {
     match node {
-        Node::Term(t) | Node::Phrase(t) => {
-            for w in tokenizer::words(t) {
-                for p in w.parts {
-                    if !out.contains(&p) {
-                        out.push(p);
-                    }
-                }
-            }
-        }
+        Node::Term(t) | Node::Phrase(t) => out.extend(tokenizer::words(t).into_iter().flat_map(|w| w.parts)),
         Node::And(c) | Node::Or(c) => c.iter().for_each(|n| positive_tokens(n, out)),
         Node::Not(_) | Node::Wildcard(_) | Node::All => {}
     }

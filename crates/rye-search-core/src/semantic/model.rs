@@ -58,7 +58,7 @@ impl StaticModel {
             FileRead::TooLarge(size) => {
                 return Err(corrupt(path, &format!("{size} bytes is over the {MAX_MODEL_BYTES}-byte cap")))
             }
-            FileRead::NotRegular => return Err(corrupt(path, "not a regular file")),
+            FileRead::NotRegular | FileRead::Outside(_) => return Err(corrupt(path, "not a regular file")),
             FileRead::Failed { message, .. } => return Err(corrupt(path, &message)),
         };
         Self::from_bytes(&bytes).map_err(|detail| corrupt(path, &detail))

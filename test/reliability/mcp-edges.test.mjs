@@ -1,0 +1,144 @@
+// The MCP server under the loads a real client can make: many projects at once, lines over the
+// size cap, items larger than the answer budget. A call never fails because of another call,
+// the server never stops serving, and an answer stays within max_answer_tokens.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { connectMcp, knowledge, spawnCli, workspace, wsArgs } from '../helpers.mjs';
+
+const MAX_OPEN_INDEXES = 8;
+
+/** The inodes of the directories a process watches (an open index watches its spaces). */
+function watchedInodes(pid) {
+  const inodes = new Set();
+  for (const fd of fs.readdirSync(`/proc/${pid}/fdinfo`)) {
+    let info = '';
+    try {
+      info = fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8');
+    } catch {
+      continue; // closed meanwhile
+    }
+    for (const m of info.matchAll(/inotify wd:\w+ ino:(\w+)/g)) inodes.add(Number.parseInt(m[1], 16));
+  }
+  return inodes;
+}
+
+/** The projects whose spaces `pid` watches: those it holds an open index of. */
+function watchedProjects(pid, projects) {
+  const watched = watchedInodes(pid);
+  return projects.filter((p) =>
+    [p, path.join(p, '.ai'), path.join(p, '.ai', 'knowledge')].some((d) => watched.has(fs.statSync(d).ino)),
+  );
+}
+
+describe('MCP server at its edges', () => {
+  const ws = workspace();
+  let client;
+  let pid;
+  let projects;
+  before(async () => {
+    ws.write('project', {
+      'knowledge/huge.md': knowledge({
+        name: 'huge',
+        title: 'huge item',
+        description: `giant ${'word '.repeat(160_000)}`,
+      }),
+      'knowledge/small.md': knowledge({ name: 'small', title: 'giant small item', description: 'a small one' }),
+    });
+    projects = Array.from({ length: 12 }, (_, i) => {
+      const dir = path.join(ws.root, `p${i}`);
+      fs.mkdirSync(path.join(dir, '.ai', 'knowledge'), { recursive: true });
+      fs.writeFileSync(path.join(dir, '.ai', 'knowledge', 'note.md'), `note of project ${i} zebra${i}\n`);
+      return dir;
+    });
+    let transport;
+    ({ client, transport } = await connectMcp(wsArgs(ws), { name: 'edges', stderr: 'ignore' }));
+    pid = transport.pid;
+  });
+  after(() => ws.cleanup());
+
+  it('36 concurrent calls over 12 projects all answer, and at most 8 indexes stay open', async () => {
+    const calls = Array.from({ length: 36 }, (_, k) => {
+      const i = k % projects.length;
+      return client.callTool({
+        name: k % 4 === 3 ? 'rye_fetch' : 'rye_search',
+        arguments: { query: `zebra${i}`, scope: 'knowledge', project_path: projects[i] },
+      });
+    });
+    const answers = await Promise.all(calls);
+    for (const [k, res] of answers.entries()) {
+      assert.ok(!res.isError, `call ${k}: ${res.content[0].text.slice(0, 300)}`);
+      assert.equal(res.structuredContent.total, 1, `call ${k}`);
+    }
+    // The last closes run after the answers: give them a moment.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const open = watchedProjects(pid, [ws.project, ...projects]);
+    assert.ok(open.length > 0, 'the check sees open indexes');
+    assert.ok(open.length <= MAX_OPEN_INDEXES, `${open.length} project indexes open: ${open.join(', ')}`);
+  });
+
+  it('an item larger than the answer budget is shortened to fit max_answer_tokens', async () => {
+    for (const args of [
+      { query: 'huge', max_answer_tokens: 500, preview_chars: 0 },
+      { query: 'giant', max_answer_tokens: 500 },
+      { query: 'giant', max_answer_tokens: 500, limit: 1, offset: 1 },
+    ]) {
+      const res = await client.callTool({ name: 'rye_search', arguments: { ...args, scope: 'knowledge' } });
+      assert.ok(!res.isError, res.content[0].text.slice(0, 300));
+      const bytes = Buffer.byteLength(res.content[0].text);
+      assert.ok(bytes <= 500 * 4, `${JSON.stringify(args)}: ${bytes} bytes`);
+      const body = res.structuredContent;
+      assert.ok(body.results.length >= 1);
+      assert.match(body.warnings.join(' '), /were cut to stay within 500 tokens|answer cut to/);
+    }
+  });
+
+  it('a stdio line over the size cap gets an error with its id, and the server goes on serving', async () => {
+    const child = spawnCli(['mcp', ...wsArgs(ws)]);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    const send = (line) => child.stdin.write(`${line}\n`);
+    send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    );
+    send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    const search = (id, query) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'rye_search', arguments: { query, scope: 'knowledge' } },
+      });
+    // 11 MiB of query in one line, then an ordinary call.
+    send(search(7, 'x'.repeat(11 * 1024 * 1024)));
+    send(search(8, 'small'));
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer to id 8; stdout: ${out.slice(0, 2000)}`)), 30_000);
+      child.stdout.on('data', () => {
+        if (/"id":8/.test(out)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const messages = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const refused = messages.find((m) => m.id === 7);
+    assert.ok(refused?.error, 'the long line is answered with an error');
+    assert.match(refused.error.message, /over \d+ bytes/);
+    assert.equal(messages.find((m) => m.id === 8).result.structuredContent.total, 1);
+    assert.equal(child.exitCode, null, 'still serving');
+    child.stdin.end();
+    await exited;
+  });
+});
