@@ -1,5 +1,6 @@
 /** Where persistent indexes live: one directory per configuration of spaces under the cache dir. */
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -38,4 +39,50 @@ export function indexDirFor(
         .slice(0, 40)
     : 'global';
   return path.join(cacheDir, `${label}-${digest}`);
+}
+
+/** Indexes kept in a cache directory: past this, the least recently used idle ones are removed. */
+export const MAX_CACHED_INDEXES = 16;
+/** An index used this recently may be open in another process: it is never removed. */
+const IDLE_MS = 10 * 60 * 1000;
+/** What {@link indexDirFor} names: only such folders holding an index are ever removed. */
+const INDEX_DIR = /^[A-Za-z0-9._-]{1,40}-[0-9a-f]{16}$/;
+const SCHEMA_FILE = 'rye-search-schema';
+
+/** Marks an index as used now (its folder's time): what {@link pruneCache} ranks by. */
+export function markUsed(location: string): void {
+  try {
+    const now = new Date();
+    fs.utimesSync(location, now, now);
+  } catch {
+    // A cache that cannot be marked still serves; it may be pruned sooner.
+  }
+}
+
+/**
+ * Marks `location` as used now and removes the least recently used indexes of its cache beyond
+ * {@link MAX_CACHED_INDEXES} (each distinct project path keeps an index that copies the user
+ * space). Every failure here is ignored: a cache that cannot be pruned still serves.
+ */
+export function pruneCache(cacheDir: string, location: string, max = MAX_CACHED_INDEXES): string[] {
+  const now = new Date();
+  markUsed(location);
+  try {
+    const indexes = fs
+      .readdirSync(cacheDir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && INDEX_DIR.test(e.name))
+      .map((e) => path.join(cacheDir, e.name))
+      .filter((dir) => dir !== location && fs.existsSync(path.join(dir, SCHEMA_FILE)))
+      .map((dir) => ({ dir, used: fs.statSync(dir).mtimeMs }))
+      .sort((a, b) => b.used - a.used);
+    const removed: string[] = [];
+    for (const { dir, used } of indexes.slice(Math.max(0, max - 1))) {
+      if (now.getTime() - used < IDLE_MS) continue;
+      fs.rmSync(dir, { recursive: true, force: true });
+      removed.push(dir);
+    }
+    return removed;
+  } catch {
+    return [];
+  }
 }

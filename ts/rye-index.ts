@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { defaultCacheDir, indexDirFor } from './cache.js';
+import { defaultCacheDir, indexDirFor, markUsed, pruneCache } from './cache.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
 import {
@@ -112,6 +112,7 @@ export class RyeIndex {
 
   async refresh(onProgress?: (p: Progress) => void): Promise<IndexReport> {
     this.assertOpen();
+    markUsed(this.location);
     this.lastReport = await this.indexer.refresh(onProgress);
     return this.lastReport;
   }
@@ -310,6 +311,7 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   const location = indexDirFor(cacheDir, opts.projectPath, spaces, embeddingModel());
   makeIndexDir(location);
   const nativeIndex = native((b) => b.NativeIndex.open(location));
+  pruneCache(cacheDir, location);
   const indexer = new Indexer(
     nativeIndex,
     spaces,

@@ -132,3 +132,31 @@ describe('special files', () => {
     ws.cleanup();
   });
 });
+
+describe('cache on disk', () => {
+  it('keeps at most 16 indexes: the least recently used idle ones are removed', async () => {
+    const { openIndex } = await import('../../dist/index.js');
+    const ws = workspace();
+    const projects = Array.from({ length: 20 }, (_, i) => {
+      const dir = path.join(ws.root, `p${i}`);
+      fs.mkdirSync(path.join(dir, '.ai', 'knowledge'), { recursive: true });
+      fs.writeFileSync(path.join(dir, '.ai', 'knowledge', 'note.md'), `note ${i}\n`);
+      return dir;
+    });
+    const open = async (projectPath) =>
+      (await openIndex({ projectPath, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false })).close();
+    for (const p of projects) await open(p);
+    // Twenty indexes, all used an hour ago: idle, so prunable.
+    const hourAgo = new Date(Date.now() - 3600_000);
+    for (const d of fs.readdirSync(ws.cache)) fs.utimesSync(path.join(ws.cache, d), hourAgo, hourAgo);
+    assert.equal(fs.readdirSync(ws.cache).length, 20);
+    await open(projects[0]);
+    const left = fs.readdirSync(ws.cache);
+    assert.equal(left.length, 16, left.join(', '));
+    assert.ok(left.some((d) => d.startsWith('p0-')), 'the index just used stays');
+    // Recently used ones are never removed, whatever their number.
+    for (const p of projects) await open(p);
+    assert.equal(fs.readdirSync(ws.cache).length, 20);
+    ws.cleanup();
+  });
+});
