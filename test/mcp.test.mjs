@@ -177,7 +177,7 @@ describe('MCP over stdio', () => {
     assert.equal(fs.readdirSync(ws.cache).length, before, 'a cache directory was created for a guessed path');
   });
 
-  it('keeps a bounded number of project indexes open, and reopens an evicted one', async () => {
+  it('reopens an evicted project index (the bound itself: reliability/mcp-edges)', async () => {
     const projects = Array.from({ length: 12 }, (_, i) => {
       const dir = path.join(ws.root, `p${i}`);
       fs.mkdirSync(path.join(dir, '.ai', 'knowledge'), { recursive: true });

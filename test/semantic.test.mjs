@@ -177,6 +177,25 @@ describe('semantic search', () => {
     }
   });
 
+  it('Node API: like follows mode (words, meaning or both) and says sort_by does not apply', async () => {
+    const index = createMemoryIndex();
+    await index.add(DOCS.map((d, i) => ({ ...d, id: `d${i}` })));
+    const like = 'knowledge:d0';
+    const both = await index.search({ like });
+    const words = await index.search({ like, mode: 'keyword' });
+    const meaning = await index.search({ like, mode: 'semantic' });
+    assert.equal(both.search_type, 'hybrid');
+    assert.equal(words.search_type, 'keyword');
+    assert.ok(
+      words.results.every((r) => r.match === 'keyword'),
+      JSON.stringify(words.results),
+    );
+    assert.equal(meaning.search_type, 'semantic');
+    assert.ok(meaning.results.length > 0 && meaning.results.every((r) => r.match === 'semantic'));
+    const sorted = await index.search({ like, sort_by: 'name' });
+    assert.match(sorted.warnings.join(' '), /sort_by is ignored with like/);
+  });
+
   it('Node API: like keeps only the items scoring at least min_score, in every page, the total and the counts', async () => {
     // like ignored min_score: every item came back, whatever the bound.
     const words = ['music', 'player', 'audio', 'file', 'network', 'server', 'mail', 'client', 'chess', 'game'];

@@ -11,6 +11,7 @@ import { DEFAULT_MAX_FILE_BYTES, IGNORED_DIRS, KIND_EXTENSIONS, KIND_FOLDERS } f
 import type { Kind } from './scope.js';
 import type { Space } from './spaces.js';
 import { inside } from './read-file.js';
+import { exhaustedError } from './errors.js';
 
 export interface Candidate {
   /** Unique key in the index: space label + path. */
@@ -208,6 +209,10 @@ function list(w: Walk, dir: string, relDir: string, known?: string): Listing | u
     entries = fs.readdirSync(dir, { withFileTypes: true });
   } catch (err) {
     if (relDir === '' && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // Out of descriptors or memory says nothing about the folder: taking it for empty would
+    // drop its items from the index. The refresh fails whole instead.
+    const exhausted = exhaustedError(err, `cannot list ${dir}`);
+    if (exhausted) throw exhausted;
     l.skipped.push({ path: dir, reason: 'unreadable', detail: (err as Error).message });
     return l;
   }

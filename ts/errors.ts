@@ -188,3 +188,15 @@ export function fetchFailure(err: unknown, itemId?: string, itemType?: string): 
   if (itemType) body.item_type = itemType;
   return body;
 }
+
+/** Error codes that say the process is short of resources, not that a file or folder is bad. */
+export const EXHAUSTED = new Set(['EMFILE', 'ENFILE', 'ENOMEM', 'EAGAIN']);
+
+/** `err` as the coded error of a process out of descriptors or memory, or undefined. */
+export function exhaustedError(err: unknown, what: string): RyeSearchError | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (!code || !EXHAUSTED.has(code)) return undefined;
+  return new RyeSearchError('E_IO', `${what}: ${(err as Error).message}`, {
+    hint: 'the process ran out of file descriptors or memory: raise the limit (ulimit -n) and try again',
+  });
+}

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { buildDocument, type ItemDescription, upsertDocuments } from './document.js';
 import { scanSpaces, type Candidate, type Skip } from './discovery.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
-import { IndexLockedError, RyeSearchError } from './errors.js';
+import { EXHAUSTED, IndexLockedError, RyeSearchError } from './errors.js';
 import { loadParsers, parseItem } from './metadata.js';
 import { readFiles, readRegularFile, type FileRead } from './read-file.js';
 import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
@@ -20,7 +20,6 @@ import type { Space } from './spaces.js';
 import { TrustStore, verifyText, type Verification } from './trust/trust.js';
 
 /** Read errors that are the system's, not the file's: a refresh that meets one is not committed. */
-const EXHAUSTED = new Set(['EMFILE', 'ENFILE', 'ENOMEM', 'EAGAIN']);
 
 export interface IndexWarning {
   path: string;

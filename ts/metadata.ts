@@ -17,6 +17,7 @@ import {
   simpleElements,
   stripTags,
 } from './markup.js';
+import { exhaustedError } from './errors.js';
 import type { Kind } from './scope.js';
 import { withoutSignature } from './trust/signature.js';
 
@@ -45,7 +46,9 @@ let YAML: typeof YAMLType;
 /** Loads the front matter, YAML and TOML parsers; `parseItem` needs them. */
 export async function loadParsers(): Promise<void> {
   if (YAML) return;
-  const [m, t, y] = await Promise.all([import('gray-matter'), import('smol-toml'), import('yaml')]);
+  const [m, t, y] = await Promise.all([import('gray-matter'), import('smol-toml'), import('yaml')]).catch((err) => {
+    throw exhaustedError(err, 'cannot load the metadata parsers') ?? err;
+  });
   matter = m.default;
   parseToml = t.parse;
   YAML = y.default;

@@ -153,7 +153,10 @@ describe('cache on disk', () => {
     await open(projects[0]);
     const left = fs.readdirSync(ws.cache);
     assert.equal(left.length, 16, left.join(', '));
-    assert.ok(left.some((d) => d.startsWith('p0-')), 'the index just used stays');
+    assert.ok(
+      left.some((d) => d.startsWith('p0-')),
+      'the index just used stays',
+    );
     // Recently used ones are never removed, whatever their number.
     for (const p of projects) await open(p);
     assert.equal(fs.readdirSync(ws.cache).length, 20);

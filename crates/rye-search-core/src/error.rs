@@ -47,6 +47,7 @@ impl Error {
             Error::InvalidArgument { .. } => "E_INVALID_ARGUMENT",
             Error::NotFound { .. } => "E_NOT_FOUND",
             Error::IndexLocked { .. } => "E_INDEX_LOCKED",
+            Error::Index(_) if self.exhausted() => "E_IO",
             Error::Index(_) => "E_INDEX",
             Error::Io(_) => "E_IO",
             Error::Corrupt { .. } => "E_INDEX_CORRUPT",
@@ -64,6 +65,9 @@ impl Error {
             Error::IndexLocked { .. } => {
                 "wait for the other writer to finish, or search the committed index read-only".into()
             }
+            Error::Index(_) | Error::Io(_) if self.exhausted() => {
+                "the process ran out of file descriptors or memory: raise the limit (ulimit -n) and try again".into()
+            }
             Error::Index(_) => "delete the index cache directory to rebuild it from the files".into(),
             Error::Io(_) => "check that the path exists and is readable".into(),
             Error::Corrupt { .. } => {
@@ -72,6 +76,30 @@ impl Error {
             Error::Internal(_) => {
                 "the index is still usable; please report this with the query or documents that caused it".into()
             }
+        }
+    }
+
+    /// Whether this failed for want of file descriptors or memory, which says nothing about the
+    /// index: the same call succeeds once the process has them again.
+    pub fn exhausted(&self) -> bool {
+        let scarce = |e: &std::io::Error| {
+            matches!(e.raw_os_error(), Some(23 | 24 | 12)) || e.kind() == std::io::ErrorKind::OutOfMemory
+        };
+        match self {
+            Error::Io(e) => scarce(e),
+            Error::Index(e) => {
+                let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+                while let Some(c) = cause {
+                    if c.downcast_ref::<std::io::Error>().is_some_and(scarce) {
+                        return true;
+                    }
+                    cause = c.source();
+                }
+                // Tantivy keeps some I/O errors only in its text.
+                let text = format!("{e:?}");
+                text.contains("Too many open files") || text.contains("code: 24,") || text.contains("code: 23,")
+            }
+            _ => false,
         }
     }
 

@@ -44,7 +44,17 @@ fn bad_json(what: &str, e: serde_json::Error) -> napi::Error {
 
 fn run_search(index: &SearchIndex, request: &str) -> napi::Result<String> {
     let req: SearchRequest = serde_json::from_str(request).map_err(|e| bad_json("search request", e))?;
+    if test_panic().is_some_and(|q| req.query.contains(q.as_str())) {
+        panic!("a panic asked for by RYE_SEARCH_TEST_PANIC");
+    }
     Ok(index.search(&req).map_err(to_js)?.to_json())
+}
+
+/// Text whose presence in a query panics inside the search, for tests that show a panic crossing N-API becomes
+/// `E_INTERNAL` and leaves the index serving (read once per process; unset in normal use).
+fn test_panic() -> Option<&'static String> {
+    static QUERY: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    QUERY.get_or_init(|| std::env::var("RYE_SEARCH_TEST_PANIC").ok().filter(|q| !q.is_empty())).as_ref()
 }
 
 #[napi(custom_finalize)]

@@ -130,9 +130,13 @@ impl SearchIndex {
         };
         let (index, cleared) = match open() {
             Ok(index) => (index, false),
+            // Out of descriptors or memory says nothing about the index: never cleared for it.
+            Err(e) if e.exhausted() => return Err(e),
             Err(_) => {
                 clear_index_files(dir)?;
-                (open()?, true)
+                // A failure now is the directory's, not a bug the index lives on after.
+                let damaged = |detail| Error::Corrupt { path: dir.display().to_string(), detail };
+                (open().map_err(|e| if let Error::Internal(m) = e { damaged(m) } else { e })?, true)
             }
         };
         if cleared || stored.trim() != SCHEMA_VERSION.to_string() || !has_index {
