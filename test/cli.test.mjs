@@ -27,6 +27,21 @@ describe('rye-search CLI', () => {
     assert.match(res.stdout, /1–2 of 2 results/);
   });
 
+  it('human output works with any --include-fields list, and --limit 0 --facets prints the counts', () => {
+    const fields = ['id', 'score', 'title', 'type', 'source', 'integrity', 'preview', 'description', 'signed', 'tokens'];
+    for (const list of [...fields, 'score,title', 'source,integrity,preview']) {
+      const res = runCli(['search', 'read', '--include-fields', list, ...common]);
+      assert.equal(res.status, 0, `${list}: ${res.stderr}`);
+      assert.match(res.stdout, /^SCORE\s+TYPE\s+SPACE\s+SIGNATURE\s+ID/m, list);
+      assert.match(res.stdout, /rye\/file\/read/, list);
+      assert.equal(res.stderr, '', list);
+    }
+    const counts = runCli(['search', 'read', '--limit', '0', '--facets', ...common]);
+    assert.equal(counts.status, 0, counts.stderr);
+    assert.match(counts.stdout, /^type: tool 2$/m);
+    assert.match(counts.stdout, /^space: /m);
+  });
+
   it('--json prints exactly the envelope', () => {
     const res = runCli(['search', 'create', '--scope', 'directive', '--json', ...common]);
     assert.equal(res.status, 0, res.stderr);
@@ -78,7 +93,7 @@ describe('rye-search CLI', () => {
     assert.equal(env.results.length, 1);
   });
 
-  it('exit 1 on no hits, 2 on errors with the message on stderr', () => {
+  it('exit 1 on no hits, 2 on errors with the message on stderr (the JSON document on stdout with --json)', () => {
     const none = runCli(['search', 'zzzyzx', '--scope', 'tool', ...common]);
     assert.equal(none.status, 1);
     const syntax = runCli(['search', 'read AND', '--scope', 'tool', ...common]);
@@ -87,7 +102,9 @@ describe('rye-search CLI', () => {
     assert.equal(syntax.stdout, '');
     const scope = runCli(['search', 'x', '--scope', 'tools', '--json', ...common]);
     assert.equal(scope.status, 2);
-    assert.equal(JSON.parse(scope.stderr).error.code, 'E_INVALID_SCOPE');
+    // --json: the error is the JSON document on stdout, as every --json outcome is.
+    assert.equal(JSON.parse(scope.stdout).error.code, 'E_INVALID_SCOPE');
+    assert.equal(scope.stderr, '');
     assert.equal(runCli(['search', 'x', '--limit', 'ten', ...common]).status, 2);
     assert.equal(runCli(['search', 'x', '--nope']).status, 2);
     assert.equal(runCli(['frobnicate']).status, 2);

@@ -32,7 +32,7 @@ function cut(s: string, n: number): string {
 }
 
 function spaceLabel(r: SearchResult): string {
-  return r.bundle ? `system:${r.bundle}` : r.source;
+  return r.bundle ? `system:${r.bundle}` : (r.source ?? '-');
 }
 
 export function formatTable(cells: string[][]): string {
@@ -70,9 +70,11 @@ export function markedPreview(r: SearchResult, width: number, marks: boolean): s
 /** `dates`: show each result's date (when the search is about time: sorted by date, since, until). */
 export function formatSearch(res: SearchResponse, dates = false, marks = false): string {
   if (res.results.length === 0) {
-    return res.total > 0
-      ? `no results on this page (${res.total} in total, offset ${res.offset})`
-      : `no results for ${printable(JSON.stringify(res.query))}`;
+    const none =
+      res.total > 0
+        ? `no results on this page (${res.total} in total, offset ${res.offset})`
+        : `no results for ${printable(JSON.stringify(res.query))}`;
+    return [none, ...countsAndWarnings(res)].join('\n');
   }
   // The note line under each result is indented by 6: the rest of the terminal is its room.
   const width = Math.max(20, (process.stdout.columns || 120) - 6);
@@ -84,11 +86,12 @@ export function formatSearch(res: SearchResponse, dates = false, marks = false):
     if (r.shadows?.length) id += `  (shadows ${r.shadows.map((s) => s.space).join(', ')})`;
     if (r.shadowed_by) id += `  (shadowed by ${r.shadowed_by})`;
     if (r.match === 'semantic') id += '  (by meaning)';
+    // `include_fields` may leave any of these out: a column shows `-` for what was not asked.
     rows.push([
-      r.score.toFixed(3),
-      r.type,
+      typeof r.score === 'number' ? r.score.toFixed(3) : '-',
+      r.type ?? '-',
       spaceLabel(r),
-      MARK[r.integrity] ?? r.integrity,
+      MARK[r.integrity] ?? r.integrity ?? '-',
       ...(dated ? [r.date?.slice(0, 10) ?? '-'] : []),
       id,
     ]);
@@ -114,6 +117,13 @@ export function formatSearch(res: SearchResponse, dates = false, marks = false):
       `${shown} result${res.total === 1 ? '' : 's'} for ${JSON.stringify(res.query)} in ${res.scope} (${res.space}, ${res.search_type})`,
     ),
   );
+  out.push(...countsAndWarnings(res));
+  return out.join('\n');
+}
+
+/** The lines after the results: facet counts (`--facets`), then warnings. */
+function countsAndWarnings(res: SearchResponse): string[] {
+  const out: string[] = [];
   for (const [facet, values] of Object.entries(res.counts ?? {})) {
     const list = Object.entries(values)
       .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
@@ -121,5 +131,5 @@ export function formatSearch(res: SearchResponse, dates = false, marks = false):
     out.push(printable(`${facet}: ${list.join(', ') || '-'}`));
   }
   for (const w of res.warnings ?? []) out.push(printable(`warning: ${w}`));
-  return out.join('\n');
+  return out;
 }

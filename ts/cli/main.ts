@@ -79,7 +79,9 @@ function negativeValues(argv: string[]): string[] {
 
 function reportError(err: unknown, json: boolean): void {
   if (err instanceof RyeSearchError) {
-    if (json) process.stderr.write(`${JSON.stringify({ error: err.toJSON() })}\n`);
+    // With --json every outcome is one JSON document on stdout (as fetch's failure document is);
+    // the exit status says which.
+    if (json) process.stdout.write(`${JSON.stringify({ error: err.toJSON() })}\n`);
     else
       process.stderr.write(
         `error [${err.code}]: ${printable(err.message)}\n${err.hint ? `  hint: ${printable(err.hint)}\n` : ''}`,
@@ -94,5 +96,9 @@ function reportError(err: unknown, json: boolean): void {
     );
     return;
   }
-  process.stderr.write(`error: ${e?.stack ?? String(err)}\n`);
+  // Anything else is a bug: still one coded message, the stack only when asked for.
+  const detail = process.env.RYE_DEBUG ? `\n${e?.stack ?? ''}` : '';
+  process.stderr.write(
+    `error [E_INTERNAL]: ${printable(e?.message ?? String(err))}\n  hint: this is a bug: please report it with the command (RYE_DEBUG=1 shows where it happened)${detail}\n`,
+  );
 }

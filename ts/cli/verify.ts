@@ -28,7 +28,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
       report = await index.verify(positionals.length ? positionals : undefined);
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
-      if (values.json) process.stderr.write(`${JSON.stringify({ error: err.toJSON() })}\n`);
+      if (values.json) process.stdout.write(`${JSON.stringify({ error: err.toJSON() })}\n`);
       else process.stderr.write(`${printable(err.message)}\n  hint: ${printable(err.hint)}\n`);
       return 1;
     }
