@@ -342,7 +342,11 @@ mod tests {
         }
         std::fs::write(inner.join("in.md"), b"in").unwrap();
         let read = read_many(
-            &[(inner.join("in.md"), inner.clone()), (inner.join("out.md"), inner.clone()), (inner.join("to-in.md"), inner)],
+            &[
+                (inner.join("in.md"), inner.clone()),
+                (inner.join("out.md"), inner.clone()),
+                (inner.join("to-in.md"), inner),
+            ],
             99,
             1,
         );

@@ -85,9 +85,14 @@ mod tests {
     fn one_wildcard_keeps_its_full_expansion_and_many_share() {
         let one = Budget::for_query([&parse("*e*").unwrap()], false).unwrap();
         assert_eq!(one.share(5, 256), 256);
-        let eight = Budget::for_query([&parse(&["*e*"; 8].join(" OR ")).unwrap()], false).unwrap();
+        let eight: Vec<String> = (0..8).map(|i| format!("*e{i}*")).collect();
+        let eight = Budget::for_query([&parse(&eight.join(" OR ")).unwrap()], false).unwrap();
         assert_eq!(eight.share(5, 256), 32);
-        let many = Budget::for_query([&parse(&["a*"; 30].join(" ")).unwrap()], false).unwrap();
+        // The same wildcard eight times is one (the parser keeps one copy).
+        let copies = Budget::for_query([&parse(&["*e*"; 8].join(" OR ")).unwrap()], false).unwrap();
+        assert_eq!(copies.share(5, 256), 256);
+        let many: Vec<String> = (0..30).map(|i| format!("a{i}*")).collect();
+        let many = Budget::for_query([&parse(&many.join(" ")).unwrap()], false).unwrap();
         assert_eq!(many.share(5, 256), MIN_SHARE);
         assert_eq!(Budget::for_query([&parse("word").unwrap()], true).unwrap().share(5, 32), 32);
         let b = Budget::for_query([&Node::All], false).unwrap();

@@ -235,7 +235,9 @@ impl<'a> Builder<'a> {
         let per_field = fields
             .iter()
             .filter(|&&(field, _)| tokens.iter().all(|token| self.field_has(field, token)))
-            .map(|&(field, boost)| boosted(make(tokens.iter().map(|t| Term::from_field_text(field, t)).collect()), boost))
+            .map(|&(field, boost)| {
+                boosted(make(tokens.iter().map(|t| Term::from_field_text(field, t)).collect()), boost)
+            })
             .collect();
         any_of(per_field)
     }

@@ -88,7 +88,8 @@ impl NearWeight {
             Some(bm25) => Some((bm25.boost_by(boost), reader.get_fieldnorms_reader(field)?)),
             None => None,
         };
-        let mut scorer = NearScorer { words, slop: self.query.slop as i64, doc: 0, windows: 0, scoring, heap: BinaryHeap::new() };
+        let mut scorer =
+            NearScorer { words, slop: self.query.slop as i64, doc: 0, windows: 0, scoring, heap: BinaryHeap::new() };
         let first = scorer.words[0].postings.doc();
         scorer.settle(first);
         Ok(Some(scorer))
@@ -252,8 +253,12 @@ mod tests {
         writer.commit().unwrap();
         let searcher = index.reader().unwrap().searcher();
         let query = NearQuery::new(words.iter().map(|w| Term::from_field_text(field, w)).collect(), slop);
-        let mut found: Vec<u32> =
-            searcher.search(&query, &TopDocs::with_limit(100).order_by_score()).unwrap().into_iter().map(|(_, a)| a.doc_id).collect();
+        let mut found: Vec<u32> = searcher
+            .search(&query, &TopDocs::with_limit(100).order_by_score())
+            .unwrap()
+            .into_iter()
+            .map(|(_, a)| a.doc_id)
+            .collect();
         found.sort();
         found
     }

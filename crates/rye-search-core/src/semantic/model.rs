@@ -85,7 +85,10 @@ impl StaticModel {
         // than the file holds is refused before anything is reserved for it.
         let least = size.checked_mul(2 + 4 + dims).and_then(|b| b.checked_add(HEADER_BYTES));
         if least.is_none_or(|least| least > bytes.len()) {
-            return Err(format!("the header claims {dims} dims × {size} tokens, more than the file's {} bytes", bytes.len()));
+            return Err(format!(
+                "the header claims {dims} dims × {size} tokens, more than the file's {} bytes",
+                bytes.len()
+            ));
         }
         let mut vocab = FxHashMap::with_capacity_and_hasher(size, Default::default());
         for id in 0..size {
