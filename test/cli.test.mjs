@@ -28,7 +28,18 @@ describe('rye-search CLI', () => {
   });
 
   it('human output works with any --include-fields list, and --limit 0 --facets prints the counts', () => {
-    const fields = ['id', 'score', 'title', 'type', 'source', 'integrity', 'preview', 'description', 'signed', 'tokens'];
+    const fields = [
+      'id',
+      'score',
+      'title',
+      'type',
+      'source',
+      'integrity',
+      'preview',
+      'description',
+      'signed',
+      'tokens',
+    ];
     for (const list of [...fields, 'score,title', 'source,integrity,preview']) {
       const res = runCli(['search', 'read', '--include-fields', list, ...common]);
       assert.equal(res.status, 0, `${list}: ${res.stderr}`);

@@ -48,7 +48,7 @@ describe('CLI search flags (fast-check, one process per case)', () => {
   });
   after(() => ws.cleanup());
 
-  it('every mix of flags exits 0/1 with JSON, or 2 with one message', async () => {
+  it('every mix of flags exits 0/1 with the JSON envelope, or 2 with one JSON error document', async () => {
     const statuses = new Set();
     await fc.assert(
       fc.asyncProperty(query, flags, async (q, fl) => {
@@ -59,8 +59,11 @@ describe('CLI search flags (fast-check, one process per case)', () => {
         assert.ok([0, 1, 2].includes(status), `${what}: exit ${status}: ${stderr}`);
         assert.ok(!/\n\s+at .+:\d+:\d+/.test(stderr), `${what}: stack trace on stderr: ${stderr}`);
         if (status === 2) {
-          assert.equal(stdout, '', `${what}: output with an error`);
-          assert.ok(stderr.trim().length > 0, `${what}: silent error`);
+          // --json: the error is the one JSON document on stdout, nothing on stderr.
+          const { error } = JSON.parse(stdout);
+          assert.match(error.code, /^E_[A-Z_]+$/, `${what}: ${stdout}`);
+          assert.ok(error.message.length > 0 && error.hint.length > 0, `${what}: ${stdout}`);
+          assert.equal(stderr, '', `${what}: stderr with --json`);
         } else {
           const res = JSON.parse(stdout);
           assert.ok(Array.isArray(res.results), what);

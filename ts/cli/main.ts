@@ -1,7 +1,7 @@
 /** rye-search command line: parse, call the API, print. Exit 0 hits / 1 no hits / 2 error. */
 import { readFileSync } from 'node:fs';
 
-import { RyeSearchError } from '../errors.js';
+import { errorPayload, RyeSearchError } from '../errors.js';
 import { printable } from './format.js';
 
 type Command = (argv: string[]) => Promise<number>;
@@ -78,27 +78,22 @@ function negativeValues(argv: string[]): string[] {
 }
 
 function reportError(err: unknown, json: boolean): void {
-  if (err instanceof RyeSearchError) {
-    // With --json every outcome is one JSON document on stdout (as fetch's failure document is);
-    // the exit status says which.
-    if (json) process.stdout.write(`${JSON.stringify({ error: err.toJSON() })}\n`);
-    else
-      process.stderr.write(
-        `error [${err.code}]: ${printable(err.message)}\n${err.hint ? `  hint: ${printable(err.hint)}\n` : ''}`,
-      );
-    return;
-  }
+  const { code, message, hint } = described(err);
+  // With --json every outcome is one JSON document on stdout (as fetch's failure document is);
+  // the exit status says which.
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message, hint } })}\n`);
+  else process.stderr.write(`error [${code}]: ${printable(message)}\n${hint ? `  hint: ${printable(hint)}\n` : ''}`);
+}
+
+/** Any failure as a coded message with a hint (see `errorPayload`); argument errors are the user's. */
+function described(err: unknown): { code: string; message: string; hint: string } {
   const e = err as Error & { code?: string };
-  // Argument parsing errors from node:util are user errors too.
-  if (e?.code?.startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(
-      `error [E_INVALID_ARGUMENT]: ${printable(e.message)}\n  hint: run with --help to see the options\n`,
-    );
-    return;
+  if (!(err instanceof RyeSearchError) && e?.code?.startsWith('ERR_PARSE_ARGS')) {
+    return { code: 'E_INVALID_ARGUMENT', message: e.message, hint: 'run with --help to see the options' };
   }
-  // Anything else is a bug: still one coded message, the stack only when asked for.
-  const detail = process.env.RYE_DEBUG ? `\n${e?.stack ?? ''}` : '';
-  process.stderr.write(
-    `error [E_INTERNAL]: ${printable(e?.message ?? String(err))}\n  hint: this is a bug: please report it with the command (RYE_DEBUG=1 shows where it happened)${detail}\n`,
-  );
+  const { code, message, hint } = errorPayload(err);
+  if (err instanceof RyeSearchError) return { code, message, hint };
+  // A bug: still one coded message, the stack only when asked for.
+  const stack = process.env.RYE_DEBUG ? `\n${e?.stack ?? ''}` : '';
+  return { code, message: `${message}${stack}`, hint: `${hint} (RYE_DEBUG=1 shows where it happened)` };
 }
