@@ -62,9 +62,9 @@ export function markUsed(location: string): void {
 /**
  * Marks `location` as used now and removes the least recently used indexes of its cache beyond
  * {@link MAX_CACHED_INDEXES} (each distinct project path keeps an index that copies the user
- * space). Every failure here is ignored: a cache that cannot be pruned still serves.
+ * space).
  */
-export function pruneCache(cacheDir: string, location: string, max = MAX_CACHED_INDEXES): string[] {
+export function pruneCache(cacheDir: string, location: string, max = MAX_CACHED_INDEXES): void {
   const now = new Date();
   markUsed(location);
   try {
@@ -75,14 +75,10 @@ export function pruneCache(cacheDir: string, location: string, max = MAX_CACHED_
       .filter((dir) => dir !== location && fs.existsSync(path.join(dir, SCHEMA_FILE)))
       .map((dir) => ({ dir, used: fs.statSync(dir).mtimeMs }))
       .sort((a, b) => b.used - a.used);
-    const removed: string[] = [];
     for (const { dir, used } of indexes.slice(Math.max(0, max - 1))) {
-      if (now.getTime() - used < IDLE_MS) continue;
-      fs.rmSync(dir, { recursive: true, force: true });
-      removed.push(dir);
+      if (now.getTime() - used >= IDLE_MS) fs.rmSync(dir, { recursive: true, force: true });
     }
-    return removed;
   } catch {
-    return [];
+    // A cache that cannot be pruned still serves.
   }
 }

@@ -13,7 +13,7 @@ import { scanSpaces, type Candidate, type Skip } from './discovery.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { EXHAUSTED, IndexLockedError, RyeSearchError } from './errors.js';
 import { loadParsers, parseItem } from './metadata.js';
-import { readFiles, readRegularFile, type FileRead } from './read-file.js';
+import { readFiles, readRegularFile, realPathOf, type FileRead } from './read-file.js';
 import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { WatchedScanCache } from './scan-cache.js';
 import type { Space } from './spaces.js';
@@ -99,14 +99,6 @@ function inSlices(files: Candidate[]): Candidate[][] {
 
 const keyOf = (c: { key: string }) => c.key;
 
-/** The real path of `dir`, or '' (no check: a space that cannot be resolved lists no files). */
-function realPathOf(dir: string): string {
-  try {
-    return fs.realpathSync.native(dir);
-  } catch {
-    return '';
-  }
-}
 const pathsOf = (cs: Candidate[]) => cs.map((c) => c.path);
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -19,6 +19,15 @@ export function inside(root: string, target: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
+/** The real path of `dir`, or '' (no check: a folder that cannot be resolved holds no files to read). */
+export function realPathOf(dir: string): string {
+  try {
+    return fs.realpathSync.native(dir);
+  } catch {
+    return '';
+  }
+}
+
 /** The real path of the file open as `fd` (from `file`): the descriptor's where Linux says it. */
 function openedPath(fd: number, file: string): string {
   try {

@@ -20,7 +20,7 @@ import {
 import { Indexer, type IndexReport, type ItemRef, type Progress, refKey } from './indexer.js';
 import { loadParsers } from './metadata.js';
 import { embeddingModel, native, type NativeIndex } from './native.js';
-import { readFiles } from './read-file.js';
+import { readFiles, realPathOf } from './read-file.js';
 import { buildRequest, type SearchOptions } from './search-request.js';
 import { shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
 import { SearchRunner, type Prepared, type SearchFailure } from './search-runner.js';
@@ -178,9 +178,7 @@ export class RyeIndex {
     const problems: VerifyReport['problems'] = [];
     let total = 0;
     const refs = [...this.selected(ids)].flat();
-    const realSpaces = new Map(
-      this.spaces.map((s) => [s, fs.existsSync(s.aiDir) ? fs.realpathSync.native(s.aiDir) : '']),
-    );
+    const realSpaces = new Map(this.spaces.map((s) => [s, realPathOf(s.aiDir)]));
     for (let i = 0; i < refs.length; i += VERIFY_READ_BATCH) {
       const part = refs.slice(i, i + VERIFY_READ_BATCH);
       const reads = await readFiles(

@@ -41,11 +41,6 @@ export class McpContext {
     (this.options.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(line);
   }
 
-  /** Open indexes now (idle ones included): at most {@link MAX_OPEN_INDEXES} plus those in use. */
-  get openIndexes(): number {
-    return this.entries.size;
-  }
-
   /**
    * Runs `use` with the refreshed index of a project (or of no project: user and system spaces
    * only). The index stays open until `use` settles, whatever other calls open meanwhile.

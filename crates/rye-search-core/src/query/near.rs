@@ -37,11 +37,6 @@ impl NearQuery {
         }
         NearQuery { terms: placed, slop }
     }
-
-    /// The distinct words (a query whose words repeat one word is that word alone).
-    pub fn distinct_terms(&self) -> usize {
-        self.terms.len()
-    }
 }
 
 impl Query for NearQuery {
