@@ -137,6 +137,8 @@ describe('install from packed tarballs', {
           moduleResolution: 'nodenext',
           target: 'es2022',
           skipLibCheck: false,
+          // No ambient Node types of the user's own: the package's declarations bring what they use.
+          types: [],
         },
       }),
     );
@@ -158,6 +160,51 @@ describe('install from packed tarballs', {
     const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     const res = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, env, encoding: 'utf8' });
     assert.equal(res.status, 0, res.stdout + res.stderr);
+  });
+
+  it('a CommonJS project loads the package with require, compiled from strict TypeScript and as plain JS', () => {
+    // A default `npm init` project is CommonJS; TypeScript's nodenext turns its imports into require().
+    const cjs = path.join(project, 'cjs');
+    fs.mkdirSync(cjs, { recursive: true });
+    fs.writeFileSync(
+      path.join(cjs, 'package.json'),
+      JSON.stringify({ name: 'cjs-app', version: '1.0.0', private: true }),
+    );
+    fs.writeFileSync(
+      path.join(cjs, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, module: 'nodenext', target: 'es2022', skipLibCheck: false, types: [] },
+        files: ['use.ts'],
+      }),
+    );
+    fs.writeFileSync(
+      path.join(cjs, 'use.ts'),
+      `import { createMemoryIndex, QuerySyntaxError, type SearchResponse } from 'rye-search';
+      async function main(): Promise<void> {
+        const mem = createMemoryIndex();
+        await mem.add([{ id: 'a', title: 'hello world' }]);
+        const r: SearchResponse = await mem.search({ query: 'hello' });
+        let code: string | undefined;
+        try { await mem.search({ query: 'a AND' }); } catch (e) { code = e instanceof QuerySyntaxError ? e.code : 'other'; }
+        console.log(JSON.stringify({ total: r.total, code }));
+      }
+      main();
+      `,
+    );
+    const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: cjs, env, encoding: 'utf8' });
+    assert.equal(built.status, 0, built.stdout + built.stderr);
+    assert.match(fs.readFileSync(path.join(cjs, 'use.js'), 'utf8'), /require\("rye-search"\)/);
+    const compiled = spawnSync(process.execPath, ['use.js'], { cwd: cjs, env, encoding: 'utf8' });
+    assert.equal(compiled.status, 0, compiled.stderr);
+    assert.deepEqual(JSON.parse(compiled.stdout), { total: 1, code: 'E_QUERY_SYNTAX' });
+    const plain = spawnSync(
+      process.execPath,
+      ['-e', "const { openIndex, KINDS } = require('rye-search'); console.log(typeof openIndex, KINDS.length)"],
+      { cwd: cjs, env, encoding: 'utf8' },
+    );
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.match(plain.stdout, /^function \d+$/m);
   });
 
   it('without a matching binary, fails with a typed error naming the platform and how to build', () => {

@@ -1,4 +1,6 @@
 /** rye-search — public Node API. */
+// The declarations use Node's types (Buffer, KeyObject); this brings them to projects with `"types": []`.
+/// <reference types="node" preserve="true" />
 export {
   type FetchManyOptions,
   MAX_ITEM_IDS,
