@@ -81,7 +81,7 @@ export declare function loadModel(path: string): string
 export declare function readFiles(paths: string, maxBytes: number, within: string): Promise<FileBatch>
 
 /**
- * Stats `\0`-separated paths on all cores: `[mtime µs, size, kind]` per path
+ * Stats `\0`-separated paths on all cores: `[mtime µs, size, kind, ctime µs]` per path
  * (kind 0 missing, 1 file, 2 directory, 3 other).
  */
 export declare function statMany(paths: string): Float64Array

@@ -6,11 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { native } from './native.js';
 import { DEFAULT_MAX_FILE_BYTES, IGNORED_DIRS, KIND_EXTENSIONS, KIND_FOLDERS } from './items.js';
 import type { Kind } from './scope.js';
 import type { Space } from './spaces.js';
-import { inside } from './read-file.js';
+import { FileType, inside, statAll, statAt } from './read-file.js';
 import { exhaustedError } from './errors.js';
 
 export interface Candidate {
@@ -23,8 +22,10 @@ export interface Candidate {
   ext: string;
   space: Space;
   mtime: number;
+  /** The change time, which a modification time put back does not hide (see `scan-snapshot.ts`). */
+  ctime: number;
   size: number;
-  /** From the batch stat: 0 missing, 1 regular file, 2 anything else. */
+  /** A {@link FileType} from the batch stat. */
   fileType: number;
 }
 
@@ -50,6 +51,15 @@ export interface Skip {
 export interface Scan {
   candidates: Candidate[];
   skipped: Skip[];
+  /** Every item file listed (candidates and the files skipped for their size or type), as stat'ed. */
+  files: Candidate[];
+  /**
+   * The real directories whose entries decided this scan: every directory listed, each space's
+   * `.ai` folder (where kind folders appear), and for a missing space its parent (where it appears).
+   */
+  dirs: string[];
+  /** A link was met: what it points at may change while every directory above stays as it was. */
+  linked: boolean;
 }
 
 /** What one listing of a directory found: reusable while nothing in the directory changes. */
@@ -65,9 +75,6 @@ export interface Listing {
   linked: Candidate[];
 }
 
-/** File type from the batch stat: 0 missing, 1 regular file, 2 anything else. */
-const FILE = 1;
-
 /** Listings kept between scans, so that a scan reads again only the directories that changed. */
 export interface ScanCache {
   /** The listing of `dir` if it is known to be unchanged. */
@@ -82,13 +89,15 @@ export interface ScanCache {
 }
 
 export function scanSpaces(spaces: Space[], maxFileBytes = DEFAULT_MAX_FILE_BYTES, cache?: ScanCache): Scan {
-  const scan: Scan = { candidates: [], skipped: [] };
+  const scan: Scan = { candidates: [], skipped: [], files: [], dirs: [], linked: false };
   const listings: Listing[] = [];
   const fresh = new Set<Listing>();
   const reached = new Set<string>();
   for (const space of spaces) {
     const spaceReal = realDir(space.aiDir);
-    if (spaceReal === undefined) continue; // a space that does not exist has no items
+    // A space that does not exist has no items, until it appears below its nearest existing folder.
+    scan.dirs.push(spaceReal ?? nearestFolder(space.aiDir));
+    if (spaceReal === undefined) continue;
     for (const kind of Object.keys(KIND_FOLDERS) as Kind[]) {
       const root = path.join(space.aiDir, KIND_FOLDERS[kind]);
       walk(
@@ -104,21 +113,26 @@ export function scanSpaces(spaces: Space[], maxFileBytes = DEFAULT_MAX_FILE_BYTE
   // Loops, not spread: a directory may hold more files than a call takes arguments.
   for (const l of listings) for (const f of fresh.has(l) ? l.files : l.linked) toStat.push(f);
   if (toStat.length) {
-    const stats = native((b) => b.statMany(toStat.map((p) => p.path).join('\0')));
+    const stats = statAll(toStat.map((p) => p.path).join('\0'), toStat.length);
     for (let i = 0; i < toStat.length; i++) {
       const p = toStat[i]!;
-      p.mtime = stats[i * 3]!;
-      p.size = stats[i * 3 + 1]!;
-      p.fileType = stats[i * 3 + 2]!;
+      const st = statAt(stats, i);
+      p.mtime = st.mtime;
+      p.ctime = st.ctime;
+      p.size = st.size;
+      p.fileType = st.type;
     }
   }
   for (const l of listings) {
+    scan.dirs.push(l.real);
+    if (l.linked.length || l.subdirs.some((d) => d.link)) scan.linked = true;
     for (const p of l.files) {
-      if (p.fileType !== FILE)
+      scan.files.push(p);
+      if (p.fileType !== FileType.file)
         scan.skipped.push({
           path: p.path,
-          reason: p.fileType === 0 ? 'unreadable' : 'not-a-file',
-          detail: p.fileType === 0 ? 'vanished during the scan' : undefined,
+          reason: p.fileType === FileType.missing ? 'unreadable' : 'not-a-file',
+          detail: p.fileType === FileType.missing ? 'vanished during the scan' : undefined,
         });
       else if (p.size > maxFileBytes)
         scan.skipped.push({ path: p.path, reason: 'too-large', detail: `${p.size} bytes > ${maxFileBytes}` });
@@ -154,6 +168,14 @@ function realDir(dir: string): string | undefined {
     return fs.existsSync(dir) ? fs.realpathSync.native(dir) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** The real path of the nearest existing folder above `dir` (the root at worst). */
+function nearestFolder(dir: string): string {
+  for (let up = path.dirname(dir); ; up = path.dirname(up)) {
+    const real = realDir(up);
+    if (real !== undefined || up === path.dirname(up)) return real ?? up;
   }
 }
 
@@ -285,8 +307,9 @@ function list(w: Walk, dir: string, relDir: string, known?: string): Listing | u
       ext: ext.toLowerCase(),
       space: w.space,
       mtime: 0,
+      ctime: 0,
       size: 0,
-      fileType: 0,
+      fileType: FileType.missing,
     };
     l.files.push(file);
     if (isLink) l.linked.push(file);

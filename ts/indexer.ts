@@ -16,6 +16,7 @@ import { loadParsers, parseItem } from './metadata.js';
 import { readFiles, readRegularFile, realPathOf, type FileRead } from './read-file.js';
 import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { WatchedScanCache } from './scan-cache.js';
+import { saveSnapshot, unchangedScan } from './scan-snapshot.js';
 import type { Space } from './spaces.js';
 import { TrustStore, verifyText, type Verification } from './trust/trust.js';
 
@@ -60,15 +61,7 @@ export function refKey(kind: string, id: string): string {
 }
 
 /** One indexed file, as the facade knows it (for shadows, fetch and verify). */
-export interface ItemRef {
-  key: string;
-  kind: Candidate['kind'];
-  id: string;
-  name: string;
-  ext: string;
-  path: string;
-  space: Space;
-}
+export type ItemRef = Pick<Candidate, 'key' | 'kind' | 'id' | 'name' | 'ext' | 'path' | 'space'>;
 
 /**
  * Most files read and indexed together, and most bytes (by the scan's sizes): a slice of large
@@ -133,8 +126,12 @@ const lasting = ([, e]: [string, Unreadable]) => e.skip.reason === 'binary' || e
 
 export class Indexer {
   trust: TrustStore = new TrustStore();
-  /** kind \0 id → refs in precedence order (first wins). */
-  byId = new Map<string, ItemRef[]>();
+  /** kind \0 id → refs in precedence order (first wins); see {@link byId}. */
+  private refs: Map<string, ItemRef[]> | undefined;
+  /** After a refresh that read nothing: the refs, made when first asked for. */
+  private pendingRefs: (() => ItemRef[]) | undefined;
+  /** After a refresh that read nothing: the refs of items with several copies, by kind and id. */
+  private sharedRefs: Map<string, ItemRef[]> | undefined;
   lastSkipped: Skip[] = [];
   private running: Promise<IndexReport> | undefined;
   /** What the index holds (key → mtime, size), valid while the on-disk opstamp is unchanged. */
@@ -152,14 +149,32 @@ export class Indexer {
   /** Directory listings reused while their watchers report no change (undefined: walk everything). */
   private readonly scanCache: WatchedScanCache | undefined;
 
+  /** The trust fingerprint and lasting skips (JSON), and the last full scan (`scan-snapshot.ts`). */
+  private readonly stateFile: string | undefined;
+  private readonly snapshotFile: string | undefined;
+
   constructor(
     private readonly nativeIndex: NativeIndex,
     readonly spaces: Space[],
-    private readonly stateFile: string | undefined,
+    stateDir: string | undefined,
     private readonly maxFileBytes = DEFAULT_MAX_FILE_BYTES,
     watch = false,
   ) {
     if (watch) this.scanCache = new WatchedScanCache();
+    this.stateFile = stateDir && path.join(stateDir, 'rye-state.json');
+    this.snapshotFile = stateDir && path.join(stateDir, 'rye-scan.bin');
+  }
+
+  /** kind \0 id → refs in precedence order (first wins), for fetch and verify. */
+  get byId(): Map<string, ItemRef[]> {
+    if (!this.refs) this.setRefs(this.pendingRefs?.() ?? []);
+    return this.refs!;
+  }
+
+  /** Every copy of an item that has more than one (or undefined), without making all refs. */
+  copies(kind: string, id: string): ItemRef[] | undefined {
+    const refs = (this.refs ?? this.sharedRefs)?.get(refKey(kind, id));
+    return refs && refs.length > 1 ? refs : undefined;
   }
 
   /** Stops watching the spaces. */
@@ -179,6 +194,7 @@ export class Indexer {
 
   private async run(onProgress?: (p: Progress) => void): Promise<IndexReport> {
     const started = performance.now();
+    const startedAt = Date.now();
     onProgress?.({ phase: 'discovering', done: 0, total: 0 });
     // The opstamp the reloaded reader shows: the manifest below is read from that reader.
     const opstamp = native(() => this.nativeIndex.reload());
@@ -192,6 +208,36 @@ export class Indexer {
       for (const item of Array.isArray(state.unreadable) ? state.unreadable : [])
         if (isUnreadable(item)) this.unreadable.set(item[0], item[1]);
     }
+    const snapshot = this.snapshotFile && {
+      spaces: this.spaces,
+      trust: trustPrint,
+      maxFileBytes: this.maxFileBytes,
+    };
+    // Without watchers, a stored scan that every time and size still matches spares the walk.
+    const stored =
+      snapshot && !this.scanCache && !trustChanged
+        ? unchangedScan(this.snapshotFile!, { ...snapshot, opstamp })
+        : undefined;
+    if (stored) {
+      this.lastSkipped = stored.skipped;
+      // Refs made at another commit may name items since added or removed.
+      if (!this.refs || opstamp !== this.opstamp) {
+        this.refs = undefined;
+        this.pendingRefs = stored.files;
+        this.sharedRefs = new Map(stored.copies.map((group) => [refKey(group[0]!.kind, group[0]!.id), group]));
+      }
+      return {
+        items: native(() => this.nativeIndex.numDocs()),
+        added: 0,
+        updated: 0,
+        removed: 0,
+        unchanged: stored.indexed,
+        skipped: stored.skipped,
+        warnings: this.trust.ignored.map((i) => ({ path: i.file, message: `trust file ignored: ${i.reason}` })),
+        durationMs: Math.round(performance.now() - started),
+        readOnly: false,
+      };
+    }
     const skipsBefore = JSON.stringify([...this.unreadable].filter(lasting));
     /** Keys of `unreadable` still skipped after this refresh; the others are forgotten. */
     const stillSkipped = new Set<string>();
@@ -199,7 +245,9 @@ export class Indexer {
     await this.scanCache?.beginScan();
     const scan = scanSpaces(this.spaces, this.maxFileBytes, this.scanCache);
     this.lastSkipped = scan.skipped;
-    if (!this.manifest || opstamp !== this.opstamp) {
+    // Another process's commit may have added or removed items: the refs are made again.
+    const reloaded = !this.manifest || opstamp !== this.opstamp;
+    if (reloaded) {
       // Another handle or process committed since we last looked: read what the index holds.
       this.manifest = new Map();
       const m = JSON.parse(native(() => this.nativeIndex.manifest())) as {
@@ -210,7 +258,7 @@ export class Indexer {
       for (let i = 0; i < m.keys.length; i++) this.manifest.set(m.keys[i]!, { mtime: m.mtimes[i]!, size: m.sizes[i]! });
       this.opstamp = opstamp;
     }
-    const manifest = this.manifest;
+    const manifest = this.manifest!;
     // Keys of changed files that could not be read or parsed: they leave the index.
     const failed = new Set<string>();
     const changed: Candidate[] = [];
@@ -331,31 +379,31 @@ export class Indexer {
     }
 
     // Shadows depend on which items exist, not on their content: edits leave them as they are.
-    if (report.added || report.removed || failed.size > skippedBefore || this.byId.size === 0)
-      this.rebuildShadows(scan.candidates, failed);
+    if (report.added || report.removed || failed.size > skippedBefore || reloaded || !this.refs)
+      this.setRefs(scan.candidates.filter((c) => !failed.has(keyOf(c))));
+    if (snapshot && !this.scanCache && !report.readOnly && state.trust === trustPrint) {
+      const candidates = new Set(scan.candidates);
+      const indexed = (c: Candidate) => candidates.has(c) && !failed.has(c.key);
+      const copies = [...this.byId.values()].filter((refs) => refs.length > 1) as Candidate[][];
+      const context = { ...snapshot, opstamp: this.opstamp };
+      saveSnapshot(this.snapshotFile!, { context, scan, startedAt, indexed, skipped: report.skipped, copies });
+    }
     report.items = native(() => this.nativeIndex.numDocs());
     report.durationMs = Math.round(performance.now() - started);
     return report;
   }
 
-  private rebuildShadows(candidates: Candidate[], failed: Set<string>): void {
-    this.byId = new Map();
-    for (const c of candidates) {
-      if (failed.has(keyOf(c))) continue;
+  private setRefs(indexed: ItemRef[]): void {
+    const refs = new Map<string, ItemRef[]>();
+    for (const c of indexed) {
       const k = refKey(c.kind, c.id);
-      const ref: ItemRef = {
-        key: keyOf(c),
-        kind: c.kind,
-        id: c.id,
-        name: c.name,
-        ext: c.ext,
-        path: c.path,
-        space: c.space,
-      };
-      const list = this.byId.get(k);
-      if (list) list.push(ref);
-      else this.byId.set(k, [ref]);
+      const list = refs.get(k);
+      if (list) list.push(c);
+      else refs.set(k, [c]);
     }
+    this.refs = refs;
+    this.pendingRefs = undefined;
+    this.sharedRefs = undefined;
   }
 
   /** Verification of a text, cached by content hash (and reset when trust changes). */

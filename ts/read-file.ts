@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { nativeAsync } from './native.js';
+import { native, nativeAsync } from './native.js';
 
 /** Trust documents and other small configuration files are a few hundred bytes. */
 export const MAX_CONFIG_BYTES = 64 * 1024;
@@ -93,4 +93,35 @@ export async function readFiles(paths: string[], maxBytes: number, within: strin
     if (code === 'OUTSIDE') return { outside: read.messages[i]! };
     return { code, message: read.messages[i]! };
   });
+}
+
+/** A file type as the batch stat gives it. */
+export const FileType = { missing: 0, file: 1, dir: 2, other: 3 } as const;
+
+/** One path's stat: modification and change times (µs since the epoch), size and type. */
+export interface Stat {
+  mtime: number;
+  ctime: number;
+  size: number;
+  type: number;
+}
+
+/** Numbers per path in {@link statAll}'s answer, in this order. */
+const STAT_WIDTH = 4;
+
+/**
+ * Stats `\0`-joined paths (links followed) on native threads, several at a time: `count` stats
+ * in one array, read with {@link statAt}. A tree's files stat'ed one by one from JavaScript took
+ * three times as long.
+ */
+export function statAll(joined: string, count: number): Float64Array {
+  const stats = count ? native((b) => b.statMany(joined)) : new Float64Array(0);
+  if (stats.length !== count * STAT_WIDTH) throw new Error(`${stats.length / STAT_WIDTH} stats for ${count} paths`);
+  return stats;
+}
+
+/** The `i`th stat of a {@link statAll} answer. */
+export function statAt(stats: Float64Array, i: number): Stat {
+  const at = i * STAT_WIDTH;
+  return { mtime: stats[at]!, size: stats[at + 1]!, type: stats[at + 2]!, ctime: stats[at + 3]! };
 }

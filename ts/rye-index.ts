@@ -249,7 +249,7 @@ export class RyeIndex {
 
   /** Shadows are computed over every item of the spaces, not only the hits (each search keeps those it searched). */
   readonly shadows: ShadowLookup = (kind, id) =>
-    this.indexer.byId.get(refKey(kind, id))?.map((r) => ({ label: r.space.label, path: r.path }));
+    this.indexer.copies(kind, id)?.map((r) => ({ label: r.space.label, path: r.path }));
 
   protected assertOpen(): void {
     if (this.closed) throw new InvalidArgumentError('this index is closed', { hint: 'open it again with openIndex()' });
@@ -313,7 +313,7 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   const indexer = new Indexer(
     nativeIndex,
     spaces,
-    path.join(location, 'rye-state.json'),
+    location,
     opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     opts.watch ?? process.platform === 'linux',
   );

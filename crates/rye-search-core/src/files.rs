@@ -6,12 +6,29 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-/// What `stat` says about one path: modification time (µs since the epoch), size, and kind.
+/// What `stat` says about one path: modification time (µs since the epoch), size, kind, and
+/// change time (µs): any change to the entry moves it, a modification time put back by a tool
+/// (`touch -d`, `tar`, `rsync -t`) too. Where the system keeps none (Windows), the modification time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileStat {
     pub mtime_us: i64,
     pub size: u64,
     pub kind: FileKind,
+    pub ctime_us: i64,
+}
+
+impl FileStat {
+    const MISSING: FileStat = FileStat { mtime_us: 0, size: 0, kind: FileKind::Missing, ctime_us: 0 };
+}
+
+/// Seconds and nanoseconds since the epoch as µs (0 before it).
+#[cfg(unix)]
+fn micros(secs: i64, nanos: i64) -> i64 {
+    if secs < 0 {
+        0
+    } else {
+        secs * 1_000_000 + nanos / 1_000
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,23 +42,30 @@ pub enum FileKind {
 /// Follows links, like `stat(2)`.
 pub fn stat(path: &Path) -> FileStat {
     match std::fs::metadata(path) {
-        Err(_) => FileStat { mtime_us: 0, size: 0, kind: FileKind::Missing },
-        Ok(m) => FileStat {
-            mtime_us: m
+        Err(_) => FileStat::MISSING,
+        Ok(m) => {
+            let mtime_us = m
                 .modified()
                 .ok()
                 .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                 .map(|d| d.as_micros() as i64)
-                .unwrap_or(0),
-            size: m.len(),
-            kind: if m.is_file() {
+                .unwrap_or(0);
+            #[cfg(unix)]
+            let ctime_us = {
+                use std::os::unix::fs::MetadataExt;
+                micros(m.ctime(), m.ctime_nsec())
+            };
+            #[cfg(not(unix))]
+            let ctime_us = mtime_us;
+            let kind = if m.is_file() {
                 FileKind::File
             } else if m.is_dir() {
                 FileKind::Dir
             } else {
                 FileKind::Other
-            },
-        },
+            };
+            FileStat { mtime_us, size: m.len(), kind, ctime_us }
+        }
     }
 }
 
@@ -117,17 +141,20 @@ fn stat_run<P: AsRef<Path>>(paths: &[P]) -> Vec<FileStat> {
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         // Follows links, like `stat(2)` and `std::fs::metadata`.
         if unsafe { libc::fstatat(fd, cname.as_ptr(), &mut st, 0) } != 0 {
-            out.push(FileStat { mtime_us: 0, size: 0, kind: FileKind::Missing });
+            out.push(FileStat::MISSING);
             continue;
         }
-        let mtime_us =
-            if st.st_mtime < 0 { 0 } else { st.st_mtime as i64 * 1_000_000 + st.st_mtime_nsec as i64 / 1_000 };
         let kind = match st.st_mode & libc::S_IFMT {
             libc::S_IFREG => FileKind::File,
             libc::S_IFDIR => FileKind::Dir,
             _ => FileKind::Other,
         };
-        out.push(FileStat { mtime_us, size: st.st_size as u64, kind });
+        out.push(FileStat {
+            mtime_us: micros(st.st_mtime as i64, st.st_mtime_nsec as i64),
+            size: st.st_size as u64,
+            kind,
+            ctime_us: micros(st.st_ctime as i64, st.st_ctime_nsec as i64),
+        });
     }
     out
 }

@@ -173,16 +173,16 @@ pub fn load_model(path: String) -> napi::Result<String> {
     guarded(|| rye_search_core::semantic::load_model(std::path::Path::new(&path)).map_err(to_js))
 }
 
-/// Stats `\0`-separated paths on all cores: `[mtime µs, size, kind]` per path
+/// Stats `\0`-separated paths on all cores: `[mtime µs, size, kind, ctime µs]` per path
 /// (kind 0 missing, 1 file, 2 directory, 3 other).
 #[napi]
 pub fn stat_many(paths: String) -> napi::Result<Float64Array> {
     guarded(|| {
         let list: Vec<&str> = if paths.is_empty() { Vec::new() } else { paths.split('\0').collect() };
         let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(4);
-        let mut out = Vec::with_capacity(list.len() * 3);
+        let mut out = Vec::with_capacity(list.len() * 4);
         for s in rye_search_core::files::stat_many(&list, threads) {
-            out.extend([s.mtime_us as f64, s.size as f64, s.kind as u8 as f64]);
+            out.extend([s.mtime_us as f64, s.size as f64, s.kind as u8 as f64, s.ctime_us as f64]);
         }
         Ok(Float64Array::new(out))
     })
