@@ -2,19 +2,17 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, it } from 'node:test';
 
 import { openIndex, TrustStore, verifyText } from '../dist/index.js';
-import { CORPUS, tmpdir } from './helpers.mjs';
+import { CORPUS, describeIf, tmpdir } from './helpers.mjs';
 
 const RYEOS = path.join(CORPUS, 'ryeos');
 const present = fs.existsSync(RYEOS);
 const BUNDLES = ['ryeos', 'ryeos-core', 'ryeos-code', 'ryeos-email', 'ryeos-web'];
 const AUTHOR_V1 = '4b987fd4e40303ac';
 
-describe('ryeos corpus', {
-  skip: present ? false : `corpus not found at ${RYEOS} (clone outside the workspace)`,
-}, () => {
+describeIf(present ? false : `corpus not found at ${RYEOS} (clone outside the workspace)`, 'ryeos corpus', () => {
   let root;
   let index;
   before(async () => {

@@ -5,18 +5,18 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { it } from 'node:test';
 import zlib from 'node:zlib';
 
 import { createMemoryIndex } from '../dist/index.js';
-import { CORPUS } from './helpers.mjs';
+import { CORPUS, describeIf } from './helpers.mjs';
 import { rng } from './reliability/fixtures/unicode-cases.mjs';
 
 const FILE = path.join(CORPUS, 'debian-i18n', 'packages-i18n.jsonl.gz');
 const present = fs.existsSync(FILE);
 const SEARCHES = Number(process.env.RYE_I18N_SEARCHES || 3000);
 
-describe('translated Debian descriptions', { skip: present ? false : `corpus not found at ${FILE}` }, () => {
+describeIf(present ? false : `corpus not found at ${FILE}`, 'translated Debian descriptions', () => {
   it(`${SEARCHES} searches drawn from the text, previews on, in every language`, async () => {
     const rows = zlib
       .gunzipSync(fs.readFileSync(FILE))

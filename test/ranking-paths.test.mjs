@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { it } from 'node:test';
 import zlib from 'node:zlib';
 
 import { createMemoryIndex } from '../dist/index.js';
-import { CORPUS } from './helpers.mjs';
+import { CORPUS, describeIf } from './helpers.mjs';
 import { rng } from './reliability/fixtures/unicode-cases.mjs';
 
 const FILE = path.join(CORPUS, 'debian', 'packages.jsonl.gz');
@@ -27,7 +27,7 @@ function frequentWords(docs, min) {
   return [...df].filter(([, n]) => n >= min).map(([w]) => w);
 }
 
-describe('pages that skip documents', { skip: present ? false : `corpus not found at ${FILE}` }, () => {
+describeIf(present ? false : `corpus not found at ${FILE}`, 'pages that skip documents', () => {
   it('equal pages that score every match: same items, order, scores and totals', async () => {
     const docs = zlib
       .gunzipSync(fs.readFileSync(FILE))
