@@ -14,5 +14,11 @@ export const KIND_EXTENSIONS: Record<Kind, readonly string[]> = {
 
 export const IGNORED_DIRS = new Set(['node_modules', '__pycache__', '.git', '.venv']);
 
+/** What a signature check can say of an item (see `trust/trust.ts`). */
+export const INTEGRITIES = ['verified', 'unsigned', 'modified', 'untrusted', 'invalid'] as const;
+
+/** Where a result comes from: its space's kind (a bundle's id is told apart). */
+export const SOURCES = ['project', 'user', 'system'] as const;
+
 /** Default size cap for an item file. */
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;

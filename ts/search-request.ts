@@ -3,80 +3,30 @@
  * nothing is silently ignored.
  */
 import { InvalidArgumentError, shown } from './errors.js';
+import { INTEGRITIES } from './items.js';
 import { isKind, type Kind, KINDS, parseScopes } from './scope.js';
 import type { Space } from './spaces.js';
 import { parseDate, wellFormed } from './validate.js';
-import type { NativeFilter, NativeRequest, SearchMode, SortBy } from './wire.js';
+import {
+  type DistanceOption,
+  MAX_PREVIEW_CHARS,
+  MAX_PROXIMITY,
+  OPTION_NAMES,
+  optionValue,
+  type SearchOptions,
+} from './search-options.js';
+import { HIT_FIELDS, RESULT_FIELDS } from './result-fields.js';
+import {
+  type NativeFilter,
+  type NativeRequest,
+  SEARCH_MODES,
+  type SearchMode,
+  SORT_ORDERS,
+  type SortBy,
+} from './wire.js';
 
+export type { DistanceOption, SearchOptions } from './search-options.js';
 export type { SortBy };
-
-export interface DistanceOption {
-  enabled?: boolean;
-  max_distance?: number;
-  maxDistance?: number;
-}
-
-export interface SearchOptions {
-  /** The query; with `like`, it may be left out (or `*`), else it narrows the similar items. */
-  query?: string;
-  /**
-   * Kind and namespace (`tool`, `tool.rye.core.*`, `rye.search.knowledge.*`), or a list of them
-   * (items in any, one ranking); omitted = every kind.
-   */
-  scope?: string | string[];
-  /** `all` (default), `project`, `user`, `system`, `local`, or `system:<bundle_id>`. */
-  space?: string;
-  /** Alias of `space`, as `rye_fetch` names it. */
-  source?: string;
-  limit?: number;
-  offset?: number;
-  sortBy?: SortBy;
-  /** Alias of `sortBy`, as the MCP tool names it. */
-  sort_by?: SortBy;
-  fields?: Record<string, string>;
-  filters?: Record<string, unknown>;
-  fuzzy?: DistanceOption;
-  proximity?: DistanceOption;
-  /** Preview length in characters (default 200, 0 for none). */
-  previewChars?: number;
-  /** Alias of `previewChars`, as the MCP tool names it. */
-  preview_chars?: number;
-  /** Only these result fields (`id` and `type` always); default all. */
-  includeFields?: ResultField[];
-  /** Alias of `includeFields`. */
-  include_fields?: ResultField[];
-  /** Only items dated at or after: an ISO date, a `Date`, or a duration back from now (`12h`, `7d`, `2w`, `3m`, `1y`). */
-  since?: string | Date;
-  /** Only items dated at or before: an ISO date, a `Date`, or a duration back from now. */
-  until?: string | Date;
-  /**
-   * `auto` (default): plain questions run hybrid (keyword + semantic, fused), anything with
-   * operators, quotes, wildcards, fields or identifiers runs as keyword. Or force `keyword`,
-   * `semantic` or `hybrid`.
-   */
-  mode?: SearchMode;
-  /** Only results scoring at least this (0–1; scores are relative to the best result). */
-  minScore?: number;
-  /** Alias of `minScore`. */
-  min_score?: number;
-  /** Add `counts`: matches by type, space, category and integrity, over the whole match set. */
-  facets?: boolean;
-  /**
-   * Favour recent items (metadata date, else file time) among similar matches: `true` (a
-   * half-life of 30 days) or a half-life like `"7d"`. Bounded, so a much better old match still
-   * ranks first.
-   */
-  boostRecent?: boolean | string;
-  /** Alias of `boostRecent`. */
-  boost_recent?: boolean | string;
-  /**
-   * `kind:id` (or a bare id): the items most like that one, by its words and its meaning, the
-   * item itself left out. With `query`, only items the query matches.
-   */
-  like?: string;
-  /** Each result says what each query term gave it: field, term, how it matched, weight, BM25. */
-  explain?: boolean;
-}
 
 // The engine's limits (largest page and offset, the fuzzy distance) belong to the core, which
 // reports them as E_LIMIT (or clamps, with a warning): here only the types are checked.
@@ -138,7 +88,7 @@ const VERSION_OP = /^(>=|<=|>|<|=)\s*(.+)$/;
 
 /** Filters over a closed set of values: any other value could never match, so it is an error. */
 const CLOSED_FILTERS: Record<string, readonly string[]> = {
-  integrity: ['verified', 'unsigned', 'modified', 'untrusted', 'invalid'],
+  integrity: INTEGRITIES,
   signed: ['true', 'false'],
 };
 
@@ -255,67 +205,9 @@ export function mayBeSlow(req: NativeRequest, numDocs: () => number): boolean {
   return (req.fuzzy > 0 || anySlow((q) => /[*?]\S/.test(q) || /\S[*?]/.test(q))) && numDocs() > LARGE_INDEX_DOCS;
 }
 
-const OPTION_NAMES = new Set([
-  'query',
-  'scope',
-  'space',
-  'source',
-  'limit',
-  'offset',
-  'sortBy',
-  'sort_by',
-  'fields',
-  'filters',
-  'fuzzy',
-  'proximity',
-  'previewChars',
-  'preview_chars',
-  'includeFields',
-  'include_fields',
-  'since',
-  'until',
-  'mode',
-  'minScore',
-  'min_score',
-  'facets',
-  'boostRecent',
-  'boost_recent',
-  'like',
-  'explain',
-]);
-
-/** Result fields an answer can be narrowed to. */
-export const RESULT_FIELDS = [
-  'id',
-  'type',
-  'name',
-  'title',
-  'description',
-  'category',
-  'score',
-  'source',
-  'preview',
-  'path',
-  'signed',
-  'integrity',
-  'date',
-  'tokens',
-  'bundle',
-  'metadata',
-  'shadows',
-  'shadowed_by',
-  'match',
-  'highlights',
-  'explain',
-] as const;
-export type ResultField = (typeof RESULT_FIELDS)[number];
-
-/** Result fields read from the hit itself; every other field comes from the stored item. */
-const HIT_FIELDS = new Set(['id', 'type', 'score', 'preview', 'match', 'highlights', 'explain']);
-
 /** The result fields a search keeps, or undefined for all; checked like every option. */
 export function includedFields(opts: SearchOptions): Set<string> | undefined {
-  const list = opts.includeFields ?? opts.include_fields;
+  const list = optionValue(opts, 'includeFields');
   if (list === undefined || list === null) return undefined;
   if (!Array.isArray(list) || list.some((f) => !(RESULT_FIELDS as readonly string[]).includes(f))) {
     bad(`include_fields must be a list of result fields, got ${shown(list)}`, `use any of ${RESULT_FIELDS.join(', ')}`);
@@ -334,9 +226,8 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
   if (typeof query !== 'string') bad('query must be a string', 'use "*" to list everything, or like: "kind:id"');
   wellFormed(query, 'query');
   const scopes = opts.scope === undefined ? [] : parseScopes(opts.scope);
-  const sortBy = opts.sortBy ?? opts.sort_by ?? 'score';
-  if (!['score', 'name', 'date'].includes(sortBy))
-    bad(`unknown sort_by "${String(sortBy)}"`, 'use score, name or date');
+  const sortBy = optionValue(opts, 'sortBy') ?? 'score';
+  if (!SORT_ORDERS.includes(sortBy)) bad(`unknown sort_by "${String(sortBy)}"`, `use ${SORT_ORDERS.join(', ')}`);
   const fields = opts.fields ?? {};
   if (typeof fields !== 'object' || Array.isArray(fields))
     bad('fields must be an object of field → query', 'e.g. {"category": "core"}');
@@ -347,7 +238,7 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
   }
   const keep = includedFields(opts);
   const fuzzy = distance(opts.fuzzy, 'fuzzy', DEFAULT_FUZZY, warnings) ?? 0;
-  const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY, warnings, 1000);
+  const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY, warnings, MAX_PROXIMITY);
   return {
     query,
     scopes: scopes.map((scope) => ({
@@ -364,11 +255,11 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     sortBy,
     limit: integer(opts.limit, 'limit', 0, Number.MAX_SAFE_INTEGER, DEFAULT_LIMIT),
     offset: integer(opts.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0),
-    previewChars: integer(opts.previewChars ?? opts.preview_chars, 'preview_chars', 0, 10_000, 200),
+    previewChars: integer(optionValue(opts, 'previewChars'), 'preview_chars', 0, MAX_PREVIEW_CHARS, 200),
     mode: searchMode(opts.mode),
-    minScore: minScore(opts.minScore ?? opts.min_score),
+    minScore: minScore(optionValue(opts, 'minScore')),
     facets: flag(opts.facets, 'facets'),
-    recencyHalfLife: halfLife(opts.boostRecent ?? opts.boost_recent),
+    recencyHalfLife: halfLife(optionValue(opts, 'boostRecent')),
     like,
     explain: flag(opts.explain, 'explain'),
     // Only the item's kind is read when no other item field is wanted.
@@ -420,10 +311,9 @@ function minScore(value: unknown): number {
   return value;
 }
 
-export const SEARCH_MODES: readonly SearchMode[] = ['auto', 'keyword', 'semantic', 'hybrid'];
-
 function searchMode(mode: unknown): SearchMode {
   if (mode === undefined || mode === null) return 'auto';
-  if (!SEARCH_MODES.includes(mode as SearchMode)) bad(`unknown mode ${shown(mode)}`, `use ${SEARCH_MODES.join(', ')}`);
+  if (!(SEARCH_MODES as readonly unknown[]).includes(mode))
+    bad(`unknown mode ${shown(mode)}`, `use ${SEARCH_MODES.join(', ')}`);
   return mode as SearchMode;
 }

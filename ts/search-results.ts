@@ -5,10 +5,11 @@ import type { Kind } from './scope.js';
 import { sourceOf } from './spaces.js';
 import { includedFields, type SearchOptions } from './search-request.js';
 import type { Integrity } from './trust/trust.js';
-import type { Contribution, Counts, MatchKind, NativeHit, NativeRequest, NativeResponse } from './wire.js';
+import type { Contribution, Counts, MatchKind, NativeHit, NativeRequest, NativeResponse, SearchType } from './wire.js';
+import type { SOURCES } from './items.js';
 
 /** Where a result comes from: its space's kind (a bundle's id is in `bundle`). */
-export type Source = 'project' | 'user' | 'system';
+export type Source = (typeof SOURCES)[number];
 
 export interface ShadowEntry {
   space: string;
@@ -54,7 +55,7 @@ export interface SearchResponse {
   limit: number;
   offset: number;
   /** What ran: `keyword`, `hybrid` (keyword and semantic, fused) or `semantic`. */
-  search_type: 'keyword' | 'hybrid' | 'semantic';
+  search_type: SearchType;
   /** More results follow this page: ask again with `offset: next_offset`. */
   has_more: boolean;
   next_offset?: number;

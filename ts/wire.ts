@@ -5,13 +5,21 @@
  */
 import type { Kind } from './scope.js';
 
-export type SortBy = 'score' | 'name' | 'date';
+/** Orders a page can be sorted in (see `SortBy` in request.rs). */
+export const SORT_ORDERS = ['score', 'name', 'date'] as const;
+export type SortBy = (typeof SORT_ORDERS)[number];
 
 /** How a search runs (see `Mode` in request.rs). */
-export type SearchMode = 'auto' | 'keyword' | 'semantic' | 'hybrid';
+export const SEARCH_MODES = ['auto', 'keyword', 'semantic', 'hybrid'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
 
 /** How a hit matched, in hybrid and semantic searches. */
-export type MatchKind = 'keyword' | 'semantic' | 'both';
+export const MATCH_KINDS = ['keyword', 'semantic', 'both'] as const;
+export type MatchKind = (typeof MATCH_KINDS)[number];
+
+/** What ran: the search a mode came to. */
+export const SEARCH_TYPES = ['keyword', 'hybrid', 'semantic'] as const;
+export type SearchType = (typeof SEARCH_TYPES)[number];
 
 export interface NativeFilter {
   type: 'anyOf' | 'noneOf' | 'version' | 'date';
@@ -132,7 +140,7 @@ export interface NativeResponse {
   warnings: string[];
   /** A plain question was answered without some of its words. */
   relaxed?: true;
-  searchType: 'keyword' | 'hybrid' | 'semantic';
+  searchType: SearchType;
   counts?: Counts;
 }
 

@@ -7,7 +7,7 @@ import type { McpContext } from './context.js';
 import { errorResult, okResult } from './errors.js';
 import { MAX_ITEM_IDS } from '../rye-index.js';
 import { envelopeShape, queryArgs } from './schemas.js';
-import { searchAnswer, toSearchOptions } from './search-tool.js';
+import { searchAnswer, toSearchOptions } from './search-answer.js';
 
 const { query, scope, ...shared } = queryArgs;
 
@@ -52,7 +52,7 @@ const fetchInput = z.object(fetchArgs).strict();
 
 const ID_ONLY = ['item_type', 'destination', 'overwrite', 'version'] as const;
 /** Every search argument but the project: the one list rye_search's schema already is. */
-const QUERY_ONLY = Object.keys(shared).filter((k) => k !== 'project_path') as (keyof typeof shared)[];
+const QUERY_ONLY = Object.keys(shared).filter((k) => k !== 'project_path');
 
 /** Query mode answers with rye_search's envelope, every field optional (ID mode has none of them). */
 const envelopeFields = Object.fromEntries(
@@ -114,7 +114,8 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
             hint: 'e.g. {"item_id": "tool:rye/core/bash/bash"} or {"query": "bash", "scope": "tool"}',
           });
         }
-        const misplaced = (idMode ? QUERY_ONLY : ID_ONLY).filter((k) => args[k] !== undefined);
+        const given: Record<string, unknown> = args;
+        const misplaced = (idMode ? QUERY_ONLY : ID_ONLY).filter((k) => given[k] !== undefined);
         if (misplaced.length) {
           throw new InvalidArgumentError(
             `${misplaced.join(', ')} ${misplaced.length === 1 ? 'is' : 'are'} not used in ${idMode ? 'ID' : 'query'} mode`,

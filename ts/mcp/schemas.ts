@@ -1,11 +1,11 @@
 /** Zod schemas shared by the tools: arguments in, structured results out. */
 import { z } from 'zod';
 
-import { MAX_SCOPES } from '../scope.js';
-import { RESULT_FIELDS } from '../search-request.js';
+import { INTEGRITIES, SOURCES } from '../items.js';
+import { KINDS, MAX_SCOPES } from '../scope.js';
+import { type OptionName, type OptionSpec, SEARCH_OPTIONS, type Shape, snakeNames } from '../search-options.js';
+import { MATCH_KINDS, SEARCH_TYPES } from '../wire.js';
 import { DEFAULT_ANSWER_TOKENS, MAX_ANSWER_TOKENS, MIN_ANSWER_TOKENS } from './answer-budget.js';
-
-const MAX_MCP_LIMIT = 100;
 
 const distanceSchema = z
   .object({
@@ -19,90 +19,70 @@ const distanceSchema = z
   })
   .strict();
 
-export const queryArgs = {
-  query: z
-    .string()
-    .describe(
-      'Search query: terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards; "*" lists everything',
-    ),
-  scope: z
-    .union([z.string().min(1), z.array(z.string().min(1)).min(1).max(MAX_SCOPES)])
-    .optional()
-    .describe(
-      'Kind and optional namespace: "tool", "tool.rye.core.*", "rye.search.knowledge.*"; "*" or omitted: every kind. ' +
-        `A list (at most ${MAX_SCOPES}) searches items in any of them, one ranking: ["directive", "knowledge.rye.*"]`,
-    ),
+/** A new schema each time: one used twice becomes a `$ref` in the JSON Schema, which some clients do not follow. */
+const filterValue = () => z.union([z.string(), z.number(), z.boolean()]);
+
+/** An option's value as MCP takes it (JSON), from the shape the options table gives. */
+function valueSchema(shape: Shape): z.ZodTypeAny {
+  switch (shape.type) {
+    case 'string':
+      return shape.nonEmpty ? z.string().min(1) : z.string();
+    case 'integer': {
+      const whole = z.number().int().min(shape.min);
+      const max = shape.mcpMax ?? shape.max;
+      return max === undefined ? whole : whole.max(max);
+    }
+    case 'number':
+      return z.number().min(shape.min).max(shape.max);
+    case 'boolean':
+      return z.boolean();
+    case 'enum':
+      return z.enum(shape.values as [string, ...string[]]);
+    case 'enums':
+      return z.array(z.enum(shape.values as [string, ...string[]]));
+    case 'scopes':
+      return z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(MAX_SCOPES)]);
+    case 'record':
+      return z.record(z.string());
+    case 'filters':
+      return z.record(z.union([filterValue(), z.array(filterValue())]));
+    case 'distance':
+      return distanceSchema;
+    case 'boolean-or-string':
+      return z.union([z.boolean(), z.string()]);
+  }
+}
+
+/** The MCP arguments of search options, by their snake_case names, from the options table. */
+export function optionArgs(names: readonly OptionName[]): Record<string, z.ZodTypeAny> {
+  const args: Record<string, z.ZodTypeAny> = {};
+  for (const name of names) {
+    const spec: OptionSpec = SEARCH_OPTIONS[name];
+    const [first, ...aliases] = snakeNames(name);
+    args[first!] = valueSchema(spec.shape).optional().describe(spec.doc);
+    for (const alias of aliases) args[alias] = valueSchema(spec.shape).optional().describe(`Alias of ${first}`);
+  }
+  return args;
+}
+
+/** Search options both tools take (rye_search adds like and space; rye_fetch has its own source). */
+const SHARED_OPTIONS = (Object.keys(SEARCH_OPTIONS) as OptionName[]).filter(
+  (name) => name !== 'like' && name !== 'space',
+);
+
+/** The arguments of a search, as both tools take them; the options' own are typed by `buildRequest`. */
+export const queryArgs: Record<string, z.ZodTypeAny> & {
+  query: z.ZodString;
+  project_path: z.ZodOptional<z.ZodString>;
+  max_answer_tokens: z.ZodOptional<z.ZodNumber>;
+} = {
+  ...optionArgs(SHARED_OPTIONS),
+  query: z.string().describe(SEARCH_OPTIONS.query.doc),
   project_path: z
     .string()
     .min(1)
     .optional()
     .describe("Absolute path to the project root (the directory holding .ai/); defaults to the server's --project"),
-  limit: z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_MCP_LIMIT)
-    .optional()
-    .describe(`Maximum results (default 10, at most ${MAX_MCP_LIMIT})`),
-  offset: z.number().int().min(0).optional().describe('Results to skip (pagination)'),
-  sort_by: z.enum(['score', 'name', 'date']).optional().describe('Sort order (default score)'),
-  fields: z
-    .record(z.string())
-    .optional()
-    .describe('Field-specific queries, all must match: title, name, description, category, content'),
-  filters: z
-    .record(z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number(), z.boolean()]))]))
-    .optional()
-    .describe(
-      'Exact metadata filters: category, tags, version (">=1.2"), signed, integrity, source, date_from, date_to, any key; list = any of, "!x" = not',
-    ),
-  fuzzy: distanceSchema.optional().describe('Typo tolerance: {"enabled": true, "max_distance": 2}'),
-  proximity: distanceSchema.optional().describe('Terms near each other: {"enabled": true, "max_distance": 5}'),
-  since: z
-    .string()
-    .optional()
-    .describe('Only items dated at or after: ISO date or a duration back from now (12h, 7d, 2w, 3m, 1y)'),
-  until: z.string().optional().describe('Only items dated at or before: ISO date or a duration back from now'),
-  preview_chars: z
-    .number()
-    .int()
-    .min(0)
-    .max(2000)
-    .optional()
-    .describe('Preview length per result in characters (default 200; 0 = no preview, the smallest answer)'),
-  mode: z
-    .enum(['auto', 'keyword', 'semantic', 'hybrid'])
-    .optional()
-    .describe(
-      'How to search. auto (default): a plain question ("keep shell sessions alive after ssh disconnects") runs hybrid, ' +
-        'keyword plus meaning, fused, unless its words together match ten items or more (then keyword); ' +
-        'queries with operators, quotes, wildcards, fields or identifiers run as keyword. ' +
-        'keyword: words only. semantic: meaning only. hybrid: both.',
-    ),
-  min_score: z
-    .number()
-    .min(0)
-    .max(1)
-    .optional()
-    .describe(
-      'Only results scoring at least this (0-1, scores are relative to the best result); total counts only those',
-    ),
-  boost_recent: z
-    .union([z.boolean(), z.string()])
-    .optional()
-    .describe(
-      'Favour recent items among similar matches: true (half-life 30 days) or a half-life like "7d"; a much better old match still ranks first',
-    ),
-  explain: z
-    .boolean()
-    .optional()
-    .describe("Each result lists each query term's part in its score: field, term, how it matched, weight, BM25"),
-  facets: z
-    .boolean()
-    .optional()
-    .describe(
-      'Add counts: matches by type, space, category and integrity over the whole match set, not only this page',
-    ),
   max_answer_tokens: z
     .number()
     .int()
@@ -113,10 +93,6 @@ export const queryArgs = {
       `Size budget of this answer in estimated tokens (default ${DEFAULT_ANSWER_TOKENS}): a page that would not fit ends early, ` +
         'with a warning and next_offset at the first result left out',
     ),
-  include_fields: z
-    .array(z.enum(RESULT_FIELDS))
-    .optional()
-    .describe('Only these result fields (id and type always), e.g. ["id", "score", "description"]: smaller answers'),
 };
 
 const resultSchema = z
@@ -127,12 +103,12 @@ const resultSchema = z
     description: z.string().optional(),
     category: z.string().optional(),
     score: z.number().optional(),
-    type: z.enum(['directive', 'tool', 'knowledge']),
-    source: z.enum(['project', 'user', 'system']).optional(),
+    type: z.enum(KINDS),
+    source: z.enum(SOURCES).optional(),
     preview: z.string().optional(),
     path: z.string().optional(),
     signed: z.boolean().optional(),
-    integrity: z.enum(['verified', 'unsigned', 'modified', 'untrusted', 'invalid']).optional(),
+    integrity: z.enum(INTEGRITIES).optional(),
     date: z.string().optional().describe("ISO date of the item: its metadata date, else its file's modification time"),
     tokens: z.number().int().optional().describe('about how many tokens loading the whole item costs (rye_fetch)'),
     bundle: z.string().optional(),
@@ -140,7 +116,7 @@ const resultSchema = z
     shadows: z.array(z.object({ space: z.string() })).optional(),
     shadowed_by: z.string().optional(),
     match: z
-      .enum(['keyword', 'semantic', 'both'])
+      .enum(MATCH_KINDS)
       .optional()
       .describe('hybrid and semantic searches: found by its words, by meaning, or both'),
     highlights: z
@@ -170,9 +146,7 @@ export const envelopeShape = {
   space: z.string(),
   limit: z.number().int(),
   offset: z.number().int(),
-  search_type: z
-    .enum(['keyword', 'hybrid', 'semantic'])
-    .describe('what ran: keyword, hybrid (keyword and meaning, fused) or semantic'),
+  search_type: z.enum(SEARCH_TYPES).describe('what ran: keyword, hybrid (keyword and meaning, fused) or semantic'),
   has_more: z.boolean().describe('more results follow this page'),
   next_offset: z.number().int().optional().describe('the offset of the next page, when has_more'),
   usage_hint: z.string().optional().describe('how to load an item, or get the next page'),

@@ -10,12 +10,13 @@ import path from 'node:path';
 
 import { parse as parseToml } from 'smol-toml';
 
+import type { INTEGRITIES } from '../items.js';
 import { MAX_CONFIG_BYTES, readRegularFile } from '../read-file.js';
 import type { Kind } from '../scope.js';
 import { readSignature, splitLine, type SignatureLine } from './signature.js';
 import type { Space } from '../spaces.js';
 
-export type Integrity = 'verified' | 'unsigned' | 'modified' | 'untrusted' | 'invalid';
+export type Integrity = (typeof INTEGRITIES)[number];
 
 export interface Verification {
   /** True exactly when `integrity` is `verified`. */

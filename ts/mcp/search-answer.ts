@@ -1,0 +1,31 @@
+/** What both tools answer a search with: the options an MCP call gives, and the answer an agent gets. */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+import { OPTION_NAMES, type SearchOptions } from '../search-options.js';
+import type { SearchResponse } from '../search-results.js';
+import { fitAnswer } from './answer-budget.js';
+import { okResult } from './errors.js';
+
+/** The search options among a tool's arguments (by their MCP names, which the options accept). */
+export function toSearchOptions(args: Record<string, unknown>): SearchOptions {
+  return Object.fromEntries(Object.entries(args).filter(([name]) => OPTION_NAMES.has(name))) as SearchOptions;
+}
+
+/** A search page as an MCP answer: within its size budget, with the agent's next step. */
+export function searchAnswer(page: SearchResponse, maxTokens?: number): CallToolResult {
+  const answer = fitAnswer(page, maxTokens, (res) => ({ ...res, usage_hint: usageHint(res) }));
+  return okResult(answer as unknown as Record<string, unknown>);
+}
+
+/** One line telling an agent its next step: load an item, or ask for the next page. */
+export function usageHint(res: SearchResponse): string {
+  const first = res.results[0];
+  const load = first
+    ? `Load an item's verified content with rye_fetch {"item_id": "${first.type}:${first.id}"}.`
+    : res.total > res.offset
+      ? `${res.total} results match; ask with a "limit" above 0 to see them.`
+      : res.total > 0
+        ? `${res.total} results match, all before "offset" ${res.offset}.`
+        : 'No results: try other words, fuzzy, or a wider scope ("*").';
+  return res.next_offset !== undefined ? `${load} More results: repeat with "offset": ${res.next_offset}.` : load;
+}

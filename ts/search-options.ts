@@ -1,0 +1,261 @@
+/**
+ * Every search option once: its names, the shape of its value, its one-line doc and its CLI
+ * flag. The `SearchOptions` type, the names `buildRequest` accepts, the MCP tools' schemas
+ * (`mcp/schemas.ts`), and the CLI's flags and help (`cli/search.ts`) derive from this table;
+ * `buildRequest` (`search-request.ts`) validates values with coded errors. To add an option: a
+ * row here, its use in `buildRequest` and the core, and a test.
+ */
+import { RESULT_FIELDS, type ResultField } from './result-fields.js';
+import { MAX_SCOPES } from './scope.js';
+import { SEARCH_MODES, type SearchMode, SORT_ORDERS, type SortBy } from './wire.js';
+
+/** Typo tolerance or nearness: `{ enabled, max_distance }`. */
+export interface DistanceOption {
+  enabled?: boolean;
+  max_distance?: number;
+  maxDistance?: number;
+}
+
+/** Engine limits that are also stated to callers (MCP schemas, CLI help); the core enforces its own. */
+export const MAX_PREVIEW_CHARS = 10_000;
+export const MAX_PROXIMITY = 1000;
+/** The largest page an MCP answer takes (a budget for agents; the API pages up to the core's limit). */
+export const MAX_MCP_LIMIT = 100;
+
+/** The shape of an option's value, as JSON (MCP) states it. */
+export type Shape =
+  | { type: 'string'; nonEmpty?: boolean }
+  | { type: 'integer'; min: number; max?: number; mcpMax?: number }
+  | { type: 'number'; min: number; max: number }
+  | { type: 'boolean' }
+  | { type: 'enum'; values: readonly string[] }
+  | { type: 'enums'; values: readonly string[] }
+  | { type: 'scopes' }
+  | { type: 'record' }
+  | { type: 'filters' }
+  | { type: 'distance' }
+  | { type: 'boolean-or-string' };
+
+/** How the CLI sets an option: a flag, what it takes, and how its text becomes the value. */
+export interface CliFlag {
+  flag: string;
+  /** The argument's name in help (none for a switch). */
+  arg?: string;
+  /** Other flags for the same option. */
+  aliases?: readonly string[];
+  repeatable?: boolean;
+  /** The help line, when it is not the option's doc. */
+  help?: string;
+}
+
+export interface OptionSpec {
+  /** The value's type, for the compiler (see {@link is}); nothing at run time. */
+  value: unknown;
+  /** The other accepted name: the snake_case one that MCP and JSON use, or `rye_fetch`'s. */
+  alias?: string;
+  shape: Shape;
+  doc: string;
+  /** Absent: the CLI sets it otherwise (the query is the positional words). */
+  cli?: CliFlag;
+}
+
+/** Marks an option's value type in the table. */
+const is = <T>() => undefined as T;
+
+/** How `mode: "auto"` chooses, said once. */
+export const AUTO_RULE =
+  'a plain question of two or more words runs hybrid (keyword plus meaning, fused) unless its words together ' +
+  'match ten items or more (then keyword); anything with operators, quotes, wildcards, fields or identifiers runs as keyword';
+
+export const SEARCH_OPTIONS = {
+  /** The query; with `like` it may be left out (or `*`), else it narrows the similar items. */
+  query: {
+    value: is<string>(),
+    shape: { type: 'string' },
+    doc: 'Search query: terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards; "*" lists everything',
+  },
+  /** Kind and namespace (`tool`, `tool.rye.core.*`), or a list of them (items in any, one ranking). */
+  scope: {
+    value: is<string | string[]>(),
+    shape: { type: 'scopes' },
+    doc:
+      'Kind and optional namespace: "tool", "tool.rye.core.*", "rye.search.knowledge.*"; "*" or omitted: every kind. ' +
+      `A list (at most ${MAX_SCOPES}) searches items in any of them, one ranking: ["directive", "knowledge.rye.*"]`,
+    cli: {
+      flag: 'scope',
+      arg: 'S',
+      repeatable: true,
+      help: 'kind and namespace: tool, tool.rye.core.*, rye.search.knowledge.* (default: every kind); repeat it to search several scopes in one ranking',
+    },
+  },
+  /** `all` (default), `project`, `user`, `system`, `local`, or `system:<bundle>`; `source` is its alias. */
+  space: {
+    value: is<string>(),
+    alias: 'source',
+    shape: { type: 'string' },
+    doc: 'Spaces to search: "all" (default), "project", "user", "system", "local" or "system:<bundle_id>"; source is its alias',
+    cli: {
+      flag: 'space',
+      arg: 'X',
+      aliases: ['source'],
+      help: 'all (default), project, user, system or system:<bundle>',
+    },
+  },
+  limit: {
+    value: is<number>(),
+    shape: { type: 'integer', min: 0, mcpMax: MAX_MCP_LIMIT },
+    doc: `Maximum results (default 10; at most ${MAX_MCP_LIMIT} over MCP)`,
+    cli: { flag: 'limit', arg: 'N', help: 'results per page (default 10)' },
+  },
+  offset: {
+    value: is<number>(),
+    shape: { type: 'integer', min: 0 },
+    doc: 'Results to skip (pagination)',
+    cli: { flag: 'offset', arg: 'N' },
+  },
+  sortBy: {
+    value: is<SortBy>(),
+    alias: 'sort_by',
+    shape: { type: 'enum', values: SORT_ORDERS },
+    doc: 'Sort order: score (default), name or date',
+    cli: { flag: 'sort-by', arg: 'X' },
+  },
+  /** Field → query, all must match. */
+  fields: {
+    value: is<Record<string, string>>(),
+    shape: { type: 'record' },
+    doc: 'Field-specific queries, all must match: title, name, description, category, content',
+    cli: { flag: 'field', arg: 'K=Q', repeatable: true },
+  },
+  /** Exact metadata filters: key → value, a list (any of), `!value` (not). */
+  filters: {
+    value: is<Record<string, unknown>>(),
+    shape: { type: 'filters' },
+    doc: 'Exact metadata filters: category, tags, version (">=1.2"), signed, integrity, source, date_from, date_to, any key; list = any of, "!x" = not',
+    cli: { flag: 'filter', arg: 'K=V', repeatable: true },
+  },
+  fuzzy: {
+    value: is<DistanceOption>(),
+    shape: { type: 'distance' },
+    doc: 'Typo tolerance: {"enabled": true, "max_distance": 2} (at most 2)',
+    cli: { flag: 'fuzzy', arg: 'N', help: 'allow N typos per term (1 or 2)' },
+  },
+  proximity: {
+    value: is<DistanceOption>(),
+    shape: { type: 'distance' },
+    doc: `Terms near each other: {"enabled": true, "max_distance": 5} (at most ${MAX_PROXIMITY})`,
+    cli: { flag: 'proximity', arg: 'N', help: 'all terms within N words of each other' },
+  },
+  /** Only items dated at or after: an ISO date, a `Date`, or a duration back from now. */
+  since: {
+    value: is<string | Date>(),
+    shape: { type: 'string' },
+    doc: 'Only items dated at or after: an ISO date or a duration back from now (12h, 7d, 2w, 3m, 1y)',
+    cli: { flag: 'since', arg: 'T' },
+  },
+  /** Only items dated at or before: an ISO date, a `Date`, or a duration back from now. */
+  until: {
+    value: is<string | Date>(),
+    shape: { type: 'string' },
+    doc: 'Only items dated at or before: an ISO date or a duration back from now',
+    cli: { flag: 'until', arg: 'T' },
+  },
+  /** Preview length in characters (default 200, 0 for none). */
+  previewChars: {
+    value: is<number>(),
+    alias: 'preview_chars',
+    shape: { type: 'integer', min: 0, max: MAX_PREVIEW_CHARS },
+    doc: 'Preview length per result in characters (default 200; 0 = no preview, the smallest answer)',
+    cli: { flag: 'preview-chars', arg: 'N', help: 'preview length per result (default 200, 0 for none)' },
+  },
+  /** Only these result fields (`id` and `type` always). */
+  includeFields: {
+    value: is<ResultField[]>(),
+    alias: 'include_fields',
+    shape: { type: 'enums', values: RESULT_FIELDS },
+    doc: 'Only these result fields (id and type always), e.g. ["id", "score", "description"]: smaller answers',
+    cli: {
+      flag: 'include-fields',
+      arg: 'L',
+      help: 'only these result fields (id and type always), e.g. id,score,description',
+    },
+  },
+  /** How to search: `auto` (default), `keyword`, `semantic` or `hybrid`. */
+  mode: {
+    value: is<SearchMode>(),
+    shape: { type: 'enum', values: SEARCH_MODES },
+    doc: `How to search. auto (default): ${AUTO_RULE}. keyword: words only. semantic: meaning only. hybrid: both.`,
+    cli: { flag: 'mode', arg: 'M', help: `auto (default: ${AUTO_RULE}), keyword, semantic or hybrid` },
+  },
+  /** Only results scoring at least this (0–1, relative to the best result). */
+  minScore: {
+    value: is<number>(),
+    alias: 'min_score',
+    shape: { type: 'number', min: 0, max: 1 },
+    doc: 'Only results scoring at least this (0-1, relative to the best result); total counts only those',
+    cli: { flag: 'min-score', arg: 'X' },
+  },
+  /** Add `counts` over the whole match set. */
+  facets: {
+    value: is<boolean>(),
+    shape: { type: 'boolean' },
+    doc: 'Add counts: matches by type, space, category and integrity over the whole match set, not only this page',
+    cli: { flag: 'facets' },
+  },
+  /** Favour recent items: `true` (a half-life of 30 days) or a half-life like `"7d"`. */
+  boostRecent: {
+    value: is<boolean | string>(),
+    alias: 'boost_recent',
+    shape: { type: 'boolean-or-string' },
+    doc: 'Favour recent items among similar matches: true (half-life 30 days) or a half-life like "7d"; a much better old match still ranks first',
+    cli: {
+      flag: 'boost-recent',
+      arg: 'D',
+      help: 'favour recent items among similar matches, the boost halving every D (7d, 30d, 2w)',
+    },
+  },
+  /** `kind:id`: the items most like that one, itself left out; with `query`, only those it matches. */
+  like: {
+    value: is<string>(),
+    shape: { type: 'string', nonEmpty: true },
+    doc: 'Related items: "kind:id" of an item; returns the items most like it (its words and meaning), itself left out. With query, only items the query matches; query may be left out',
+    cli: { flag: 'like', arg: 'ID', help: 'items most like this one (kind:id); QUERY may then be left out' },
+  },
+  /** Each result says what each query term gave it. */
+  explain: {
+    value: is<boolean>(),
+    shape: { type: 'boolean' },
+    doc: "Each result lists each query term's part in its score: field, term, how it matched, weight, BM25",
+    cli: { flag: 'explain' },
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+type Table = typeof SEARCH_OPTIONS;
+type ValueOf<O> = O extends { value: infer T } ? T : never;
+type AliasOf<O> = O extends { alias: infer A extends string } ? A : never;
+
+/** Search options of the Node API: every option by its name, or by its alias. */
+export type SearchOptions = { [K in keyof Table]?: ValueOf<Table[K]> } & {
+  [K in keyof Table as AliasOf<Table[K]>]?: ValueOf<Table[K]>;
+};
+
+export type OptionName = keyof Table;
+
+/** Every name an option is accepted by (names and aliases). */
+export const OPTION_NAMES: ReadonlySet<string> = new Set(
+  Object.entries(SEARCH_OPTIONS).flatMap(([name, spec]: [string, OptionSpec]) => [name, spec.alias ?? name]),
+);
+
+/** An option's value, given by its name or its alias (the name wins). */
+export function optionValue<K extends OptionName>(opts: SearchOptions, name: K): SearchOptions[K] {
+  const spec: OptionSpec = SEARCH_OPTIONS[name];
+  const byName = opts[name];
+  if (byName !== undefined || spec.alias === undefined) return byName;
+  return (opts as Record<string, unknown>)[spec.alias] as SearchOptions[K];
+}
+
+/** The names MCP takes for an option: its snake_case ones (`sort_by`; `space` and `source`). */
+export function snakeNames(name: OptionName): string[] {
+  const spec: OptionSpec = SEARCH_OPTIONS[name];
+  return [name, spec.alias].filter((n): n is string => n !== undefined && n === n.toLowerCase());
+}
