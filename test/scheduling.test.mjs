@@ -2,7 +2,7 @@
 // big pages, expansions on large indexes); cheap ones answer in place.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mayBeSlow } from '../dist/search-request.js';
+import { mayBeSlow } from '../dist/search-runner.js';
 
 const req = (query, extra = {}) => ({ query, fields: {}, fuzzy: 0, limit: 10, offset: 0, ...extra });
 const size = (n) => () => n;

@@ -5,10 +5,9 @@ import { InvalidArgumentError, RyeSearchError, shown } from './errors.js';
 import { buildDocument, documentTexts } from './document.js';
 import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { isKind, type Kind } from './scope.js';
-import { buildRequest, type SearchOptions } from './search-request.js';
-import type { SearchResponse } from './search-results.js';
-import { SearchRunner, type Prepared, type SearchFailure } from './search-runner.js';
-import { requestedSpace } from './spaces.js';
+import type { SearchOptions } from './search-request.js';
+import type { Prepared, SearchResponse } from './search-results.js';
+import { prepareSearch, SearchRunner, type SearchFailure } from './search-runner.js';
 import { parseDate, wellFormed } from './validate.js';
 import type { NativeDocument, NativeFilter } from './wire.js';
 
@@ -235,7 +234,7 @@ export class MemoryIndex {
   }
 
   async search(opts: MemorySearchOptions): Promise<SearchResponse> {
-    return this.runner.search(opts as SearchOptions, prepare(opts as SearchOptions));
+    return this.runner.search(prepare(opts as SearchOptions));
   }
 
   async searchMany(list: MemorySearchOptions[]): Promise<Array<SearchResponse | SearchFailure>> {
@@ -249,12 +248,10 @@ export class MemoryIndex {
 
 /** A memory index has no spaces to select: `space` filters on the documents' source labels. */
 function prepare(opts: SearchOptions): Prepared {
-  const warnings: string[] = [];
-  const space = requestedSpace(opts) ?? 'all';
-  const req = buildRequest(opts, undefined, warnings);
-  const only = spaceFilter(space);
-  if (only) req.filters.push(only);
-  return { req, space, warnings };
+  const p = prepareSearch(opts, () => undefined);
+  const only = spaceFilter(p.space);
+  if (only) p.req.filters.push(only);
+  return p;
 }
 
 /** `space` over plain documents, read as `selectSpaces` reads the spaces of an `.ai/` tree. */

@@ -21,19 +21,11 @@ import { Indexer, type IndexReport, type ItemRef, type Progress, refKey } from '
 import { loadParsers } from './metadata.js';
 import { embeddingModel, native, type NativeIndex } from './native.js';
 import { readFiles, realPathOf } from './read-file.js';
-import { buildRequest, type SearchOptions } from './search-request.js';
-import { shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
-import { SearchRunner, type Prepared, type SearchFailure } from './search-runner.js';
+import type { SearchOptions } from './search-request.js';
+import { type Prepared, shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
+import { prepareSearch, SearchRunner, type SearchFailure } from './search-runner.js';
 
-import {
-  checkProjectDir,
-  requestedSpace,
-  resolveSpaces,
-  selectSpaces,
-  sourceOf,
-  type Space,
-  type SystemBundle,
-} from './spaces.js';
+import { checkProjectDir, resolveSpaces, selectSpaces, sourceOf, type Space, type SystemBundle } from './spaces.js';
 import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust/trust.js';
 
 /** Most ids one `fetchMany` (and `rye_fetch` with `item_ids`) loads. */
@@ -119,7 +111,7 @@ export class RyeIndex {
 
   async search(opts: SearchOptions): Promise<SearchResponse> {
     this.assertOpen();
-    return this.runner.search(opts, this.prepare(opts));
+    return this.runner.search(this.prepare(opts));
   }
 
   /** Many searches in one call, run off the JS thread; each entry is an envelope or an error. */
@@ -240,11 +232,12 @@ export class RyeIndex {
   }
 
   private prepare(opts: SearchOptions): Prepared {
-    const warnings: string[] = [];
-    const space = (opts && typeof opts === 'object' ? requestedSpace(opts) : undefined) ?? 'all';
-    const selected = selectSpaces(this.spaces, space);
-    const req = buildRequest(opts, selected, warnings);
-    return { req, space, warnings, shadows: shadowsAmong(this.shadows, selected) };
+    let selected: Space[] = [];
+    const p = prepareSearch(opts, (space) => {
+      selected = selectSpaces(this.spaces, space);
+      return selected;
+    });
+    return { ...p, shadows: shadowsAmong(this.shadows, selected) };
   }
 
   /** Shadows are computed over every item of the spaces, not only the hits (each search keeps those it searched). */

@@ -188,23 +188,6 @@ function filterList(filters: unknown, since?: number, until?: number): NativeFil
   return out;
 }
 
-/** A term that starts with a wildcard (`*ing`, `?ar*`) scans the whole term dictionary. */
-const LEADING_WILDCARD = /(^|[\s("+\-:])[*?][^\s)"]/;
-/** Above this many documents, prefix wildcards and fuzzy terms can take milliseconds too. */
-const LARGE_INDEX_DOCS = 200_000;
-
-/**
- * Whether a search may take long enough that it should leave the event loop for the thread
- * pool. Everything else answers faster than the hop to another thread costs (~50 µs).
- */
-export function mayBeSlow(req: NativeRequest, numDocs: () => number): boolean {
-  const { query, fields } = req;
-  const anySlow = (test: (q: string) => boolean) => test(query) || Object.values(fields).some(test);
-  if (req.limit + req.offset > 100 || anySlow((q) => LEADING_WILDCARD.test(q))) return true;
-  // Only a fuzzy or wildcard search asks how large the index is (a native call).
-  return (req.fuzzy > 0 || anySlow((q) => /[*?]\S/.test(q) || /\S[*?]/.test(q))) && numDocs() > LARGE_INDEX_DOCS;
-}
-
 /** The result fields a search keeps, or undefined for all; checked like every option. */
 export function includedFields(opts: SearchOptions): Set<string> | undefined {
   const list = optionValue(opts, 'includeFields');
@@ -215,12 +198,27 @@ export function includedFields(opts: SearchOptions): Set<string> | undefined {
   return new Set(['id', 'type', ...list]);
 }
 
-/** Validates options and builds the native request. */
-export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, warnings: string[]): NativeRequest {
+/** Options as a request: what the engine runs, and what the answer echoes and keeps. */
+export interface BuiltRequest {
+  req: NativeRequest;
+  /** The query and scope as the envelope echoes them. */
+  query: string;
+  scope: string;
+  /** The result fields kept, or undefined for all. */
+  keep?: Set<string>;
+}
+
+/** Checks that search options are an object of known names (before any is read). */
+export function checkOptions(opts: SearchOptions): void {
   if (!opts || typeof opts !== 'object') bad('search options must be an object', 'pass { query, scope }');
   // A misspelt option must not look applied.
   for (const key in opts)
     if (!OPTION_NAMES.has(key)) bad(`unknown search option "${key}"`, `use ${[...OPTION_NAMES].join(', ')}`);
+}
+
+/** Validates options and builds the native request. */
+export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, warnings: string[]): BuiltRequest {
+  checkOptions(opts);
   const like = likeRef(opts.like);
   const query = opts.query ?? (like ? '*' : undefined);
   if (typeof query !== 'string') bad('query must be a string', 'use "*" to list everything, or like: "kind:id"');
@@ -239,7 +237,7 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
   const keep = includedFields(opts);
   const fuzzy = distance(opts.fuzzy, 'fuzzy', DEFAULT_FUZZY, warnings) ?? 0;
   const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY, warnings, MAX_PROXIMITY);
-  return {
+  const req: NativeRequest = {
     query,
     scopes: scopes.map((scope) => ({
       kind: scope.kind,
@@ -265,6 +263,13 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     // Only the item's kind is read when no other item field is wanted.
     itemless: keep !== undefined && [...keep].every((f) => HIT_FIELDS.has(f)),
   };
+  return { req, query: opts.query ?? '*', scope: scopeText(opts.scope), keep };
+}
+
+/** The scope as the envelope echoes it: a list of scopes joined by `, `. */
+function scopeText(scope: SearchOptions['scope']): string {
+  if (scope === undefined) return '*';
+  return Array.isArray(scope) ? scope.join(', ') : scope;
 }
 
 /** `kind:id` → the id and the kinds it may be (every kind for a bare id). */

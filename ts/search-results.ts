@@ -3,9 +3,9 @@
  */
 import type { Kind } from './scope.js';
 import { sourceOf } from './spaces.js';
-import { includedFields, type SearchOptions } from './search-request.js';
+import type { BuiltRequest } from './search-request.js';
 import type { Integrity } from './trust/trust.js';
-import type { Contribution, Counts, MatchKind, NativeHit, NativeRequest, NativeResponse, SearchType } from './wire.js';
+import type { Contribution, Counts, MatchKind, NativeHit, NativeResponse, SearchType } from './wire.js';
 import type { SOURCES } from './items.js';
 
 /** Where a result comes from: its space's kind (a bundle's id is in `bundle`). */
@@ -70,6 +70,14 @@ export interface SearchResponse {
 }
 
 /** Shadow lookup: refs of one kind+id across spaces, in precedence order. */
+/** A request ready to run, with what shaping its answer needs. */
+export interface Prepared extends BuiltRequest {
+  /** The space named in the envelope. */
+  space: string;
+  warnings: string[];
+  shadows?: ShadowLookup;
+}
+
 export type ShadowLookup = (kind: Kind, id: string) => { label: string; path: string }[] | undefined;
 
 /** The lookup seen by a search over some spaces: an item can only shadow what was searched. */
@@ -113,15 +121,8 @@ function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
   return result;
 }
 
-export function envelope(
-  opts: SearchOptions,
-  req: NativeRequest,
-  res: NativeResponse,
-  space: string,
-  shadows?: ShadowLookup,
-  warnings: string[] = [],
-): SearchResponse {
-  const keep = includedFields(opts);
+export function envelope(p: Prepared, res: NativeResponse): SearchResponse {
+  const { req, keep, shadows } = p;
   const results = !keep
     ? res.hits.map((h) => shapeResult(h, shadows))
     : req.itemless
@@ -133,9 +134,9 @@ export function envelope(
   const out: SearchResponse = {
     results,
     total: res.total,
-    query: opts.query ?? '*',
-    scope: scopeText(opts.scope),
-    space,
+    query: p.query,
+    scope: p.scope,
+    space: p.space,
     limit: req.limit,
     offset: req.offset,
     search_type: res.searchType,
@@ -145,7 +146,7 @@ export function envelope(
   if (after < res.total && after > req.offset) out.next_offset = after;
   if (res.relaxed) out.relaxed = true;
   if (res.counts) out.counts = res.counts;
-  const all = [...warnings, ...res.warnings];
+  const all = [...p.warnings, ...res.warnings];
   if (all.length) out.warnings = all;
   return out;
 }
@@ -154,12 +155,6 @@ function pairs(flat: number[]): [number, number][] {
   const out: [number, number][] = [];
   for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
   return out;
-}
-
-/** The scope as the envelope echoes it: a list of scopes joined by `, `. */
-function scopeText(scope: SearchOptions['scope']): string {
-  if (scope === undefined) return '*';
-  return Array.isArray(scope) ? scope.join(', ') : scope;
 }
 
 /** A result narrowed to the fields asked for (`id` and `type` always). */

@@ -1,22 +1,14 @@
 /**
- * One search runner for both facades (the persistent `RyeIndex` and the `MemoryIndex`): a single
- * search answers on the calling thread when it is cheap, else on the thread pool; many searches
- * go to the native threads in chunks.
+ * One search path for both facades (the persistent `RyeIndex` and the `MemoryIndex`): options are
+ * prepared once (`prepareSearch`); a single search answers on the calling thread when it is cheap
+ * (`mayBeSlow`), else on the thread pool; many searches go to the native threads in chunks.
  */
 import { errorPayload } from './errors.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
-import { mayBeSlow, type SearchOptions } from './search-request.js';
-import { envelope, type SearchResponse, type ShadowLookup } from './search-results.js';
+import { buildRequest, checkOptions, type SearchOptions } from './search-request.js';
+import { envelope, type Prepared, type SearchResponse } from './search-results.js';
+import { requestedSpace, type Space } from './spaces.js';
 import type { NativeRequest, NativeResponse } from './wire.js';
-
-/** A request ready to run, with what shaping its answer needs. */
-export interface Prepared {
-  req: NativeRequest;
-  /** The space named in the envelope. */
-  space: string;
-  warnings: string[];
-  shadows?: ShadowLookup;
-}
 
 export interface SearchFailure {
   error: { code: string; message: string; hint: string; position?: number };
@@ -72,16 +64,44 @@ function searchFailure(err: unknown): SearchFailure {
   return { error: errorPayload(err) };
 }
 
+/** A term that starts with a wildcard (`*ing`, `?ar*`) scans the whole term dictionary. */
+const LEADING_WILDCARD = /(^|[\s("+\-:])[*?][^\s)"]/;
+/** Above this many documents, prefix wildcards and fuzzy terms can take milliseconds too. */
+const LARGE_INDEX_DOCS = 200_000;
+
+/**
+ * Whether a search may take long enough that it should leave the event loop for the thread
+ * pool. Everything else answers faster than the hop to another thread costs (~50 µs).
+ */
+export function mayBeSlow(req: NativeRequest, numDocs: () => number): boolean {
+  const { query, fields } = req;
+  const anySlow = (test: (q: string) => boolean) => test(query) || Object.values(fields).some(test);
+  if (req.limit + req.offset > 100 || anySlow((q) => LEADING_WILDCARD.test(q))) return true;
+  // Only a fuzzy or wildcard search asks how large the index is (a native call).
+  return (req.fuzzy > 0 || anySlow((q) => /[*?]\S/.test(q) || /\S[*?]/.test(q))) && numDocs() > LARGE_INDEX_DOCS;
+}
+
+/**
+ * What both facades do with search options: check them, pick the spaces the request names
+ * (`select`; a memory index has none), and build the request with what its answer echoes.
+ */
+export function prepareSearch(opts: SearchOptions, select: (space: string) => Space[] | undefined): Prepared {
+  checkOptions(opts);
+  const warnings: string[] = [];
+  const space = requestedSpace(opts) ?? 'all';
+  return { ...buildRequest(opts, select(space), warnings), space, warnings };
+}
+
 export class SearchRunner {
   constructor(private readonly index: NativeIndex) {}
 
-  async search(opts: SearchOptions, p: Prepared): Promise<SearchResponse> {
+  async search(p: Prepared): Promise<SearchResponse> {
     const payload = JSON.stringify(p.req);
     // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
     const raw = mayBeSlow(p.req, () => this.index.numDocs())
       ? await nativeAsync(() => this.index.search(payload))
       : native(() => this.index.searchSync(payload));
-    return envelope(opts, p.req, JSON.parse(raw) as NativeResponse, p.space, p.shadows, p.warnings);
+    return envelope(p, JSON.parse(raw) as NativeResponse);
   }
 
   /** Many searches off the JS thread; each entry is an envelope or an error, in order. */
@@ -93,7 +113,7 @@ export class SearchRunner {
       list.length,
       (i) => prepare(list[i]!),
       (reqs) => nativeAsync(() => this.index.searchMany(JSON.stringify(reqs))),
-      (i, p, res) => envelope(list[i]!, p.req, res, p.space, p.shadows, p.warnings),
+      (_i, p, res) => envelope(p, res),
       searchFailure,
     );
   }
