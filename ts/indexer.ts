@@ -9,14 +9,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { buildDocument, type ItemDescription, upsertDocuments } from './document.js';
-import { scanSpaces, type Candidate, type Skip } from './discovery.js';
+import { type Candidate, type Scan, scanSpaces, type Skip } from './discovery.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { EXHAUSTED, IndexLockedError, RyeSearchError } from './errors.js';
 import { loadParsers, parseItem } from './metadata.js';
 import { readFiles, readRegularFile, realPathOf, type FileRead } from './read-file.js';
 import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { WatchedScanCache } from './scan-cache.js';
-import { saveSnapshot, unchangedScan } from './scan-snapshot.js';
+import { saveSnapshot, type StoredScan, unchangedScan } from './scan-snapshot.js';
 import type { Space } from './spaces.js';
 import { TrustStore, verifyText, type Verification } from './trust/trust.js';
 
@@ -108,6 +108,18 @@ interface State {
   unreadable?: Array<[key: string, entry: Unreadable]>;
 }
 
+/** What a scan changed against the index. */
+interface Changes {
+  /** Files to read again: new, changed, or all of them when trust changed. */
+  changed: Candidate[];
+  /** Keys indexed before and seen no more. */
+  removed: string[];
+  /** Keys of changed files that could not be read or parsed: they leave the index. */
+  failed: Set<string>;
+  /** Keys of `unreadable` still skipped after this refresh; the others are forgotten. */
+  stillSkipped: Set<string>;
+}
+
 /** A well-formed entry of the state file's `unreadable` list (anything else is ignored). */
 function isUnreadable(item: unknown): item is [string, Unreadable] {
   if (!Array.isArray(item) || typeof item[0] !== 'string') return false;
@@ -192,196 +204,62 @@ export class Indexer {
     return this.running;
   }
 
+  /**
+   * One refresh: trust, then either the stored scan (nothing changed) or a scan compared with the
+   * index, the changed files written in one commit, and what the next refresh starts from.
+   */
   private async run(onProgress?: (p: Progress) => void): Promise<IndexReport> {
     const started = performance.now();
     const startedAt = Date.now();
     onProgress?.({ phase: 'discovering', done: 0, total: 0 });
     // The opstamp the reloaded reader shows: the manifest below is read from that reader.
     const opstamp = native(() => this.nativeIndex.reload());
-    this.trust = TrustStore.load(this.spaces);
-    const trustPrint = this.trust.fingerprint();
-    const state = this.readState();
-    const trustChanged = state.trust !== trustPrint;
-    if (trustChanged) this.verified.clear();
-    if (!this.unreadableLoaded) {
-      this.unreadableLoaded = true;
-      for (const item of Array.isArray(state.unreadable) ? state.unreadable : [])
-        if (isUnreadable(item)) this.unreadable.set(item[0], item[1]);
-    }
-    const snapshot = this.snapshotFile && {
-      spaces: this.spaces,
-      trust: trustPrint,
-      maxFileBytes: this.maxFileBytes,
-    };
+    const trust = this.loadTrust();
+    const snapshot = this.snapshotFile && { spaces: this.spaces, trust: trust.print, maxFileBytes: this.maxFileBytes };
     // Without watchers, a stored scan that every time and size still matches spares the walk.
     const stored =
-      snapshot && !this.scanCache && !trustChanged
+      snapshot && !this.scanCache && !trust.changed
         ? unchangedScan(this.snapshotFile!, { ...snapshot, opstamp })
         : undefined;
-    if (stored) {
-      this.lastSkipped = stored.skipped;
-      // Refs made at another commit may name items since added or removed.
-      if (!this.refs || opstamp !== this.opstamp) {
-        this.refs = undefined;
-        this.pendingRefs = stored.files;
-        this.sharedRefs = new Map(stored.copies.map((group) => [refKey(group[0]!.kind, group[0]!.id), group]));
-      }
-      return {
-        items: native(() => this.nativeIndex.numDocs()),
-        added: 0,
-        updated: 0,
-        removed: 0,
-        unchanged: stored.indexed,
-        skipped: stored.skipped,
-        warnings: this.trust.ignored.map((i) => ({ path: i.file, message: `trust file ignored: ${i.reason}` })),
-        durationMs: Math.round(performance.now() - started),
-        readOnly: false,
-      };
-    }
-    const skipsBefore = JSON.stringify([...this.unreadable].filter(lasting));
-    /** Keys of `unreadable` still skipped after this refresh; the others are forgotten. */
-    const stillSkipped = new Set<string>();
+    if (stored) return this.unchanged(stored, opstamp, started);
 
+    const skipsBefore = JSON.stringify([...this.unreadable].filter(lasting));
     await this.scanCache?.beginScan();
     const scan = scanSpaces(this.spaces, this.maxFileBytes, this.scanCache);
     this.lastSkipped = scan.skipped;
     // Another process's commit may have added or removed items: the refs are made again.
-    const reloaded = !this.manifest || opstamp !== this.opstamp;
-    if (reloaded) {
-      // Another handle or process committed since we last looked: read what the index holds.
-      this.manifest = new Map();
-      const m = JSON.parse(native(() => this.nativeIndex.manifest())) as {
-        keys: string[];
-        mtimes: number[];
-        sizes: number[];
-      };
-      for (let i = 0; i < m.keys.length; i++) this.manifest.set(m.keys[i]!, { mtime: m.mtimes[i]!, size: m.sizes[i]! });
-      this.opstamp = opstamp;
-    }
-    const manifest = this.manifest!;
-    // Keys of changed files that could not be read or parsed: they leave the index.
-    const failed = new Set<string>();
-    const changed: Candidate[] = [];
-    let indexedBefore = 0;
-    for (const c of scan.candidates) {
-      const old = manifest.get(c.key);
-      if (old) indexedBefore++;
-      if (old && old.mtime === c.mtime && old.size === c.size && !trustChanged) continue;
-      const skipped = old ? undefined : this.unreadable.get(c.key);
-      if (skipped && skipped.mtime === c.mtime && skipped.size === c.size) {
-        scan.skipped.push(skipped.skip);
-        failed.add(c.key);
-        stillSkipped.add(c.key);
-        continue;
-      }
-      changed.push(c);
-    }
-    // When every indexed key was seen again nothing was removed, and no set of 60k keys is built.
-    let removed: string[] = [];
-    if (indexedBefore !== manifest.size) {
-      const seen = new Set(scan.candidates.map(keyOf));
-      removed = [...manifest.keys()].filter((k) => !seen.has(k));
-    }
+    const reloaded = this.loadManifest(opstamp);
+    const changes = this.compare(scan, trust.changed);
     const report: IndexReport = {
       items: 0,
       added: 0,
       updated: 0,
-      removed: removed.length,
-      unchanged: scan.candidates.length - changed.length - failed.size,
+      removed: changes.removed.length,
+      unchanged: scan.candidates.length - changes.changed.length - changes.failed.size,
       skipped: scan.skipped,
-      warnings: this.trust.ignored.map((i) => ({ path: i.file, message: `trust file ignored: ${i.reason}` })),
+      warnings: this.trustWarnings(),
       durationMs: 0,
       readOnly: false,
     };
     // Skips known before this refresh are not news: only a change in what is indexed rebuilds shadows.
-    const skippedBefore = failed.size;
-
-    if (changed.length || removed.length) {
-      let batch: NativeBatch | undefined;
-      try {
-        batch = native(() => this.nativeIndex.batch(changed.length + removed.length));
-      } catch (err) {
-        if (!(err instanceof IndexLockedError)) throw err;
-        report.readOnly = true;
-        report.warnings.push({ path: '', message: `${err.message}; searching the last committed index` });
-      }
-      if (batch) {
-        try {
-          let done = 0;
-          let written = 0;
-          // Slices overlap: while one is parsed here, the next is read on native threads and the
-          // one before is indexed on the thread pool.
-          let indexing: Promise<void> = Promise.resolve();
-          try {
-            const slices = inSlices(changed);
-            // Each file is read only if what opens is inside its space (a link swapped in since
-            // the scan is refused, not followed).
-            const roots = new Map(this.spaces.map((s) => [s, realPathOf(s.aiDir)]));
-            const read = (slice: Candidate[]) => {
-              const within = slice.map((c) => roots.get(c.space) ?? '');
-              const files = readFiles(pathsOf(slice), this.maxFileBytes, within);
-              files.catch(() => {}); // awaited in the loop; a failure after the loop left is not unhandled
-              return files;
-            };
-            let reading = read(slices[0] ?? []);
-            for (const [k, slice] of slices.entries()) {
-              const reads = await reading;
-              if (k + 1 < slices.length) reading = read(slices[k + 1]!);
-              const items = await this.descriptions(slice, reads, report, failed, stillSkipped);
-              await indexing;
-              if (items.length) {
-                indexing = upsertDocuments(batch, items, buildDocument);
-                // Handled here so a failure met while reading is not reported as unhandled.
-                indexing.catch(() => {});
-              }
-              written += items.length;
-              done += slice.length;
-              onProgress?.({ phase: 'reading', done, total: changed.length });
-            }
-          } finally {
-            await indexing.catch(() => {});
-          }
-          await indexing;
-          // Files that were indexed and now cannot be read leave the index.
-          const dropped = [...failed].filter((k) => manifest.has(k));
-          for (const c of changed) {
-            if (failed.has(c.key)) continue;
-            if (manifest.has(c.key)) report.updated++;
-            else report.added++;
-          }
-          report.removed += dropped.length;
-          if (written || removed.length || dropped.length) {
-            native(() => batch.delete([...removed, ...dropped]));
-            onProgress?.({ phase: 'committing', done, total: changed.length });
-            await nativeAsync(() => batch.commit());
-            for (const k of [...removed, ...dropped]) manifest.delete(k);
-            for (const c of changed)
-              if (!failed.has(keyOf(c))) manifest.set(keyOf(c), { mtime: c.mtime, size: c.size });
-            this.opstamp = native(() => this.nativeIndex.opstamp());
-          } else {
-            // Only skipped files changed: no commit, so other processes have nothing to reload.
-            batch.abort();
-          }
-          state.trust = trustPrint;
-        } catch (err) {
-          batch.abort();
-          this.manifest = undefined;
-          throw err;
-        }
-      }
-    } else if (trustChanged) {
-      state.trust = trustPrint;
+    const skippedBefore = changes.failed.size;
+    if (changes.changed.length || changes.removed.length) {
+      if (await this.write(changes, report, onProgress)) trust.state.trust = trust.print;
+    } else if (trust.changed) {
+      trust.state.trust = trust.print;
     }
-    for (const key of this.unreadable.keys()) if (!stillSkipped.has(key)) this.unreadable.delete(key);
+    for (const key of this.unreadable.keys()) if (!changes.stillSkipped.has(key)) this.unreadable.delete(key);
     const skipsAfter = [...this.unreadable].filter(lasting);
-    if (state.trust === trustPrint && (trustChanged || JSON.stringify(skipsAfter) !== skipsBefore)) {
-      this.writeState({ trust: trustPrint, unreadable: skipsAfter });
+    const verified = trust.state.trust === trust.print;
+    if (verified && (trust.changed || JSON.stringify(skipsAfter) !== skipsBefore)) {
+      this.writeState({ trust: trust.print, unreadable: skipsAfter });
     }
 
     // Shadows depend on which items exist, not on their content: edits leave them as they are.
+    const { failed } = changes;
     if (report.added || report.removed || failed.size > skippedBefore || reloaded || !this.refs)
       this.setRefs(scan.candidates.filter((c) => !failed.has(keyOf(c))));
-    if (snapshot && !this.scanCache && !report.readOnly && state.trust === trustPrint) {
+    if (snapshot && !this.scanCache && !report.readOnly && verified) {
       const candidates = new Set(scan.candidates);
       const indexed = (c: Candidate) => candidates.has(c) && !failed.has(c.key);
       const copies = [...this.byId.values()].filter((refs) => refs.length > 1) as Candidate[][];
@@ -391,6 +269,180 @@ export class Indexer {
     report.items = native(() => this.nativeIndex.numDocs());
     report.durationMs = Math.round(performance.now() - started);
     return report;
+  }
+
+  /** The trust store as it is now, and the state file's record of what the index was verified with. */
+  private loadTrust(): { print: string; changed: boolean; state: State } {
+    this.trust = TrustStore.load(this.spaces);
+    const print = this.trust.fingerprint();
+    const state = this.readState();
+    const changed = state.trust !== print;
+    if (changed) this.verified.clear();
+    if (!this.unreadableLoaded) {
+      this.unreadableLoaded = true;
+      for (const item of Array.isArray(state.unreadable) ? state.unreadable : [])
+        if (isUnreadable(item)) this.unreadable.set(item[0], item[1]);
+    }
+    return { print, changed, state };
+  }
+
+  private trustWarnings(): IndexWarning[] {
+    return this.trust.ignored.map((i) => ({ path: i.file, message: `trust file ignored: ${i.reason}` }));
+  }
+
+  /** The report of a refresh that found nothing changed since the stored scan. */
+  private unchanged(stored: StoredScan, opstamp: number, started: number): IndexReport {
+    this.lastSkipped = stored.skipped;
+    // Refs made at another commit may name items since added or removed.
+    if (!this.refs || opstamp !== this.opstamp) {
+      this.refs = undefined;
+      this.pendingRefs = stored.files;
+      this.sharedRefs = new Map(stored.copies.map((group) => [refKey(group[0]!.kind, group[0]!.id), group]));
+    }
+    return {
+      items: native(() => this.nativeIndex.numDocs()),
+      added: 0,
+      updated: 0,
+      removed: 0,
+      unchanged: stored.indexed,
+      skipped: stored.skipped,
+      warnings: this.trustWarnings(),
+      durationMs: Math.round(performance.now() - started),
+      readOnly: false,
+    };
+  }
+
+  /** Reads what the index holds when another handle or process committed since; true when it did. */
+  private loadManifest(opstamp: number): boolean {
+    if (this.manifest && opstamp === this.opstamp) return false;
+    const manifest = new Map<string, { mtime: number; size: number }>();
+    const m = JSON.parse(native(() => this.nativeIndex.manifest())) as {
+      keys: string[];
+      mtimes: number[];
+      sizes: number[];
+    };
+    for (let i = 0; i < m.keys.length; i++) manifest.set(m.keys[i]!, { mtime: m.mtimes[i]!, size: m.sizes[i]! });
+    this.manifest = manifest;
+    this.opstamp = opstamp;
+    return true;
+  }
+
+  /** The scan against the manifest: files to read, keys removed, and skips still known (by stat). */
+  private compare(scan: Scan, trustChanged: boolean): Changes {
+    const manifest = this.manifest!;
+    const changes: Changes = { changed: [], removed: [], failed: new Set(), stillSkipped: new Set() };
+    let indexedBefore = 0;
+    for (const c of scan.candidates) {
+      const old = manifest.get(c.key);
+      if (old) indexedBefore++;
+      if (old && old.mtime === c.mtime && old.size === c.size && !trustChanged) continue;
+      const skipped = old ? undefined : this.unreadable.get(c.key);
+      if (skipped && skipped.mtime === c.mtime && skipped.size === c.size) {
+        scan.skipped.push(skipped.skip);
+        changes.failed.add(c.key);
+        changes.stillSkipped.add(c.key);
+        continue;
+      }
+      changes.changed.push(c);
+    }
+    // When every indexed key was seen again nothing was removed, and no set of 60k keys is built.
+    if (indexedBefore !== manifest.size) {
+      const seen = new Set(scan.candidates.map(keyOf));
+      changes.removed = [...manifest.keys()].filter((k) => !seen.has(k));
+    }
+    return changes;
+  }
+
+  /**
+   * Reads, describes and indexes the changed files and removes the others, in one commit; false
+   * when another process holds the writer (the report says so and nothing is written).
+   */
+  private async write(changes: Changes, report: IndexReport, onProgress?: (p: Progress) => void): Promise<boolean> {
+    const { changed, removed, failed } = changes;
+    const manifest = this.manifest!;
+    let batch: NativeBatch;
+    try {
+      batch = native(() => this.nativeIndex.batch(changed.length + removed.length));
+    } catch (err) {
+      if (!(err instanceof IndexLockedError)) throw err;
+      report.readOnly = true;
+      report.warnings.push({ path: '', message: `${err.message}; searching the last committed index` });
+      return false;
+    }
+    try {
+      const { done, written } = await this.indexFiles(batch, changes, report, onProgress);
+      // Files that were indexed and now cannot be read leave the index.
+      const dropped = [...failed].filter((k) => manifest.has(k));
+      for (const c of changed) {
+        if (failed.has(c.key)) continue;
+        if (manifest.has(c.key)) report.updated++;
+        else report.added++;
+      }
+      report.removed += dropped.length;
+      if (written || removed.length || dropped.length) {
+        native(() => batch.delete([...removed, ...dropped]));
+        onProgress?.({ phase: 'committing', done, total: changed.length });
+        await nativeAsync(() => batch.commit());
+        for (const k of [...removed, ...dropped]) manifest.delete(k);
+        for (const c of changed) if (!failed.has(keyOf(c))) manifest.set(keyOf(c), { mtime: c.mtime, size: c.size });
+        this.opstamp = native(() => this.nativeIndex.opstamp());
+      } else {
+        // Only skipped files changed: no commit, so other processes have nothing to reload.
+        batch.abort();
+      }
+      return true;
+    } catch (err) {
+      batch.abort();
+      this.manifest = undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * The changed files into `batch`, in slices that overlap: while one is parsed here, the next is
+   * read on native threads and the one before is indexed on the thread pool.
+   */
+  private async indexFiles(
+    batch: NativeBatch,
+    changes: Changes,
+    report: IndexReport,
+    onProgress?: (p: Progress) => void,
+  ): Promise<{ done: number; written: number }> {
+    const { changed, failed, stillSkipped } = changes;
+    let done = 0;
+    let written = 0;
+    let indexing: Promise<void> = Promise.resolve();
+    try {
+      const slices = inSlices(changed);
+      // Each file is read only if what opens is inside its space (a link swapped in since the
+      // scan is refused, not followed).
+      const roots = new Map(this.spaces.map((s) => [s, realPathOf(s.aiDir)]));
+      const read = (slice: Candidate[]) => {
+        const within = slice.map((c) => roots.get(c.space) ?? '');
+        const files = readFiles(pathsOf(slice), this.maxFileBytes, within);
+        files.catch(() => {}); // awaited in the loop; a failure after the loop left is not unhandled
+        return files;
+      };
+      let reading = read(slices[0] ?? []);
+      for (const [k, slice] of slices.entries()) {
+        const reads = await reading;
+        if (k + 1 < slices.length) reading = read(slices[k + 1]!);
+        const items = await this.descriptions(slice, reads, report, failed, stillSkipped);
+        await indexing;
+        if (items.length) {
+          indexing = upsertDocuments(batch, items, buildDocument);
+          // Handled here so a failure met while reading is not reported as unhandled.
+          indexing.catch(() => {});
+        }
+        written += items.length;
+        done += slice.length;
+        onProgress?.({ phase: 'reading', done, total: changed.length });
+      }
+    } finally {
+      await indexing.catch(() => {});
+    }
+    await indexing;
+    return { done, written };
   }
 
   private setRefs(indexed: ItemRef[]): void {
