@@ -50,7 +50,10 @@ export declare class NativeIndex {
   batch(expectedDocs?: number | undefined | null): NativeBatch
   search(request: string): Promise<string>
   searchSync(request: string): string
-  /** JSON array of requests in; JSON array of `{ok}` / `{error}` out, in the same order. */
+  /**
+   * JSON array of requests in; JSON Lines out, one `{ok}` / `{error}` per request, in the same
+   * order (see `wire::batch`).
+   */
   searchMany(requests: string): Promise<string>
 }
 

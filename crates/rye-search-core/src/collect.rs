@@ -16,8 +16,8 @@ use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 use crate::hit_store::HitStore;
 use crate::query::max_score::{self, Clause};
 use crate::recency::Recency;
-use crate::request::SortBy;
 use crate::stored::{stored_texts, utf8};
+use crate::wire::SortBy;
 
 /// One ranked document. Id and key are kept as segment ordinals; their strings are looked up
 /// only when documents from different segments tie on everything before them.

@@ -5,7 +5,6 @@
 mod all_terms;
 mod ascii;
 mod collect;
-mod document;
 mod error;
 pub mod files;
 mod hit_store;
@@ -13,15 +12,16 @@ mod index;
 mod memory_dir;
 pub mod query;
 mod recency;
-mod request;
 mod schema;
 pub mod semantic;
 mod stem;
 mod stored;
 pub mod tokenizer;
+pub mod wire;
 
-pub use document::{ItemDoc, ManifestEntry};
 pub use error::{contained, Error, Result};
 pub use index::{meta_facet, Batch, SearchIndex, MAX_LIMIT, MAX_OFFSET};
-pub use request::{Filter, Hit, LikeRef, Matched, Mode, Scope, SearchRequest, SearchResponse, SortBy, Weights};
 pub use schema::{version_number, SCHEMA_VERSION, TEXT_FIELDS};
+pub use wire::{
+    Filter, Hit, ItemDoc, LikeRef, ManifestEntry, Matched, Mode, Scope, SearchRequest, SearchResponse, SortBy, Weights,
+};

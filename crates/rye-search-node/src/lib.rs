@@ -159,7 +159,8 @@ impl NativeIndex {
         output
     }
 
-    /// JSON array of requests in; JSON array of `{ok}` / `{error}` out, in the same order.
+    /// JSON array of requests in; JSON Lines out, one `{ok}` / `{error}` per request, in the same
+    /// order (see `wire::batch`).
     #[napi(ts_return_type = "Promise<string>")]
     pub fn search_many(&self, requests: String) -> AsyncTask<SearchManyTask> {
         AsyncTask::new(SearchManyTask { index: self.inner.clone(), memory: self.memory.clone(), requests })

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::semantic;
+use crate::wire::answer::stored_item;
 
 /// Items embedded before they are handed to the indexing thread (see [`Batch::upsert`]).
 const EMBED_CHUNK: usize = 64;
@@ -153,26 +154,6 @@ fn in_stable_order(index: &Index, key: Field, ids: &[SegmentId]) -> Result<Vec<S
     }
     keyed.sort();
     Ok(keyed.into_iter().map(|(_, id)| id).collect())
-}
-
-/// What a hit shows besides id, score and preview, as a JSON array in the order of
-/// [`crate::request::ITEM_FIELDS`] (and of `NativeItem` in `ts/wire.ts`): an array because
-/// `JSON.parse` builds arrays several times faster than objects with keys. `extra` is copied
-/// as the caller wrote it (it arrives as JSON, parsed once), compacted if it spans lines: a
-/// `searchMany` answer is one line.
-fn stored_item(d: &ItemDoc) -> String {
-    let compacted;
-    let extra = match d.extra.as_deref() {
-        Some(raw) if raw.get().contains(['\n', '\r']) => {
-            compacted = serde_json::from_str::<serde_json::Value>(raw.get())
-                .ok()
-                .and_then(|v| serde_json::value::to_raw_value(&v).ok());
-            compacted.as_deref()
-        }
-        other => other,
-    };
-    let item = (&d.kind, &d.space, &d.name, &d.title, &d.description, &d.category, &d.path, d.date, extra);
-    serde_json::to_string(&item).expect("a tuple of strings serialises")
 }
 
 fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {

@@ -2,10 +2,9 @@
 //! category and integrity, not only on the page. The match set is a bitset per segment; each
 //! value's postings are walked once and counted where they meet it.
 
-use std::collections::BTreeMap;
-
 use super::*;
 use crate::collect::quantise;
+use crate::wire::Counts;
 
 /// The facets an answer can count, each from its terms: a field, and a prefix of its terms that
 /// is cut off to give the value.
@@ -23,9 +22,6 @@ enum Facet {
     /// Terms of the metadata field that start with this prefix.
     Meta(&'static str),
 }
-
-/// Facet name → value → number of matches.
-pub type Counts = BTreeMap<&'static str, BTreeMap<String, u64>>;
 
 /// The documents of one segment that match, one bit each.
 pub(super) struct MatchSet {

@@ -4,7 +4,7 @@
 use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 use super::*;
-use crate::request::Scope;
+use crate::wire::Scope;
 
 impl SearchIndex {
     /// Kind, scope, spaces and filters: clauses that restrict but do not score.

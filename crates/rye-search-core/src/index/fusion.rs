@@ -15,7 +15,7 @@ use tantivy::{DocAddress, Searcher};
 use super::search::{min_bound, Ranking};
 use super::*;
 use crate::collect::Matches;
-use crate::request::Matched;
+use crate::wire::Matched;
 
 /// How far past the page the keyword list is first ranked: deep enough that one pass is usually
 /// enough to prove the page exact.

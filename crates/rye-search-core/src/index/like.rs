@@ -14,8 +14,8 @@ use super::modes::{above_min_score, found_either_way, only, Scan};
 use super::search::{min_bound, normalise, Ranking, Want};
 use super::*;
 use crate::query::parse::Node;
-use crate::request::{LikeRef, Matched, Mode, SearchResponse, SortBy};
 use crate::semantic;
+use crate::wire::{LikeRef, Matched, Mode, SearchResponse, SortBy};
 
 /// How many of the item's terms describe it: enough for its topic, few enough to stay fast.
 const LIKE_TERMS: usize = 25;

@@ -31,7 +31,6 @@ use tantivy::{
 
 use crate::all_terms::LazyAllTerms;
 use crate::collect::{SortColumns, StoredIds, TopRanked};
-use crate::document::{ItemDoc, ManifestEntry};
 use crate::error::{contained, Error, Result};
 use crate::hit_store::HitStore;
 use crate::memory_dir::MemoryDirectory;
@@ -40,11 +39,12 @@ use crate::query::build::{is_term_leaf, positive_tokens, Builder};
 use crate::query::dictionaries::Dictionaries;
 use crate::query::probed::ProbedUnionQuery;
 use crate::query::{parse, relax};
-use crate::request::{Filter, Hit, SearchRequest, SearchResponse, SortBy};
 use crate::schema::{self, version_number, Fields, SCHEMA_VERSION};
 use crate::stem::{StemTokenizer, STEM_TOKENIZER_NAME};
 use crate::stored::{stored_texts, utf8};
 use crate::tokenizer::{self, IdentTokenizer, TOKENIZER_NAME};
+use crate::wire::{Filter, Hit, SearchRequest, SearchResponse, SortBy};
+use crate::wire::{ItemDoc, ManifestEntry};
 
 mod batch;
 mod explain;
@@ -61,7 +61,7 @@ mod share;
 
 pub use batch::Batch;
 use batch::KnownKeys;
-pub use facets::Counts;
+
 pub use filters::{composed, meta_facet, unicode_forms};
 
 /// Largest page a request may ask for, and deepest offset (bounded memory per query).

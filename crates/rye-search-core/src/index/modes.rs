@@ -16,8 +16,8 @@ use super::search::{min_bound, normalise, Built, Ranking, Want, Words};
 use super::*;
 use crate::collect::{Matches, SortColumns};
 use crate::recency::{Recency, RECENCY_WEIGHT};
-use crate::request::{Matched, Mode, SearchResponse, Weights};
 use crate::semantic::{self, quantized, SegmentVectors};
+use crate::wire::{Matched, Mode, SearchResponse, Weights};
 
 /// Weight of keyword hits the words name — every word in the item's title, name, description,
 /// category or tags — against 1 for the semantic list: high enough that they keep their keyword

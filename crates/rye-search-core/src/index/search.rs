@@ -5,8 +5,8 @@ use super::preview::{self, preview, Marks};
 use super::*;
 use crate::collect::{Matches, Ranker};
 use crate::query::max_score;
-use crate::request::Matched;
 use crate::stem;
+use crate::wire::Matched;
 use tantivy::directory::OwnedBytes;
 use tantivy::DocAddress;
 

@@ -13,8 +13,8 @@ pub use codes::SignCodes;
 pub use model::StaticModel;
 pub use vectors::{quantize, quantized, SegmentVectors, VECTOR_FIELD};
 
-use crate::document::ItemDoc;
 use crate::error::Result;
+use crate::wire::ItemDoc;
 
 static MODEL: RwLock<Option<Arc<StaticModel>>> = RwLock::new(None);
 

@@ -1,0 +1,89 @@
+//! `ts/wire.ts` mirrors the wire types by hand: this holds the two to the same keys. A key added,
+//! renamed or dropped on one side only fails here, not as a refused request or a missing field
+//! at run time.
+
+use std::collections::BTreeSet;
+
+use rye_search_core::wire::{Hit, ItemDoc, Scope, SearchRequest, SearchResponse, ITEM_FIELDS};
+
+fn wire_ts() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ts/wire.ts");
+    std::fs::read_to_string(path).expect("ts/wire.ts beside the crates")
+}
+
+/// The body of `export interface NAME { … }` or `export type NAME = [ … ];` in `ts/wire.ts`.
+fn body<'a>(ts: &'a str, opening: &str, closing: &str) -> &'a str {
+    let start = ts.find(opening).unwrap_or_else(|| panic!("{opening} in ts/wire.ts")) + opening.len();
+    let end = ts[start..].find(closing).unwrap_or_else(|| panic!("the end of {opening}")) + start;
+    &ts[start..end]
+}
+
+/// The names of the members at the first level of a body: `name:`, `name?:` (comments skipped).
+fn members(body: &str) -> BTreeSet<String> {
+    body.lines()
+        .filter(|line| line.starts_with("  ") && !line.starts_with("   "))
+        .map(str::trim)
+        .filter(|line| !line.starts_with("/*") && !line.starts_with('*') && !line.starts_with("//"))
+        .filter_map(|line| line.split_once(':').map(|(name, _)| name.trim_end_matches('?').to_string()))
+        .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .collect()
+}
+
+fn interface(name: &str) -> BTreeSet<String> {
+    let text = wire_ts();
+    members(body(&text, &format!("export interface {name} {{\n"), "\n}"))
+}
+
+fn keys(value: serde_json::Value) -> BTreeSet<String> {
+    value.as_object().expect("an object").keys().cloned().collect()
+}
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn the_request_has_the_same_keys_on_both_sides() {
+    let rust = keys(serde_json::to_value(SearchRequest::default()).unwrap());
+    let ts = interface("NativeRequest");
+    // Field weights are the core's own: the facade never sends them.
+    assert_eq!(&rust - &ts, set(&["weights"]), "keys only Rust has");
+    assert_eq!(&ts - &rust, set(&[]), "keys only ts/wire.ts has");
+    let scope = keys(serde_json::to_value(Scope::default()).unwrap());
+    assert_eq!(scope, interface("NativeScope"));
+}
+
+#[test]
+fn the_document_has_the_same_keys_on_both_sides() {
+    let rust = keys(serde_json::to_value(ItemDoc::default()).unwrap());
+    assert_eq!(rust, interface("NativeDocument"));
+}
+
+#[test]
+fn the_answer_has_the_same_keys_on_both_sides() {
+    // Every optional part present, so every key is written.
+    let res = SearchResponse {
+        total: 1,
+        hits: vec![Hit { id: "a".into(), item: "[]".into(), ..Default::default() }],
+        relaxed: true,
+        search_type: "hybrid",
+        counts: Some(Default::default()),
+        ..Default::default()
+    };
+    let rust = keys(serde_json::from_str(&res.to_json()).unwrap());
+    assert_eq!(rust, interface("NativeResponse"));
+}
+
+#[test]
+fn a_hit_item_lists_its_fields_in_the_same_order_on_both_sides() {
+    let text = wire_ts();
+    let ts = body(&text, "export type NativeItem = [\n", "\n];");
+    let names: Vec<&str> = ts.lines().filter_map(|l| l.trim().split_once(':').map(|(n, _)| n)).collect();
+    assert_eq!(names, ITEM_FIELDS.to_vec());
+}
+
+#[test]
+fn the_checks_would_see_a_key_on_one_side_only() {
+    let ts = "export interface X {\n  /** doc: not a key */\n  a: string;\n  b?: number;\n  nested: {\n    inner: string;\n  };\n}";
+    assert_eq!(members(body(ts, "export interface X {\n", "\n}")), set(&["a", "b", "nested"]));
+}
