@@ -7,7 +7,13 @@
 
 use rayon::prelude::*;
 
-use super::vectors::SegmentVectors;
+/// Quantised vectors, a row a document, as codes are made from them (a segment's vectors).
+pub trait QuantizedRows: Sync {
+    fn dims(&self) -> usize;
+    fn max_doc(&self) -> usize;
+    /// The stored values of `doc`'s vector and their scale; None for a doc without one.
+    fn raw(&self, doc: usize) -> Option<(&[i8], f32)>;
+}
 
 /// The sign codes of one segment's vectors.
 pub struct SignCodes {
@@ -27,7 +33,7 @@ impl SignCodes {
         (self.mean.len() * 4 + self.codes.len() * 8 + self.missing.len()) as u64
     }
 
-    pub fn of(vectors: &SegmentVectors) -> SignCodes {
+    pub fn of(vectors: &impl QuantizedRows) -> SignCodes {
         let (dims, items) = (vectors.dims(), vectors.max_doc());
         let words = dims.div_ceil(64);
         let mean = mean_of(vectors);
@@ -139,7 +145,7 @@ const CODE_ROWS_PER_TASK: usize = 4096;
 const MEAN_SAMPLE: usize = 4096;
 
 /// The mean vector of (a sample of) the segment's items that have one.
-fn mean_of(vectors: &SegmentVectors) -> Vec<f32> {
+fn mean_of(vectors: &impl QuantizedRows) -> Vec<f32> {
     let (dims, items) = (vectors.dims(), vectors.max_doc());
     let mut sum = vec![0f32; dims];
     let mut present = 0usize;
@@ -251,9 +257,37 @@ mod tests {
         v.iter().map(|x| x / norm).collect()
     }
 
-    fn vectors(max_doc: usize, rows: &[(usize, Vec<f32>)]) -> SegmentVectors {
+    /// Rows quantised to a byte a dimension (scale: the largest magnitude over 127).
+    struct Rows {
+        dims: usize,
+        values: Vec<i8>,
+        scales: Vec<f32>,
+    }
+
+    impl QuantizedRows for Rows {
+        fn dims(&self) -> usize {
+            self.dims
+        }
+        fn max_doc(&self) -> usize {
+            self.scales.len()
+        }
+        fn raw(&self, doc: usize) -> Option<(&[i8], f32)> {
+            let scale = *self.scales.get(doc).filter(|s| **s != 0.0)?;
+            Some((&self.values[doc * self.dims..][..self.dims], scale))
+        }
+    }
+
+    fn vectors(max_doc: usize, rows: &[(usize, Vec<f32>)]) -> Rows {
         let dims = rows[0].1.len();
-        SegmentVectors::from_rows(max_doc, dims, rows.iter().map(|(i, r)| (*i, r.as_slice())))
+        let mut out = Rows { dims, values: vec![0; max_doc * dims], scales: vec![0.0; max_doc] };
+        for (doc, row) in rows {
+            let scale = row.iter().fold(0f32, |m, v| m.max(v.abs())) / 127.0;
+            out.scales[*doc] = scale;
+            for (d, v) in row.iter().enumerate() {
+                out.values[doc * dims + d] = (v / scale).round() as i8;
+            }
+        }
+        out
     }
 
     fn differ(codes: &SignCodes, doc: usize, query: &[u64]) -> u32 {

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use tantivy::SegmentReader;
 
-use super::codes::SignCodes;
+use super::codes::{QuantizedRows, SignCodes};
 use crate::error::Result;
 
 pub const VECTOR_FIELD: &str = "vector";
@@ -157,6 +157,18 @@ enum Kernel {
     #[cfg(target_arch = "x86_64")]
     Avx2,
     Portable,
+}
+
+impl QuantizedRows for SegmentVectors {
+    fn dims(&self) -> usize {
+        SegmentVectors::dims(self)
+    }
+    fn max_doc(&self) -> usize {
+        SegmentVectors::max_doc(self)
+    }
+    fn raw(&self, doc: usize) -> Option<(&[i8], f32)> {
+        SegmentVectors::raw(self, doc)
+    }
 }
 
 impl Kernel {
