@@ -1,4 +1,4 @@
-// Answers built for agents (issue 23, first part): paging says whether more follows and where,
+// Answers built for agents (first part): paging says whether more follows and where,
 // previews and result fields can be cut to what an agent needs, and MCP answers say what to do next.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

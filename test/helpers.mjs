@@ -117,6 +117,24 @@ export function runCli(args, { cwd = ROOT, env = {} } = {}) {
   return { status: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
+/**
+ * Starts `rye-search mcp --http 0 <args>` (a free port) and resolves when it listens: the child
+ * and its URL (`http://127.0.0.1:PORT/mcp`). Kill the child when done.
+ */
+export async function startHttpServer(args, opts = {}) {
+  const child = spawnCli(['mcp', '--http', '0', ...args], opts);
+  const url = await new Promise((resolve, reject) => {
+    let err = '';
+    child.stderr.on('data', (d) => {
+      err += d;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
+  });
+  return { child, url: new URL(url) };
+}
+
 export function spawnCli(args, opts = {}) {
   return spawn(process.execPath, [CLI, ...args], { ...opts, env: { ...process.env, ...(opts.env ?? {}) } });
 }

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 import { signText, trustFile } from '../dist/index.js';
-import { directive, pyTool, spawnCli, workspace, connectMcp, wsArgs } from './helpers.mjs';
+import { directive, pyTool, startHttpServer, workspace, connectMcp, wsArgs } from './helpers.mjs';
 
 const author = generateKeyPairSync('ed25519').privateKey;
 
@@ -327,16 +327,9 @@ describe('MCP over HTTP', () => {
   let child;
   let url;
   before(async () => {
-    child = spawnCli(['mcp', '--http', '0', ...wsArgs(ws)], { env: { CI: '1' } });
-    url = await new Promise((resolve, reject) => {
-      let err = '';
-      child.stderr.on('data', (d) => {
-        err += d;
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
-        if (m) resolve(m[1]);
-      });
-      child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
-    });
+    let server;
+    ({ child, url: server } = await startHttpServer(wsArgs(ws), { env: { CI: '1' } }));
+    url = server.href;
   });
   after(() => {
     child.kill();

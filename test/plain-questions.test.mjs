@@ -1,4 +1,4 @@
-// Plain questions (issue 22, lexical part): stop words never have to match, and a plain-word
+// Plain questions (lexical part): stop words never have to match, and a plain-word
 // query that finds nothing with every word is answered without the words that match least,
 // saying so (`relaxed`, the dropped words in `warnings`). Quotes, AND and fields stay strict.
 import assert from 'node:assert/strict';

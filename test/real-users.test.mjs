@@ -1,4 +1,4 @@
-// What a new user meets (issue 19): one index per configuration of spaces, `*` as every kind,
+// What a new user meets: one index per configuration of spaces, `*` as every kind,
 // transpositions as one typo — through the CLI process, the Node API and an MCP client.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -247,7 +247,7 @@ describe('deliberate differences from the anchor', () => {
         JSON.stringify(bad),
       );
     }
-    // The engine's limits have one owner, the core, and one code (issue 20; was E_INVALID_ARGUMENT).
+    // The engine's limits have one owner, the core, and one code.
     await assert.rejects(
       index.search({ query: 'alpha', scope: 'tool', limit: 5000 }),
       (err) => err.code === 'E_LIMIT' && /1000/.test(err.message) && !!err.hint,

@@ -1,4 +1,4 @@
-// Natural-language questions (issue 22, semantic part): a shipped embedding model, items embedded
+// Natural-language questions (semantic part): a shipped embedding model, items embedded
 // at indexing, `mode: auto | keyword | semantic | hybrid` on every entry point, the envelope's
 // `search_type` and each result's `match`; filters stay exact; without the model, keyword only
 // with a clear warning.

@@ -1,4 +1,4 @@
-// Text as people write it (issue 21), through the Node API with previews on: compatibility
+// Text as people write it, through the Node API with previews on: compatibility
 // forms, Turkish dotted and dotless i, Thai runs, NFD accents, previews that keep words whole,
 // file names that are not UTF-8.
 import assert from 'node:assert/strict';

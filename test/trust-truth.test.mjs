@@ -1,4 +1,4 @@
-// Trust and shadows say only what is true (issue 18), through the Node API, the CLI and MCP:
+// Trust and shadows say only what is true, through the Node API, the CLI and MCP:
 // shadows only among the searched spaces; signed key documents must verify; the raw key in a
 // `pem` slot is a key; ignored trust files are listed; fetch failures have one shape.
 import assert from 'node:assert/strict';

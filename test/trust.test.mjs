@@ -163,7 +163,7 @@ describe('integrity in search results', () => {
           `${r.integrity}/${r.signed}`,
         ]),
       );
-    // `signed` is true exactly when the signature is valid and trusted (issue 18).
+    // `signed` is true exactly when the signature is valid and trusted.
     assert.deepEqual(await classes(), {
       good: 'verified/true',
       edited: 'modified/false',

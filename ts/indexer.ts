@@ -144,7 +144,6 @@ export class Indexer {
   private pendingRefs: (() => ItemRef[]) | undefined;
   /** After a refresh that read nothing: the refs of items with several copies, by kind and id. */
   private sharedRefs: Map<string, ItemRef[]> | undefined;
-  lastSkipped: Skip[] = [];
   private running: Promise<IndexReport> | undefined;
   /** What the index holds (key → mtime, size), valid while the on-disk opstamp is unchanged. */
   private manifest: Map<string, { mtime: number; size: number }> | undefined;
@@ -226,7 +225,6 @@ export class Indexer {
     const skipsBefore = JSON.stringify([...this.unreadable].filter(lasting));
     await this.scanCache?.beginScan();
     const scan = scanSpaces(this.spaces, this.maxFileBytes, this.scanCache);
-    this.lastSkipped = scan.skipped;
     // Another process's commit may have added or removed items: the refs are made again.
     const reloaded = this.loadManifest(opstamp);
     const changes = this.compare(scan, trust.changed);
@@ -292,7 +290,6 @@ export class Indexer {
 
   /** The report of a refresh that found nothing changed since the stored scan. */
   private unchanged(stored: StoredScan, opstamp: number, started: number): IndexReport {
-    this.lastSkipped = stored.skipped;
     // Refs made at another commit may name items since added or removed.
     if (!this.refs || opstamp !== this.opstamp) {
       this.refs = undefined;

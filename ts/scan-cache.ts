@@ -80,13 +80,6 @@ export class WatchedScanCache implements ScanCache {
     }
   }
 
-  /** Number of directories watched (for tests and diagnostics). */
-  get watched(): number {
-    let n = 0;
-    for (const e of this.entries.values()) if (e.watcher) n++;
-    return n;
-  }
-
   close(): void {
     for (const e of this.entries.values()) e.watcher?.close();
     this.entries.clear();

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 
-import { pyTool, spawnCli, workspace, connectMcp, wsArgs } from '../helpers.mjs';
+import { pyTool, spawnCli, startHttpServer, workspace, connectMcp, wsArgs } from '../helpers.mjs';
 
 const INIT = {
   jsonrpc: '2.0',
@@ -20,16 +20,9 @@ describe('HTTP transport under hostile clients', () => {
   let port;
   before(async () => {
     ws.write('project', { 'tools/a.py': pyTool({ description: 'alpha' }) });
-    server = spawnCli(['mcp', '--http', '0', ...wsArgs(ws)]);
-    port = await new Promise((resolve, reject) => {
-      let err = '';
-      server.stderr.on('data', (d) => {
-        err += d;
-        const m = /127\.0\.0\.1:(\d+)\/mcp/.exec(err);
-        if (m) resolve(Number(m[1]));
-      });
-      server.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-    });
+    let url;
+    ({ child: server, url } = await startHttpServer(wsArgs(ws)));
+    port = Number(url.port);
   });
   after(() => {
     server.kill();
