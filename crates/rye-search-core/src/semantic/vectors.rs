@@ -67,18 +67,6 @@ impl SegmentVectors {
         Ok(SegmentVectors { dims, values, scales, codes: OnceLock::new() })
     }
 
-    /// Vectors of `max_doc` docs, `rows` giving some of them theirs (tests build segments so).
-    #[cfg(test)]
-    pub(crate) fn from_rows<'a>(max_doc: usize, dims: usize, rows: impl Iterator<Item = (usize, &'a [f32])>) -> Self {
-        let (mut values, mut scales) = (vec![0i8; max_doc * dims], vec![0f32; max_doc]);
-        for (doc, row) in rows {
-            let (v, scale) = quantized(row);
-            values[doc * dims..][..dims].copy_from_slice(&v);
-            scales[doc] = scale;
-        }
-        SegmentVectors { dims, values, scales, codes: OnceLock::new() }
-    }
-
     pub fn dims(&self) -> usize {
         self.dims
     }
