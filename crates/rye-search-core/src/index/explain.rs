@@ -89,7 +89,9 @@ impl Explainer {
         let mut parts = Vec::new();
         for t in &self.terms {
             let mut scorer = t.scoring.scorer(reader, 1.0)?;
-            if scorer.seek(doc) == doc {
+            // A new scorer stands on the term's first doc: one past `doc` means the term is not
+            // in it (seeking back is not allowed).
+            if scorer.doc() <= doc && scorer.seek(doc) == doc {
                 let bm25 = (scorer.score() * 10_000.0).round() / 10_000.0;
                 parts.push(Contribution { field: &t.field, term: &t.text, how: t.how, weight: t.weight, bm25 });
             }

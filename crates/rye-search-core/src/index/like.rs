@@ -10,8 +10,9 @@ use tantivy::DocAddress;
 
 use super::facets::MatchSet;
 use super::fusion::{Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
-use super::modes::{above_min_score, found_either_way, only, Scan};
+use super::modes::{above_min_score, found_either_way, only};
 use super::search::{min_bound, normalise, Ranking, Want};
+use super::semantic_scan::Scan;
 use super::*;
 use crate::query::parse::Node;
 use crate::semantic;

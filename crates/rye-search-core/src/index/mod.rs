@@ -57,6 +57,7 @@ mod merge;
 mod modes;
 mod preview;
 mod search;
+mod semantic_scan;
 mod share;
 
 pub use batch::Batch;
@@ -89,7 +90,7 @@ struct SegmentParts {
     store: Arc<HitStore>,
     all_terms: LazyAllTerms,
     dictionaries: Dictionaries,
-    vectors: modes::VectorsCell,
+    vectors: semantic_scan::VectorsCell,
 }
 
 pub struct SearchIndex {
