@@ -6,10 +6,12 @@ mod all_terms;
 mod ascii;
 mod collect;
 mod error;
+mod exact;
 pub mod files;
 mod hit_store;
 mod index;
-mod memory_dir;
+mod search;
+
 pub mod query;
 mod recency;
 mod schema;
@@ -20,8 +22,10 @@ pub mod tokenizer;
 pub mod wire;
 
 pub use error::{contained, Error, Result};
-pub use index::{meta_facet, Batch, SearchIndex, MAX_LIMIT, MAX_OFFSET};
+pub use exact::meta_facet;
+pub use index::{Batch, SearchIndex};
 pub use schema::{version_number, SCHEMA_VERSION, TEXT_FIELDS};
+pub use search::{MAX_LIMIT, MAX_OFFSET};
 pub use wire::{
     Filter, Hit, ItemDoc, LikeRef, ManifestEntry, Matched, Mode, Scope, SearchRequest, SearchResponse, SortBy, Weights,
 };

@@ -1,6 +1,19 @@
 //! Write batches: one writer, upserts by key, atomic commits.
 
-use super::*;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use tantivy::index::SegmentId;
+use tantivy::indexer::MergePolicy;
+use tantivy::schema::{Field, Term};
+use tantivy::InvertedIndexReader;
+use tantivy::{Index, IndexReader, IndexWriter, SegmentReader, TantivyDocument};
+
+use crate::error::Result;
+use crate::schema::{version_number, Fields};
+use crate::wire::ItemDoc;
+
+use crate::exact::{composed, meta_facet};
 use crate::semantic;
 use crate::wire::answer::stored_item;
 
@@ -198,6 +211,6 @@ fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     doc.add_u64(f.size, d.size);
     doc.add_text(f.item, stored_item(d));
     // Stored last, so hits without a preview stop reading before it; as previews show it.
-    doc.add_text(f.content(), super::preview::shown_text(&d.content));
+    doc.add_text(f.content(), crate::stored::shown_text(&d.content));
     doc
 }

@@ -1,76 +1,37 @@
-//! Index lifecycle (persistent or in memory, checked and rebuilt when damaged), the refresh
-//! manifest, and the parts of the index searches share. One concern per file below:
-//! `search` (running a query), `filters` (kind, scope, space and metadata restrictions),
-//! `preview` (snippets), `batch` (writing).
+//! Index lifecycle: open (persistent or in memory, checked and rebuilt when damaged), reload,
+//! the refresh manifest, writing in batches (`batch`) and when segments merge (`merge`), an index
+//! held in memory (`memory_dir`), and what searches read of a segment (`parts`). Searching is
+//! `crate::search`.
 
-use std::cell::Cell;
-use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fs;
-use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rayon::prelude::*;
-use tantivy::collector::Collector;
 use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
 use tantivy::index::{IndexSettings, SegmentId};
 use tantivy::indexer::{MergePolicy, NoMergePolicy};
-use tantivy::query::{
-    AllQuery, Bm25StatisticsProvider, BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, RangeQuery,
-    RegexQuery, TermQuery,
-};
-use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::store::Compressor;
-use tantivy::InvertedIndexReader;
-use tantivy::{
-    DocId, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, TantivyError,
-};
+use tantivy::{DocId, Index, IndexReader, ReloadPolicy, TantivyError};
 
-use crate::all_terms::LazyAllTerms;
-use crate::collect::{SortColumns, StoredIds, TopRanked};
 use crate::error::{contained, Error, Result};
-use crate::hit_store::HitStore;
-use crate::memory_dir::MemoryDirectory;
-use crate::query::budget::Budget;
-use crate::query::build::{is_term_leaf, positive_tokens, Builder};
-use crate::query::dictionaries::Dictionaries;
-use crate::query::probed::ProbedUnionQuery;
-use crate::query::{parse, relax};
-use crate::schema::{self, version_number, Fields, SCHEMA_VERSION};
+use crate::schema::{self, Fields, SCHEMA_VERSION};
 use crate::stem::{StemTokenizer, STEM_TOKENIZER_NAME};
-use crate::stored::{stored_texts, utf8};
-use crate::tokenizer::{self, IdentTokenizer, TOKENIZER_NAME};
-use crate::wire::{Filter, Hit, SearchRequest, SearchResponse, SortBy};
-use crate::wire::{ItemDoc, ManifestEntry};
+use crate::stored::utf8;
+use crate::tokenizer::{IdentTokenizer, TOKENIZER_NAME};
+use crate::wire::ManifestEntry;
 
-mod batch;
-mod explain;
-mod facets;
-mod filters;
-mod fusion;
-mod like;
-mod many;
+pub(crate) mod batch;
+pub(crate) mod memory_dir;
 mod merge;
-mod modes;
-mod preview;
-mod search;
-mod semantic_scan;
-mod share;
+pub(crate) mod parts;
 
 pub use batch::Batch;
 use batch::KnownKeys;
-
-pub use filters::{composed, meta_facet, unicode_forms};
-
-/// Largest page a request may ask for, and deepest offset (bounded memory per query).
-pub const MAX_LIMIT: usize = 1000;
-pub const MAX_OFFSET: usize = 100_000;
-/// Values of every exact filter of a request together (each is a clause of the search): a list
-/// of a million tags took seconds to refuse nothing.
-pub const MAX_FILTER_VALUES: usize = 1024;
+use memory_dir::MemoryDirectory;
+use parts::SegmentParts;
 
 const VERSION_FILE: &str = "rye-search-schema";
 const MB: usize = 1024 * 1024;
@@ -80,30 +41,18 @@ const SMALL_BATCH_DOCS: usize = 256;
 /// takes ~3 KB of indexing memory, which is only taken as it is used): one segment, so no merge.
 const ONE_SEGMENT_DOCS: usize = 150_000;
 const DOC_STORE_BLOCK_BYTES: usize = 2048;
-/// How far apart the words of a plain query may be to earn the nearness bonus.
-const NEARNESS_SLOP: u32 = 3;
-
-/// What searches read of one segment besides its postings, opened once (opening the columns
-/// costs more than a rare-term query).
-struct SegmentParts {
-    columns: Arc<SortColumns>,
-    store: Arc<HitStore>,
-    all_terms: LazyAllTerms,
-    dictionaries: Dictionaries,
-    vectors: semantic_scan::VectorsCell,
-}
 
 pub struct SearchIndex {
-    index: Index,
-    reader: IndexReader,
-    fields: Fields,
-    location: Option<PathBuf>,
+    pub(crate) index: Index,
+    pub(crate) reader: IndexReader,
+    pub(crate) fields: Fields,
+    pub(crate) location: Option<PathBuf>,
     /// The directory of an index held in memory (its files are the index's memory).
-    memory: Option<MemoryDirectory>,
+    pub(crate) memory: Option<MemoryDirectory>,
     /// What searches read of the segments searched lately; segments are immutable, so never stale.
-    segments: Mutex<HashMap<SegmentId, Arc<SegmentParts>>>,
+    pub(crate) segments: Mutex<HashMap<SegmentId, Arc<SegmentParts>>>,
     /// The opstamp `reload` last reopened the reader at (`u64::MAX` before the first).
-    reloaded_at: AtomicU64,
+    pub(crate) reloaded_at: AtomicU64,
 }
 
 impl SearchIndex {

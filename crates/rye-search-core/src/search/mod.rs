@@ -1,23 +1,53 @@
 //! What a search runs: keyword ranking, semantic ranking (cosine over the item vectors of the
 //! items the filters let through), or both fused by reciprocal rank (hybrid).
 
+mod explain;
+mod facets;
+mod filters;
+mod fusion;
+mod keyword;
+mod like;
+mod many;
+mod preview;
+mod semantic_scan;
+mod share;
+
+/// Largest page a request may ask for, and deepest offset (bounded memory per query).
+pub const MAX_LIMIT: usize = 1000;
+pub const MAX_OFFSET: usize = 100_000;
+/// Values of every exact filter of a request together (each is a clause of the search): a list
+/// of a million tags took seconds to refuse nothing.
+pub const MAX_FILTER_VALUES: usize = 1024;
+
+/// How far apart the words of a plain query may be to earn the nearness bonus.
+const NEARNESS_SLOP: u32 = 3;
+
 use tantivy::DocAddress;
 
-use super::facets::MatchSet;
-use super::fusion::{Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
-use super::search::{min_bound, normalise, Built, Ranking, Want, Words};
-use super::semantic_scan::{Scan, SemanticRanking};
-use super::*;
+use self::facets::MatchSet;
+use self::fusion::{Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
+use self::keyword::{min_bound, normalise, Built, Ranking, Want, Words};
+use self::semantic_scan::{Scan, SemanticRanking};
+use std::sync::Arc;
+
+use tantivy::Searcher;
+
+use crate::error::Result;
+use crate::query::{parse, relax};
+use crate::wire::{SearchRequest, SearchResponse, SortBy};
+
 use crate::collect::Matches;
+use crate::index::parts::SegmentParts;
+use crate::index::SearchIndex;
 use crate::semantic::{self};
-use crate::wire::{Matched, Mode, SearchResponse, Weights};
+use crate::wire::{Matched, Mode, Weights};
 
 /// Weight of keyword hits the words name — every word in the item's title, name, description,
 /// category or tags — against 1 for the semantic list: high enough that they keep their keyword
 /// order (meaning only breaks their ties and adds items after them). Known-item MRR@10 on the
 /// Debian bench (200 synopsis queries): weight 1 → 0.906, 4 → 0.931, 100 → 0.9485, the keyword
 /// figure.
-pub(super) const KEYWORD_WEIGHT: f32 = 100.0;
+const KEYWORD_WEIGHT: f32 = 100.0;
 /// Weak keyword evidence: a relaxed list (no item had every word), or an item that holds every
 /// word only in its body. Meaning then leads; the words break its ties and add items after it.
 /// MRR@10 of `auto` with this weight 0.2 → 0.05 (`bench/nl-quality.js`, and 14 RYE questions
@@ -249,7 +279,7 @@ impl SearchIndex {
 
 /// What a plain question's every-word query tells `auto` (its total is exact: `collect` counts
 /// every match).
-pub(super) enum EveryWord {
+enum EveryWord {
     /// At least [`WORDS_SETTLE`] items hold every word: the answer is theirs; the page's ranking.
     Settles(Ranking),
     /// Fewer, all on the page: ranked and marked, as fusion wants them beside the items' meaning.
@@ -260,7 +290,7 @@ pub(super) enum EveryWord {
 
 /// What a fused search counts: the keyword matches (the ranking marked them all) and the
 /// semantic window.
-pub(super) fn found_either_way(searcher: &Searcher, keyword: &Ranking, window: &[(f32, DocAddress)]) -> Vec<MatchSet> {
+fn found_either_way(searcher: &Searcher, keyword: &Ranking, window: &[(f32, DocAddress)]) -> Vec<MatchSet> {
     let readers = searcher.segment_readers().iter().enumerate();
     let mut sets: Vec<MatchSet> =
         readers.map(|(ord, r)| MatchSet::live(keyword.matches.segment(ord as u32), r)).collect();
@@ -269,7 +299,7 @@ pub(super) fn found_either_way(searcher: &Searcher, keyword: &Ranking, window: &
 }
 
 /// Match sets holding exactly `kept`: with `min_score`, counts cover what the cut list kept.
-pub(super) fn only(searcher: &Searcher, kept: impl Iterator<Item = DocAddress>) -> Vec<MatchSet> {
+fn only(searcher: &Searcher, kept: impl Iterator<Item = DocAddress>) -> Vec<MatchSet> {
     let mut sets: Vec<MatchSet> = searcher.segment_readers().iter().map(|r| MatchSet::new(r.max_doc())).collect();
     for a in kept {
         sets[a.segment_ord as usize].insert(a.doc_id);
@@ -280,7 +310,7 @@ pub(super) fn only(searcher: &Searcher, kept: impl Iterator<Item = DocAddress>) 
 /// A ranked list (best first) cut at `min_score` of the best. When the cut falls inside the
 /// list, everything above the bound is in it and the total is exact (returns true: counts then
 /// cover the list); past the list's depth it stays the estimate it was.
-pub(super) fn above_min_score<T>(
+fn above_min_score<T>(
     req: &SearchRequest,
     ranked: &mut Vec<T>,
     score: impl Fn(&T) -> f32,
@@ -305,7 +335,7 @@ pub(super) fn above_min_score<T>(
 /// When the words name the first ten (see [`KEYWORD_WEIGHT`]), hybrid's first page holds the same
 /// items in the same order (fusion keeps the first 17 ranks of named hits, see the fusion tests).
 /// The rule does not look at the page, so every page of one question is a slice of one ranking.
-pub(super) const WORDS_SETTLE: usize = 10;
+const WORDS_SETTLE: usize = 10;
 
 /// The keyword ranking a fusion starts from: past the page, with every match marked.
 fn fusion_want(req: &SearchRequest) -> Want {

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use tantivy::fastfield::AliveBitSet;
 use tantivy::query::{AllQuery, BooleanQuery, EnableScoring, Occur, Query, Weight};
@@ -11,10 +11,12 @@ use tantivy::{DocAddress, DocId, Searcher, SegmentReader, COLLECT_BLOCK_BUFFER_L
 
 use super::facets::MatchSet;
 use super::fusion::best_first;
-use super::modes::SEMANTIC_MIN;
-use super::{share, SearchIndex, SegmentParts};
+use super::share;
+use super::SEMANTIC_MIN;
 use crate::collect::SortColumns;
 use crate::error::Result;
+use crate::index::parts::SegmentParts;
+use crate::index::SearchIndex;
 use crate::recency::{Recency, RECENCY_WEIGHT};
 use crate::semantic::{quantized, SegmentVectors};
 use crate::wire::SearchRequest;
@@ -302,18 +304,3 @@ fn keep_best(top: &mut Vec<(f32, DocAddress)>, wanted: usize) -> f32 {
     top.truncate(wanted);
     top[wanted - 1].0
 }
-
-impl SegmentParts {
-    /// This segment's item vectors, read on the first semantic search.
-    pub(super) fn vectors(&self, reader: &SegmentReader, dims: usize) -> Result<Arc<SegmentVectors>> {
-        if let Some(v) = self.vectors.get().filter(|v| v.dims() == dims) {
-            return Ok(v.clone());
-        }
-        let v = Arc::new(SegmentVectors::open(reader, dims)?);
-        let _ = self.vectors.set(v.clone());
-        Ok(v)
-    }
-}
-
-/// Empty until the first semantic search of a segment.
-pub(super) type VectorsCell = OnceLock<Arc<SegmentVectors>>;

@@ -6,9 +6,8 @@
 //! snippet generator (term weights looked up per query, each hit's text tokenised whole) cost
 //! more than the search.
 
-use std::borrow::Cow;
-
-use super::*;
+use crate::error::Result;
+use crate::tokenizer::{self};
 
 /// Characters of context a preview shows before its first matched word.
 const LEAD_CHARS: usize = 40;
@@ -22,30 +21,6 @@ mod tests;
 
 pub(super) use marks::Marks;
 use marks::Match;
-
-/// Text as previews show it: whitespace runs as one space, none at either end. Content is
-/// stored this way (whitespace only separates words, so it tokenises the same), which makes a
-/// preview a slice of the stored text.
-pub(crate) fn shown_text(text: &str) -> Cow<'_, str> {
-    if is_shown_form(text) {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(text.split_whitespace().collect::<Vec<_>>().join(" "))
-}
-
-/// Whether the only whitespace in `text` is single spaces between words.
-fn is_shown_form(text: &str) -> bool {
-    // A space first, or after another, is one too many.
-    let mut after_space = true;
-    for c in text.chars() {
-        let space = c.is_whitespace();
-        if space && (c != ' ' || after_space) {
-            return false;
-        }
-        after_space = space;
-    }
-    !after_space || text.is_empty()
-}
 
 /// A preview of at most `chars` characters of stored `content` (in [`shown_text`] form) around
 /// its best-matching part, and the matched words' ranges in it (UTF-16 code units, as JavaScript

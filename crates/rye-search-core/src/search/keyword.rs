@@ -2,9 +2,31 @@
 //! the page.
 
 use super::preview::{self, preview, Marks};
-use super::*;
+use std::cell::Cell;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use tantivy::collector::Collector;
+use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query};
+use tantivy::schema::{Field, IndexRecordOption, Term};
+
+use crate::collect::TopRanked;
+use crate::error::{contained, Error, Result};
+use crate::query::budget::Budget;
+use crate::query::build::{is_term_leaf, positive_tokens, Builder};
+use crate::query::probed::ProbedUnionQuery;
+use crate::query::{parse, relax};
+use crate::schema::{self};
+use crate::stored::{stored_texts, utf8};
+use crate::tokenizer::{self};
+use crate::wire::{Filter, Hit, SearchRequest, SearchResponse, SortBy};
+
 use crate::collect::{Matches, Ranker};
+use crate::index::parts::SegmentParts;
+use crate::index::SearchIndex;
 use crate::query::max_score;
+use crate::search::*;
 use crate::stem;
 use crate::wire::Matched;
 use tantivy::directory::OwnedBytes;
@@ -423,29 +445,6 @@ impl SearchIndex {
         // that drew cheap queries takes work from one that drew expensive ones.
         // A panic in one query answers that query with `Internal`; the others still run.
         reqs.par_iter().with_min_len(8).map(|r| each(contained(|| self.search(r)))).collect()
-    }
-
-    /// What searches read of each segment of `searcher`, opened on first use.
-    pub(super) fn segment_parts(&self, searcher: &tantivy::Searcher) -> Result<Vec<Arc<SegmentParts>>> {
-        let mut cache = self.segments.lock().unwrap_or_else(|e| e.into_inner());
-        let segments = searcher.segment_readers();
-        if segments.iter().any(|s| !cache.contains_key(&s.segment_id())) {
-            cache.retain(|id, _| segments.iter().any(|s| s.segment_id() == *id));
-            for s in segments {
-                if let Entry::Vacant(slot) = cache.entry(s.segment_id()) {
-                    let store = Arc::new(HitStore::open(&self.index, s)?);
-                    let stored_ids = StoredIds { store: store.clone(), id_field: self.fields.id.field_id() };
-                    slot.insert(Arc::new(SegmentParts {
-                        columns: Arc::new(SortColumns::open(s, Some(stored_ids))?),
-                        store,
-                        all_terms: LazyAllTerms::new(&self.fields.text),
-                        dictionaries: Dictionaries::open(s, &self.fields.looked_up())?,
-                        vectors: Default::default(),
-                    }));
-                }
-            }
-        }
-        Ok(segments.iter().map(|s| cache[&s.segment_id()].clone()).collect())
     }
 
     /// Loads the stored fields of one hit from the doc store (only the page is loaded); the

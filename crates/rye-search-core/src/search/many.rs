@@ -1,6 +1,6 @@
 //! Many searches on all cores, answered as one `searchMany` text (framed by `wire::batch`).
 
-use super::SearchIndex;
+use crate::index::SearchIndex;
 use crate::wire::batch::{entry, framed};
 use crate::wire::SearchRequest;
 

@@ -22,7 +22,7 @@ const MAX_FINDS: usize = 1024;
 
 /// What a preview marks: the query's content terms (typo and wildcard expansions included) and
 /// the stems of its plain words.
-pub(in crate::index) struct Marks {
+pub(in crate::search) struct Marks {
     terms: FxHashSet<String>,
     stems: FxHashSet<String>,
     /// What every word of each stem begins with ([`stem::prefix_of_its_words`]): a token that
@@ -97,7 +97,7 @@ pub(super) struct Match {
 
 impl Marks {
     /// What the previews of a page of `hits` hits mark.
-    pub(in crate::index) fn new(
+    pub(in crate::search) fn new(
         terms: impl IntoIterator<Item = String>,
         stems: impl IntoIterator<Item = String>,
         hits: usize,

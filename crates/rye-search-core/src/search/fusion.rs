@@ -8,13 +8,20 @@
 //! list is deepened until nothing it has not reached could enter the part of the list that is
 //! answered.
 
+use tantivy::DocAddress;
+
+use super::keyword::{min_bound, Ranking};
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use tantivy::{DocAddress, Searcher};
+use tantivy::Searcher;
 
-use super::search::{min_bound, Ranking};
-use super::*;
+use crate::error::Result;
+use crate::wire::SearchRequest;
+
 use crate::collect::Matches;
+use crate::index::parts::SegmentParts;
+use crate::index::SearchIndex;
 use crate::wire::Matched;
 
 /// How far past the page the keyword list is first ranked: deep enough that one pass is usually
@@ -143,7 +150,7 @@ pub(super) fn best_first(a: (f32, DocAddress), b: (f32, DocAddress)) -> std::cmp
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::modes::{KEYWORD_WEIGHT, WORDS_SETTLE};
+    use crate::search::{KEYWORD_WEIGHT, WORDS_SETTLE};
 
     /// Each of the first `wanted` ranks of a keyword list weighted `weight` outscores the next by
     /// more than the most a semantic rank adds: fusion cannot reorder them or pass them.

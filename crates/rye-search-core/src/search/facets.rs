@@ -2,8 +2,18 @@
 //! category and integrity, not only on the page. The match set is a bitset per segment; each
 //! value's postings are walked once and counted where they meet it.
 
-use super::*;
+use std::sync::Arc;
+
+use tantivy::query::{EnableScoring, Query};
+use tantivy::schema::IndexRecordOption;
+use tantivy::DocId;
+
+use crate::error::Result;
+use crate::wire::SearchRequest;
+
 use crate::collect::quantise;
+use crate::index::parts::SegmentParts;
+use crate::index::SearchIndex;
 use crate::wire::Counts;
 
 /// The facets an answer can count, each from its terms: a field, and a prefix of its terms that

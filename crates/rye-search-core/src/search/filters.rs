@@ -1,9 +1,17 @@
 //! Restrictions that select without scoring: kind, scope (namespace or id pattern), spaces and
 //! metadata filters.
 
-use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+use std::ops::Bound;
 
-use super::*;
+use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, RangeQuery, RegexQuery, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Term};
+
+use crate::error::{Error, Result};
+use crate::schema::version_number;
+use crate::wire::{Filter, SearchRequest};
+
+use crate::exact::{composed, meta_facet, unicode_forms};
+use crate::index::SearchIndex;
 use crate::wire::Scope;
 
 impl SearchIndex {
@@ -142,31 +150,4 @@ fn raw_term(field: Field, value: &str) -> Box<dyn Query> {
 fn any_raw<'a>(field: Field, values: impl Iterator<Item = &'a str>) -> Box<dyn Query> {
     let clauses: Vec<(Occur, Box<dyn Query>)> = values.map(|v| (Occur::Should, raw_term(field, v))).collect();
     Box::new(BooleanQuery::new(clauses))
-}
-
-/// Facet term for exact, case-insensitive metadata filters, in NFC: a value written in NFD (as
-/// some macOS tools write accents) matches the same value typed in NFC.
-pub fn meta_facet(key: &str, value: &str) -> String {
-    let text = format!("{}={}", key.trim().to_lowercase(), value.trim().to_lowercase());
-    composed(&text)
-}
-
-/// `text` as given, then its NFC and NFD forms where they differ: ids are kept as files spell
-/// them, so an id asked in one form is looked up in each.
-pub fn unicode_forms(text: &str) -> Vec<String> {
-    let mut forms = vec![text.to_string()];
-    for form in [text.nfc().collect::<String>(), text.nfd().collect()] {
-        if !forms.contains(&form) {
-            forms.push(form);
-        }
-    }
-    forms
-}
-
-/// `text` in NFC, the form exact (unscored) fields are compared in: namespaces and facets.
-pub fn composed(text: &str) -> String {
-    match is_nfc_quick(text.chars()) {
-        IsNormalized::Yes => text.to_string(),
-        _ => text.nfc().collect(),
-    }
 }
