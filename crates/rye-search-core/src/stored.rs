@@ -7,9 +7,9 @@
 //! growing `String`, a fifth of a rare-term search. Content comes last, so a hit without a
 //! preview stops before it.
 
-use tantivy::error::DataCorruption;
-
 use std::borrow::Cow;
+
+use tantivy::error::DataCorruption;
 
 use crate::error::{Error, Result};
 

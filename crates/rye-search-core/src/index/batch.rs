@@ -10,12 +10,11 @@ use tantivy::InvertedIndexReader;
 use tantivy::{Index, IndexReader, IndexWriter, SegmentReader, TantivyDocument};
 
 use crate::error::Result;
-use crate::schema::{version_number, Fields};
-use crate::wire::ItemDoc;
-
 use crate::exact::{composed, meta_facet};
+use crate::schema::{version_number, Fields};
 use crate::semantic;
 use crate::wire::answer::stored_item;
+use crate::wire::ItemDoc;
 
 /// Items embedded before they are handed to the indexing thread (see [`Batch::upsert`]).
 const EMBED_CHUNK: usize = 64;

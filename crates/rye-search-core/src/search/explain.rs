@@ -4,22 +4,20 @@
 //! the ranking itself (see `query::build`), and nearness, recency and meaning add to it; the
 //! hit's `match` says when meaning found it.
 
-use serde::Serialize;
-use tantivy::query::Weight;
-
 use std::collections::HashSet;
 
+use serde::Serialize;
+use tantivy::query::Weight;
 use tantivy::query::{EnableScoring, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Term};
 use tantivy::{DocId, Searcher, SegmentReader};
 
 use crate::error::Result;
+use crate::index::SearchIndex;
 use crate::query::build::positive_tokens;
 use crate::query::parse;
-use crate::wire::SearchRequest;
-
-use crate::index::SearchIndex;
 use crate::stem::STEM_WEIGHT;
+use crate::wire::SearchRequest;
 
 #[derive(Serialize)]
 struct Contribution<'a> {

@@ -8,13 +8,12 @@ use tantivy::query::{EnableScoring, Query};
 use tantivy::schema::IndexRecordOption;
 use tantivy::DocId;
 
-use crate::error::Result;
-use crate::wire::SearchRequest;
-
 use crate::collect::quantise;
+use crate::error::Result;
 use crate::index::parts::SegmentParts;
 use crate::index::SearchIndex;
 use crate::wire::Counts;
+use crate::wire::SearchRequest;
 
 /// The facets an answer can count, each from its terms: a field, and a prefix of its terms that
 /// is cut off to give the value.

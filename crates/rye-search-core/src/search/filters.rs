@@ -7,12 +7,11 @@ use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, RangeQuery, RegexQuer
 use tantivy::schema::{Field, IndexRecordOption, Term};
 
 use crate::error::{Error, Result};
-use crate::schema::version_number;
-use crate::wire::{Filter, SearchRequest};
-
 use crate::exact::{composed, meta_facet, unicode_forms};
 use crate::index::SearchIndex;
+use crate::schema::version_number;
 use crate::wire::Scope;
+use crate::wire::{Filter, SearchRequest};
 
 impl SearchIndex {
     /// Kind, scope, spaces and filters: clauses that restrict but do not score.

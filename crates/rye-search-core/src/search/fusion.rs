@@ -8,21 +8,19 @@
 //! list is deepened until nothing it has not reached could enter the part of the list that is
 //! answered.
 
-use tantivy::DocAddress;
-
-use super::keyword::{min_bound, Ranking};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use tantivy::DocAddress;
 use tantivy::Searcher;
 
-use crate::error::Result;
-use crate::wire::SearchRequest;
-
+use super::keyword::{min_bound, Ranking};
 use crate::collect::Matches;
+use crate::error::Result;
 use crate::index::parts::SegmentParts;
 use crate::index::SearchIndex;
 use crate::wire::Matched;
+use crate::wire::SearchRequest;
 
 /// How far past the page the keyword list is first ranked: deep enough that one pass is usually
 /// enough to prove the page exact.

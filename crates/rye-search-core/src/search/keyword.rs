@@ -1,36 +1,30 @@
 //! Running a keyword query: building it, collecting the top ranked hits with exact totals, loading
 //! the page.
 
-use super::preview::{self, preview, Marks};
 use std::cell::Cell;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use rayon::prelude::*;
 use tantivy::collector::Collector;
 use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query};
 use tantivy::schema::{Field, IndexRecordOption, Term};
+use tantivy::DocAddress;
 
 use crate::collect::TopRanked;
-use crate::error::{contained, Error, Result};
+use crate::collect::{Matches, Ranker};
+use crate::error::{Error, Result};
+use crate::index::parts::SegmentParts;
+use crate::index::SearchIndex;
 use crate::query::budget::Budget;
 use crate::query::build::{is_term_leaf, positive_tokens, Builder};
+use crate::query::max_score;
 use crate::query::probed::ProbedUnionQuery;
 use crate::query::{parse, relax};
 use crate::schema::{self};
-use crate::stored::{stored_texts, utf8};
-use crate::tokenizer::{self};
-use crate::wire::{Filter, Hit, SearchRequest, SearchResponse, SortBy};
-
-use crate::collect::{Matches, Ranker};
-use crate::index::parts::SegmentParts;
-use crate::index::SearchIndex;
-use crate::query::max_score;
 use crate::search::*;
 use crate::stem;
-use crate::wire::Matched;
-use tantivy::directory::OwnedBytes;
-use tantivy::DocAddress;
+use crate::tokenizer::{self};
+use crate::wire::{Filter, SearchRequest, SortBy};
 
 /// The ranked matches of one query, before their page is loaded.
 pub(super) struct Ranking {
@@ -357,135 +351,6 @@ impl SearchIndex {
         };
         Ok(Built { query, warnings })
     }
-
-    /// Loads the hits of a page (`(score, address, how it matched)`, scores already 0–1), with
-    /// previews around the terms of `query` when they are wanted.
-    pub(super) fn load_page(
-        &self,
-        req: &SearchRequest,
-        searcher: &tantivy::Searcher,
-        parts: &[Arc<SegmentParts>],
-        query: Option<&dyn Query>,
-        page: &[(f64, DocAddress, Matched)],
-    ) -> Result<Vec<Hit>> {
-        // Every hit's stored bytes are found first and the first hits' asked for ahead (see
-        // `hit_store::prefetch`), so they arrive while the previews' matcher is built; each later
-        // one is asked for as the hit `PREFETCH_HITS` before it is read.
-        let stored: Vec<OwnedBytes> = page
-            .iter()
-            .map(|&(_, address, _)| parts[address.segment_ord as usize].store.document(address.doc_id))
-            .collect::<Result<_>>()?;
-        let ahead = if req.preview_chars > 0 { PREFETCH_WITH_PREVIEW } else { PREFETCH_ITEM };
-        let prefetch = |i: usize| stored.get(i).into_iter().for_each(|bytes| crate::hit_store::prefetch(bytes, ahead));
-        (0..PREFETCH_HITS).for_each(prefetch);
-        let f = &self.fields;
-        let marks = match query {
-            Some(query) if req.preview_chars > 0 && !page.is_empty() => {
-                // Collected as they come; `Marks` keeps each once.
-                let (mut terms, mut stems) = (Vec::new(), Vec::new());
-                query.query_terms(&mut |term, _| {
-                    let value = term.value();
-                    let Some(text) = value.as_str() else { return };
-                    if term.field() == f.content() {
-                        terms.push(text.to_string());
-                    } else if term.field() == f.stem {
-                        stems.push(text.to_string());
-                    }
-                });
-                Some(Marks::new(terms, stems, page.len()))
-            }
-            _ => None,
-        };
-        let explainer = match query {
-            Some(query) if req.explain => Some(self.explainer(req, searcher, query)?),
-            _ => None,
-        };
-        let chars = req.preview_chars;
-        let previewer: Option<Box<Previewer>> = match &marks {
-            Some(marks) => Some(Box::new(move |content: &[u8]| preview(marks, content, chars))),
-            None if chars > 0 => {
-                Some(Box::new(move |content: &[u8]| Ok((preview::start_of(content, chars)?, Vec::new()))))
-            }
-            None => None,
-        };
-        let mut hits = Vec::with_capacity(page.len());
-        for (i, (&(score, address, matched), bytes)) in page.iter().zip(&stored).enumerate() {
-            prefetch(i + PREFETCH_HITS);
-            let mut hit = self.materialise(bytes, previewer.as_deref())?;
-            hit.score = score;
-            hit.matched = matched;
-            if req.itemless {
-                hit.item = kind_only(&hit.item);
-            }
-            if req.explain {
-                let reader = searcher.segment_reader(address.segment_ord);
-                hit.explain = Some(match &explainer {
-                    Some(e) => e.explain(reader, address.doc_id)?,
-                    None => "[]".into(),
-                });
-            }
-            hits.push(hit);
-        }
-        Ok(hits)
-    }
-
-    /// Runs many searches on all cores; each result stands on its own.
-    pub fn search_many(&self, reqs: &[SearchRequest]) -> Vec<Result<SearchResponse>> {
-        self.search_many_with(reqs, |r| r)
-    }
-
-    /// Like [`Self::search_many`], with `each` applied on the searching thread (e.g. to serialise
-    /// the response there instead of afterwards on one thread).
-    pub fn search_many_with<T: Send>(
-        &self,
-        reqs: &[SearchRequest],
-        each: impl Fn(Result<SearchResponse>) -> T + Sync,
-    ) -> Vec<T> {
-        // Rayon's pool: threads (and their allocator caches) live across calls, and a thread
-        // that drew cheap queries takes work from one that drew expensive ones.
-        // A panic in one query answers that query with `Internal`; the others still run.
-        reqs.par_iter().with_min_len(8).map(|r| each(contained(|| self.search(r)))).collect()
-    }
-
-    /// Loads the stored fields of one hit from the doc store (only the page is loaded); the
-    /// content, only when a preview is wanted.
-    /// A hit's id and item; with `preview`, its preview (and highlights) made from its stored
-    /// content, which is read in place, never copied whole.
-    pub(super) fn materialise(&self, bytes: &[u8], preview: Option<&Previewer>) -> Result<Hit> {
-        let f = &self.fields;
-        let mut hit = Hit::default();
-        // Stored in this order: id, item, content.
-        for value in stored_texts(bytes) {
-            let (field, text) = value?;
-            if field == f.id.field_id() {
-                hit.id = utf8(text)?;
-            } else if field == f.item.field_id() {
-                hit.item = utf8(text)?;
-                if preview.is_none() {
-                    break;
-                }
-            } else if field == f.content().field_id() {
-                if let Some(make) = preview {
-                    (hit.preview, hit.highlights) = make(text)?;
-                }
-                break;
-            }
-        }
-        Ok(hit)
-    }
-}
-
-/// Makes a hit's preview and highlights from its stored content (read only as far as the
-/// preview needs: checked for UTF-8 there).
-pub(super) type Previewer<'a> = dyn Fn(&[u8]) -> Result<(String, Vec<(u32, u32)>)> + 'a;
-
-/// `["kind", …]` → `["kind"]`: the stored item's first element (a kind is a plain word, so its
-/// JSON string has no escapes).
-fn kind_only(item: &str) -> String {
-    match item.find("\",") {
-        Some(end) => format!("{}]", &item[..=end]),
-        None => item.to_string(),
-    }
 }
 
 /// Runs the collector; segments where it skipped documents are counted again, unscored.
@@ -578,15 +443,6 @@ fn count_any(terms: &[Term], segment: &tantivy::SegmentReader) -> Result<(u64, V
 /// up to this many, scoring every match and counting on the way is cheaper (callgrind, c60k:
 /// terms in 50–500 documents 13% fewer instructions; in 1,000–2,000 documents, 9% more).
 const PRUNE_MIN_POSTINGS: u64 = 1500;
-
-/// Bytes of each hit asked for before the page is read: with previews, about what a preview
-/// reads of a text (the window of a long one is 1,600 bytes by default); without, its id and
-/// item, which come first.
-const PREFETCH_WITH_PREVIEW: usize = 2048;
-const PREFETCH_ITEM: usize = 512;
-/// Hits asked for ahead of the one being read: a default page at once, and a page of hundreds
-/// never all at once (their bytes would push each other out of the cache before being read).
-const PREFETCH_HITS: usize = 10;
 
 /// The searcher's statistics, adding up the document frequencies that scoring asks for: the
 /// postings a term union will walk, known without looking its terms up again.

@@ -3,32 +3,30 @@
 //! hybrid search is; the item itself, in every space, left out. A query besides narrows the
 //! items to those it matches.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use tantivy::collector::DocSetCollector;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, Term};
 use tantivy::DocAddress;
+use tantivy::Searcher;
 
 use super::facets::MatchSet;
 use super::fusion::{Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
 use super::keyword::{min_bound, normalise, Ranking, Want};
 use super::semantic_scan::Scan;
 use super::{above_min_score, found_either_way, only};
-use std::collections::HashMap;
-use std::sync::Arc;
-
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
-use tantivy::schema::{IndexRecordOption, Term};
-use tantivy::Searcher;
-
 use crate::error::{Error, Result};
-use crate::query::{parse, relax};
-use crate::tokenizer::{self};
-use crate::wire::{SearchRequest, SearchResponse, SortBy};
-
 use crate::exact::unicode_forms;
 use crate::index::parts::SegmentParts;
 use crate::index::SearchIndex;
 use crate::query::parse::Node;
+use crate::query::{parse, relax};
 use crate::semantic;
+use crate::tokenizer::{self};
 use crate::wire::{LikeRef, Matched, Mode};
+use crate::wire::{SearchRequest, SearchResponse, SortBy};
 
 /// How many of the item's terms describe it: enough for its topic, few enough to stay fast.
 const LIKE_TERMS: usize = 25;

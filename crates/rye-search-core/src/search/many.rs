@@ -1,10 +1,31 @@
 //! Many searches on all cores, answered as one `searchMany` text (framed by `wire::batch`).
 
+use rayon::prelude::*;
+
+use crate::error::{contained, Result};
 use crate::index::SearchIndex;
 use crate::wire::batch::{entry, framed};
-use crate::wire::SearchRequest;
+use crate::wire::{SearchRequest, SearchResponse};
 
 impl SearchIndex {
+    /// Runs many searches on all cores; each result stands on its own.
+    pub fn search_many(&self, reqs: &[SearchRequest]) -> Vec<Result<SearchResponse>> {
+        self.search_many_with(reqs, |r| r)
+    }
+
+    /// Like [`Self::search_many`], with `each` applied on the searching thread (e.g. to serialise
+    /// the response there instead of afterwards on one thread).
+    pub fn search_many_with<T: Send>(
+        &self,
+        reqs: &[SearchRequest],
+        each: impl Fn(Result<SearchResponse>) -> T + Sync,
+    ) -> Vec<T> {
+        // Rayon's pool: threads (and their allocator caches) live across calls, and a thread
+        // that drew cheap queries takes work from one that drew expensive ones.
+        // A panic in one query answers that query with `Internal`; the others still run.
+        reqs.par_iter().with_min_len(8).map(|r| each(contained(|| self.search(r)))).collect()
+    }
+
     /// Runs `reqs` on all cores; each answer is written on the thread that searched it, and the
     /// whole text stays within `max_len` bytes (see [`framed`]).
     pub fn search_many_json(&self, reqs: &[SearchRequest], max_len: usize) -> String {

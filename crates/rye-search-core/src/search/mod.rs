@@ -8,6 +8,7 @@ mod fusion;
 mod keyword;
 mod like;
 mod many;
+mod page;
 mod preview;
 mod semantic_scan;
 mod share;
@@ -22,25 +23,23 @@ pub const MAX_FILTER_VALUES: usize = 1024;
 /// How far apart the words of a plain query may be to earn the nearness bonus.
 const NEARNESS_SLOP: u32 = 3;
 
+use std::sync::Arc;
+
 use tantivy::DocAddress;
+use tantivy::Searcher;
 
 use self::facets::MatchSet;
 use self::fusion::{Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
 use self::keyword::{min_bound, normalise, Built, Ranking, Want, Words};
 use self::semantic_scan::{Scan, SemanticRanking};
-use std::sync::Arc;
-
-use tantivy::Searcher;
-
-use crate::error::Result;
-use crate::query::{parse, relax};
-use crate::wire::{SearchRequest, SearchResponse, SortBy};
-
 use crate::collect::Matches;
+use crate::error::Result;
 use crate::index::parts::SegmentParts;
 use crate::index::SearchIndex;
+use crate::query::{parse, relax};
 use crate::semantic::{self};
 use crate::wire::{Matched, Mode, Weights};
+use crate::wire::{SearchRequest, SearchResponse, SortBy};
 
 /// Weight of keyword hits the words name — every word in the item's title, name, description,
 /// category or tags — against 1 for the semantic list: high enough that they keep their keyword

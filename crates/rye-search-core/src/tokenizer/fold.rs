@@ -1,9 +1,10 @@
 //! Folding: the forms a word is indexed and searched in (NFKC, case, the marks people leave
 //! out of Latin, Greek and Cyrillic letters).
 
-use super::chars::{alphabet_index, is_cjk, is_word_char, Script, ALPHABETS};
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+
+use super::chars::{alphabet_index, is_cjk, is_word_char, Script, ALPHABETS};
 
 /// A part as the index stores it: each character lower-cased, then folded (see [`fold`]).
 pub(super) fn fold_part(piece: &str) -> String {

@@ -1,13 +1,15 @@
 //! Previews: cuts, marks and finds, on random and hostile text.
 
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use memchr::memmem;
+
 use super::find::*;
 use super::marks::*;
 use super::*;
 use crate::stem;
 use crate::stored::shown_text;
-use memchr::memmem;
-use std::borrow::Cow;
-use std::collections::HashSet;
 
 /// What the previews of a ten-hit page mark.
 fn page_marks(terms: impl IntoIterator<Item = String>, stems: impl IntoIterator<Item = String>) -> Marks {
