@@ -110,6 +110,30 @@ fn corrupt(what: &str) -> Error {
     Error::Index(DataCorruption::comment_only(format!("stored document: {what}")).into())
 }
 
+/// Text as previews show it: whitespace runs as one space, none at either end. Content is
+/// stored this way (whitespace only separates words, so it tokenises the same), which makes a
+/// preview a slice of the stored text.
+pub(crate) fn shown_text(text: &str) -> Cow<'_, str> {
+    if is_shown_form(text) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// Whether the only whitespace in `text` is single spaces between words.
+fn is_shown_form(text: &str) -> bool {
+    // A space first, or after another, is one too many.
+    let mut after_space = true;
+    for c in text.chars() {
+        let space = c.is_whitespace();
+        if space && (c != ' ' || after_space) {
+            return false;
+        }
+        after_space = space;
+    }
+    !after_space || text.is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,28 +172,4 @@ mod tests {
         not_text.push(2);
         assert!(stored_texts(&not_text).next().unwrap().is_err());
     }
-}
-
-/// Text as previews show it: whitespace runs as one space, none at either end. Content is
-/// stored this way (whitespace only separates words, so it tokenises the same), which makes a
-/// preview a slice of the stored text.
-pub(crate) fn shown_text(text: &str) -> Cow<'_, str> {
-    if is_shown_form(text) {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(text.split_whitespace().collect::<Vec<_>>().join(" "))
-}
-
-/// Whether the only whitespace in `text` is single spaces between words.
-fn is_shown_form(text: &str) -> bool {
-    // A space first, or after another, is one too many.
-    let mut after_space = true;
-    for c in text.chars() {
-        let space = c.is_whitespace();
-        if space && (c != ' ' || after_space) {
-            return false;
-        }
-        after_space = space;
-    }
-    !after_space || text.is_empty()
 }
