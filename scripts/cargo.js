@@ -18,7 +18,8 @@ if (!host) throw new Error('cannot read the host triple from `rustc -vV`');
 const env = { ...process.env };
 const typeDefs = path.resolve(process.env.CARGO_TARGET_DIR ?? 'target', 'napi-rs');
 const folders = fs.existsSync(typeDefs) ? fs.readdirSync(typeDefs).filter((n) => n.startsWith('rye-search-node-')) : [];
-if (folders.length === 1 && !env.NAPI_TYPE_DEF_TMP_FOLDER) env.NAPI_TYPE_DEF_TMP_FOLDER = path.join(typeDefs, folders[0]);
+if (folders.length === 1 && !env.NAPI_TYPE_DEF_TMP_FOLDER)
+  env.NAPI_TYPE_DEF_TMP_FOLDER = path.join(typeDefs, folders[0]);
 const result = spawnSync('cargo', [command, '--release', '--workspace', '--target', host, ...rest], {
   stdio: 'inherit',
   env,
