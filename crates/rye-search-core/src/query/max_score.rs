@@ -14,7 +14,7 @@ use tantivy::query::{Bm25StatisticsProvider, Bm25Weight, Query};
 use tantivy::schema::{IndexRecordOption, Term};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED};
 
-use super::build::WeightedTerm;
+use super::terms::WeightedTerm;
 
 /// Up to this many clauses a union is ranked here; more (a wildcard's expansions) go to
 /// block-max WAND, which keeps its clauses sorted instead of scanning them for each document.

@@ -1,0 +1,309 @@
+//! Typo and wildcard expansion: a fuzzy term, a wildcard or a lone CJK character becomes the real
+//! terms of the dictionaries it matches (the closest or most frequent, as many as the query's
+//! budget leaves), each a BM25 term query, typos weighed down by edit distance.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use levenshtein_automata::LevenshteinAutomatonBuilder;
+use tantivy::query::Query;
+use tantivy::schema::Field;
+use tantivy::Searcher;
+use tantivy_fst::{Automaton, Regex};
+
+use super::terms::{term_query, text_term};
+use crate::all_terms::LazyAllTerms;
+use crate::error::{Error, Result};
+use crate::tokenizer;
+
+/// Most terms one wildcard may expand to, per field (the most frequent are kept).
+pub const MAX_WILDCARD_EXPANSIONS: usize = 256;
+/// Most terms one fuzzy term may expand to, per field (the closest, then most frequent).
+pub const MAX_FUZZY_EXPANSIONS: usize = 32;
+/// Fuzzy terms shorter than this are matched exactly: one edit on two letters matches noise.
+pub const MIN_FUZZY_TERM_CHARS: usize = 3;
+
+/// Score multiplier for an expansion at a given edit distance. When the word itself is in the
+/// index, typos only rescue items that lack it: they weigh so little that an item with the exact
+/// word ranks above one with only a typo, even in a heavier field.
+fn distance_weight(distance: u8, exact_exists: bool) -> f32 {
+    match (distance, exact_exists) {
+        (0, _) => 1.0,
+        (1, false) => 0.5,
+        (_, false) => 0.25,
+        (1, true) => 0.01,
+        (_, true) => 0.005,
+    }
+}
+
+/// Levenshtein automaton builders for distances 1 and 2, a transposition counting as one edit. Building one costs far more than a
+/// fuzzy query, so each is built once per process.
+fn lev_builder(distance: u8) -> &'static LevenshteinAutomatonBuilder {
+    static BUILDERS: [OnceLock<LevenshteinAutomatonBuilder>; 2] = [OnceLock::new(), OnceLock::new()];
+    BUILDERS[distance as usize - 1].get_or_init(|| LevenshteinAutomatonBuilder::new(distance, true))
+}
+
+/// What terms are expanded against: the searcher's segments and their all-terms dictionaries.
+pub(super) struct Expander<'a> {
+    searcher: &'a Searcher,
+    /// Each segment's all-terms dictionary, in segment order: fuzzy terms and wildcards walk it.
+    all_terms: Vec<&'a LazyAllTerms>,
+    lev: Option<&'static LevenshteinAutomatonBuilder>,
+}
+
+/// The term queries an expansion gives, and the most terms any field matched (more than were
+/// kept: the caller warns).
+pub(super) struct Expansion {
+    pub queries: Vec<Box<dyn Query>>,
+    pub most: usize,
+}
+
+impl<'a> Expander<'a> {
+    /// Typos of up to `fuzzy` edits (0: none, at most 2).
+    pub(super) fn new(searcher: &'a Searcher, all_terms: Vec<&'a LazyAllTerms>, fuzzy: u8) -> Self {
+        let lev = (fuzzy > 0).then(|| lev_builder(fuzzy.min(2)));
+        Expander { searcher, all_terms, lev }
+    }
+
+    /// The closest terms to `token` within the fuzzy distance, `keep` per field (the closest,
+    /// then most frequent), typos weighed down by distance.
+    pub(super) fn fuzzy(&self, token: &str, fields: &[(Field, f32)], keep: usize) -> Result<Expansion> {
+        let dfa = self.lev.expect("fuzzy expander").build_dfa(token);
+        let mut most = 0;
+        let mut kept = Vec::new();
+        for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &DfaAutomaton(&dfa), None)?) {
+            let mut ranked: Vec<(u8, u64, Vec<u8>)> = found
+                .into_iter()
+                .map(|(term, df)| {
+                    let d = levenshtein(token, &String::from_utf8_lossy(&term)).min(255) as u8;
+                    (d, df, term)
+                })
+                .collect();
+            ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+            most = most.max(ranked.len());
+            ranked.truncate(keep);
+            kept.push((field, boost, ranked));
+        }
+        let exact_exists = kept.iter().any(|(_, _, ranked)| ranked.first().is_some_and(|r| r.0 == 0));
+        let mut queries = Vec::new();
+        for (field, boost, ranked) in kept {
+            for (d, _, term) in ranked {
+                queries.push(term_query(text_term(field, &term), boost * distance_weight(d, exact_exists)));
+            }
+        }
+        Ok(Expansion { queries, most })
+    }
+
+    /// The `keep` most frequent terms per field that `pattern` (`*` any characters) matches;
+    /// `query` is the whole query, to place an error.
+    pub(super) fn wildcard(
+        &self,
+        pattern: &str,
+        fields: &[(Field, f32)],
+        keep: usize,
+        query: &str,
+    ) -> Result<Expansion> {
+        let lowered = tokenizer::normalize(pattern);
+        let expanded = match lowered.strip_suffix('*').filter(|p| !p.is_empty() && !p.contains('*')) {
+            // `file*`, the usual wildcard: building a regex automaton cost more than the walk.
+            Some(prefix) => self.expand(fields, &Prefix(prefix.as_bytes()), None)?,
+            None => {
+                let regex: String = lowered.split('*').map(regex_syntax::escape).collect::<Vec<_>>().join(".*");
+                let automaton = Regex::new(&regex).map_err(|e| Error::QuerySyntax {
+                    message: format!("wildcard \"{pattern}\" cannot be used: {e}"),
+                    position: query.find(pattern).map(|b| query[..b].chars().count()).unwrap_or(0),
+                    hint: "use * only as a wildcard inside a word, e.g. file* or *thread*".into(),
+                })?;
+                // With a leading `*` the dictionary walk cannot be narrowed: the terms holding
+                // the longest literal part are found by substring search instead.
+                let part = if lowered.starts_with('*') { lowered.split('*').max_by_key(|p| p.len()) } else { None };
+                self.expand(fields, &automaton, part.filter(|p| !p.is_empty()).map(str::as_bytes))?
+            }
+        };
+        Ok(most_frequent(fields, expanded, keep))
+    }
+
+    /// The `keep` most frequent pairs per field that hold a lone ideograph or syllable.
+    pub(super) fn pairs(&self, token: &str, fields: &[(Field, f32)], keep: usize) -> Result<Expansion> {
+        let c = regex_syntax::escape(token);
+        let pairs = Regex::new(&format!("{c}.|.{c}")).map_err(|e| Error::Internal(format!("pair pattern: {e}")))?;
+        let expanded = self.expand(fields, &pairs, Some(token.as_bytes()))?;
+        Ok(most_frequent(fields, expanded, keep))
+    }
+
+    /// The terms of each of `fields` the automaton accepts, with document frequencies summed
+    /// over segments. Where a segment's all-terms dictionary is ready: one walk of it (or a
+    /// substring search for `part`, which every accepted term contains), then a lookup in each
+    /// field that holds a term found; else a walk of each field's dictionary.
+    fn expand<A: Automaton>(
+        &self,
+        fields: &[(Field, f32)],
+        automaton: &A,
+        part: Option<&[u8]>,
+    ) -> Result<Vec<BTreeMap<Vec<u8>, u64>>>
+    where
+        A::State: Clone,
+    {
+        let mut out = vec![BTreeMap::new(); fields.len()];
+        for (segment, lazy) in self.searcher.segment_readers().iter().zip(&self.all_terms) {
+            let inverted =
+                fields.iter().map(|&(f, _)| segment.inverted_index(f)).collect::<tantivy::Result<Vec<_>>>()?;
+            let ready = lazy.get_or_start(segment).and_then(|all| {
+                let bits = fields.iter().map(|&(f, _)| all.bit(f)).collect::<Option<Vec<u64>>>()?;
+                Some((all, bits))
+            });
+            match ready {
+                Some((all, bits)) => {
+                    let found = |term: &[u8], mask: u64| {
+                        for (i, bit) in bits.iter().enumerate() {
+                            if mask & bit != 0 {
+                                if let Some(info) = inverted[i].terms().get(term)? {
+                                    *out[i].entry(term.to_vec()).or_insert(0) += info.doc_freq as u64;
+                                }
+                            }
+                        }
+                        Ok(())
+                    };
+                    match part {
+                        Some(part) => all.search_containing(part, automaton, found)?,
+                        None => all.search(automaton, found)?,
+                    }
+                }
+                None => {
+                    for (i, index) in inverted.iter().enumerate() {
+                        let mut stream = index.terms().search(automaton).into_stream()?;
+                        while stream.advance() {
+                            *out[i].entry(stream.key().to_vec()).or_insert(0) += stream.value().doc_freq as u64;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Term queries for the `keep` most frequent expansions in each field, and the most any field had.
+fn most_frequent(fields: &[(Field, f32)], expanded: Vec<BTreeMap<Vec<u8>, u64>>, keep: usize) -> Expansion {
+    let mut most = 0;
+    let mut queries = Vec::new();
+    for (&(field, boost), found) in fields.iter().zip(expanded) {
+        let mut ranked: Vec<(u64, Vec<u8>)> = found.into_iter().map(|(t, df)| (df, t)).collect();
+        ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        most = most.max(ranked.len());
+        ranked.truncate(keep);
+        for (_, term) in ranked {
+            queries.push(term_query(text_term(field, &term), boost));
+        }
+    }
+    Expansion { queries, most }
+}
+
+struct DfaAutomaton<'a>(&'a levenshtein_automata::DFA);
+
+impl Automaton for DfaAutomaton<'_> {
+    type State = u32;
+    fn start(&self) -> u32 {
+        self.0.initial_state()
+    }
+    fn is_match(&self, state: &u32) -> bool {
+        matches!(self.0.distance(*state), levenshtein_automata::Distance::Exact(_))
+    }
+    fn can_match(&self, state: &u32) -> bool {
+        *state != levenshtein_automata::SINK_STATE
+    }
+    fn accept(&self, state: &u32, byte: u8) -> u32 {
+        self.0.transition(*state, byte)
+    }
+}
+
+/// Edit distance over characters where a swap of two neighbouring letters is one edit, as
+/// people count typos (`pyhton` is one edit from `python`): optimal string alignment, the
+/// distance the fuzzy automata use.
+pub fn levenshtein(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    // Three rows: two back for the transposition.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 0..a.len() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for j in 0..b.len() {
+            let mut d = (prev[j] + usize::from(a[i] != b[j])).min(prev[j + 1] + 1).min(cur[j] + 1);
+            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
+                d = d.min(before[j - 1] + 1);
+            }
+            cur[j + 1] = d;
+        }
+        before = std::mem::replace(&mut prev, cur);
+    }
+    prev[b.len()]
+}
+
+/// Accepts the terms that start with a prefix. State: how many of its bytes matched so far, or
+/// None once a byte differs.
+struct Prefix<'a>(&'a [u8]);
+
+impl Automaton for Prefix<'_> {
+    type State = Option<usize>;
+
+    fn start(&self) -> Option<usize> {
+        Some(0)
+    }
+
+    fn is_match(&self, state: &Option<usize>) -> bool {
+        *state == Some(self.0.len())
+    }
+
+    fn can_match(&self, state: &Option<usize>) -> bool {
+        state.is_some()
+    }
+
+    fn will_always_match(&self, state: &Option<usize>) -> bool {
+        self.is_match(state)
+    }
+
+    fn accept(&self, state: &Option<usize>, byte: u8) -> Option<usize> {
+        match *state {
+            Some(n) if n == self.0.len() => Some(n),
+            Some(n) if self.0[n] == byte => Some(n + 1),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accepted<A: Automaton>(automaton: &A, term: &str) -> bool {
+        let mut state = automaton.start();
+        for &b in term.as_bytes() {
+            if !automaton.can_match(&state) {
+                return false;
+            }
+            state = automaton.accept(&state, b);
+        }
+        automaton.is_match(&state)
+    }
+
+    #[test]
+    fn a_prefix_accepts_what_its_regex_accepts() {
+        for p in ["f", "file", "fil\u{e9}", "a.b"] {
+            let regex = Regex::new(&format!("{}.*", regex_syntax::escape(p))).unwrap();
+            for t in ["", "f", "file", "files", "fil\u{e9}s", "afile", "fi", "a.b", "a.bc", "axb"] {
+                assert_eq!(accepted(&Prefix(p.as_bytes()), t), accepted(&regex, t), "{p} {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn levenshtein_distance() {
+        assert_eq!(levenshtein("direcive", "directive"), 1);
+        assert_eq!(levenshtein("kitten", "sitting"), 3);
+        assert_eq!(levenshtein("", "abc"), 3);
+        for (typo, word) in [("pyhton", "python"), ("libary", "library"), ("spwan", "spawn"), ("ab", "ba")] {
+            assert_eq!(levenshtein(typo, word), 1, "{typo}");
+        }
+    }
+}
