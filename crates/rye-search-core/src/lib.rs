@@ -12,6 +12,7 @@ mod hit_store;
 mod index;
 mod search;
 
+mod order;
 pub mod query;
 mod recency;
 mod schema;

@@ -9,9 +9,9 @@ use tantivy::SegmentReader;
 
 use super::SearchIndex;
 use crate::all_terms::LazyAllTerms;
-use crate::collect::{SortColumns, StoredIds};
 use crate::error::Result;
 use crate::hit_store::HitStore;
+use crate::order::{SortColumns, StoredIds};
 use crate::query::dictionaries::Dictionaries;
 use crate::semantic::SegmentVectors;
 

@@ -238,7 +238,7 @@ mod tests {
     use tantivy::{DocId, Score, Searcher, Term};
 
     use super::*;
-    use crate::collect::quantise;
+    use crate::order::quantise;
     use crate::query::testing::{searcher, tantivy_union};
 
     fn weighted_union(token: &str, fields: &[(Field, f32)]) -> Box<dyn Query> {

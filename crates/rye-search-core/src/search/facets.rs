@@ -8,10 +8,10 @@ use tantivy::query::{EnableScoring, Query};
 use tantivy::schema::IndexRecordOption;
 use tantivy::DocId;
 
-use crate::collect::quantise;
 use crate::error::Result;
 use crate::index::parts::SegmentParts;
 use crate::index::SearchIndex;
+use crate::order::quantise;
 use crate::wire::Counts;
 use crate::wire::SearchRequest;
 
