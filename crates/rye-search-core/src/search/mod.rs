@@ -12,6 +12,7 @@ mod page;
 mod preview;
 mod semantic_scan;
 mod share;
+mod totals;
 
 /// Largest page a request may ask for, and deepest offset (bounded memory per query).
 pub const MAX_LIMIT: usize = 1000;
