@@ -253,6 +253,16 @@ describe('deliberate differences from the anchor', () => {
       (err) => err.code === 'E_LIMIT' && /1000/.test(err.message) && !!err.hint,
     );
     await assert.rejects(index.search({ query: 'alpha', scope: 'tool', offset: 200_000 }), { code: 'E_LIMIT' });
+    await assert.rejects(
+      index.search({ query: 'alpha', scope: 'tool', preview_chars: 10_001 }),
+      (err) => err.code === 'E_LIMIT' && /10000/.test(err.message) && !!err.hint,
+    );
+    assert.equal(
+      (await index.search({ query: 'alpha', scope: 'tool', preview_chars: 10_000 })).results.length > 0,
+      true,
+    );
+    const far = await index.search({ query: 'alpha beta', scope: 'tool', proximity: { max_distance: 5000 } });
+    assert.match(far.warnings.join(' '), /proximity.max_distance 5000 was clamped to 1000/);
     // A misspelt option is an error naming it, not an option silently not applied.
     await assert.rejects(
       index.search({ query: 'alpha', scope: 'tool', sortby: 'name' }),

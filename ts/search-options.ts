@@ -16,7 +16,11 @@ export interface DistanceOption {
   maxDistance?: number;
 }
 
-/** Engine limits that are also stated to callers (MCP schemas, CLI help); the core enforces its own. */
+/**
+ * Engine limits stated to callers (MCP schemas, docs). The core owns and enforces them
+ * (`MAX_PREVIEW_CHARS`, `MAX_PROXIMITY` in crates/rye-search-core/src/search/mod.rs);
+ * crates/rye-search-core/tests/wire_keys.rs fails when these differ.
+ */
 export const MAX_PREVIEW_CHARS = 10_000;
 export const MAX_PROXIMITY = 1000;
 /** The largest page an MCP answer takes (a budget for agents; the API pages up to the core's limit). */

@@ -7,14 +7,7 @@ import { INTEGRITIES } from './items.js';
 import { isKind, type Kind, KINDS, parseScopes } from './scope.js';
 import type { Space } from './spaces.js';
 import { parseDate, wellFormed } from './validate.js';
-import {
-  type DistanceOption,
-  MAX_PREVIEW_CHARS,
-  MAX_PROXIMITY,
-  OPTION_NAMES,
-  optionValue,
-  type SearchOptions,
-} from './search-options.js';
+import { type DistanceOption, OPTION_NAMES, optionValue, type SearchOptions } from './search-options.js';
 import { HIT_FIELDS, RESULT_FIELDS } from './result-fields.js';
 import {
   type NativeFilter,
@@ -51,13 +44,8 @@ function integer(value: unknown, name: string, min: number, max: number, fallbac
   return value;
 }
 
-function distance(
-  opt: unknown,
-  name: string,
-  fallback: number,
-  warnings: string[],
-  clamp?: number,
-): number | undefined {
+/** A distance option's value, checked for its type; the core bounds it (fuzzy 2, proximity 1,000). */
+function distance(opt: unknown, name: string, fallback: number): number | undefined {
   if (opt === undefined || opt === null) return undefined;
   if (typeof opt !== 'object' || Array.isArray(opt))
     bad(`${name} must be an object like {"enabled": true, "max_distance": ${fallback}}`, `pass ${name} as an object`);
@@ -68,7 +56,7 @@ function distance(
   if (o.enabled !== undefined && typeof o.enabled !== 'boolean')
     bad(`${name}.enabled must be true or false`, `pass {"enabled": true}`);
   const raw = o.max_distance ?? o.maxDistance;
-  if (raw !== undefined && (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0)) {
+  if (raw !== undefined && (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 0)) {
     bad(
       `${name}.max_distance must be a non-negative integer, got ${shown(raw)}`,
       `e.g. {"enabled": true, "max_distance": ${fallback}}`,
@@ -76,12 +64,7 @@ function distance(
   }
   const enabled = o.enabled ?? raw !== undefined;
   if (!enabled) return undefined;
-  let d = raw ?? fallback;
-  if (clamp !== undefined && d > clamp) {
-    warnings.push(`${name}.max_distance ${d} was clamped to ${clamp}`);
-    d = clamp;
-  }
-  return d;
+  return raw ?? fallback;
 }
 
 const VERSION_OP = /^(>=|<=|>|<|=)\s*(.+)$/;
@@ -235,8 +218,8 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     wellFormed(v, `fields.${k}`);
   }
   const keep = includedFields(opts);
-  const fuzzy = distance(opts.fuzzy, 'fuzzy', DEFAULT_FUZZY, warnings) ?? 0;
-  const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY, warnings, MAX_PROXIMITY);
+  const fuzzy = distance(opts.fuzzy, 'fuzzy', DEFAULT_FUZZY) ?? 0;
+  const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY);
   const req: NativeRequest = {
     query,
     scopes: scopes.map((scope) => ({
@@ -253,7 +236,7 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, w
     sortBy,
     limit: integer(opts.limit, 'limit', 0, Number.MAX_SAFE_INTEGER, DEFAULT_LIMIT),
     offset: integer(opts.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0),
-    previewChars: integer(optionValue(opts, 'previewChars'), 'preview_chars', 0, MAX_PREVIEW_CHARS, 200),
+    previewChars: integer(optionValue(opts, 'previewChars'), 'preview_chars', 0, Number.MAX_SAFE_INTEGER, 200),
     mode: searchMode(opts.mode),
     minScore: minScore(optionValue(opts, 'minScore')),
     facets: flag(opts.facets, 'facets'),

@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 
 use rye_search_core::wire::{Hit, ItemDoc, Scope, SearchRequest, SearchResponse, ITEM_FIELDS};
+use rye_search_core::{MAX_LIMIT, MAX_PREVIEW_CHARS, MAX_PROXIMITY};
 
 fn wire_ts() -> String {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ts/wire.ts");
@@ -86,4 +87,21 @@ fn a_hit_item_lists_its_fields_in_the_same_order_on_both_sides() {
 fn the_checks_would_see_a_key_on_one_side_only() {
     let ts = "export interface X {\n  /** doc: not a key */\n  a: string;\n  b?: number;\n  nested: {\n    inner: string;\n  };\n}";
     assert_eq!(members(body(ts, "export interface X {\n", "\n}")), set(&["a", "b", "nested"]));
+}
+
+/// The value of `export const NAME = …;` in `ts/search-options.ts`, digits only.
+fn ts_limit(name: &str) -> u64 {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ts/search-options.ts");
+    let text = std::fs::read_to_string(path).expect("ts/search-options.ts beside the crates");
+    let opening = format!("export const {name} = ");
+    let start = text.find(&opening).unwrap_or_else(|| panic!("{opening} in ts/search-options.ts")) + opening.len();
+    let digits: String = text[start..].chars().take_while(|c| c.is_ascii_digit() || *c == '_').collect();
+    digits.replace('_', "").parse().expect("a number")
+}
+
+#[test]
+fn the_limits_callers_are_told_are_the_core_s() {
+    assert_eq!(ts_limit("MAX_PREVIEW_CHARS"), MAX_PREVIEW_CHARS as u64);
+    assert_eq!(ts_limit("MAX_PROXIMITY"), MAX_PROXIMITY);
+    assert!(ts_limit("MAX_MCP_LIMIT") <= MAX_LIMIT as u64, "MCP pages within the core's limit");
 }

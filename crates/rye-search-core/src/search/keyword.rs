@@ -9,6 +9,7 @@ use tantivy::schema::{Field, Term};
 use tantivy::DocAddress;
 
 use super::totals::collect;
+use super::{MAX_FILTER_VALUES, MAX_LIMIT, MAX_OFFSET, MAX_PREVIEW_CHARS, MAX_PROXIMITY, NEARNESS_SLOP};
 use crate::collect::Matches;
 use crate::collect::TopRanked;
 use crate::error::{Error, Result};
@@ -19,7 +20,6 @@ use crate::query::build::{positive_tokens, Builder};
 use crate::query::probed::ProbedUnionQuery;
 use crate::query::{parse, relax};
 use crate::schema::{self};
-use crate::search::*;
 use crate::stem;
 use crate::tokenizer::{self};
 use crate::wire::{Filter, SearchRequest, SortBy};
@@ -94,6 +94,12 @@ impl SearchIndex {
             return Err(Error::limit(
                 format!("limit {} is above the maximum of {MAX_LIMIT}", req.limit),
                 "page through results with offset",
+            ));
+        }
+        if req.preview_chars > MAX_PREVIEW_CHARS {
+            return Err(Error::limit(
+                format!("preview_chars {} is above the maximum of {MAX_PREVIEW_CHARS}", req.preview_chars),
+                "ask for a shorter preview, and fetch the item for its whole text",
             ));
         }
         if req.offset > MAX_OFFSET {
@@ -315,6 +321,10 @@ impl SearchIndex {
             warnings.push(format!("fuzzy distance {} was clamped to 2", req.fuzzy));
         }
         if let Some(slop) = req.proximity {
+            if slop > MAX_PROXIMITY {
+                warnings.push(format!("proximity.max_distance {slop} was clamped to {MAX_PROXIMITY}"));
+            }
+            let slop = slop.min(MAX_PROXIMITY) as u32;
             let mut tokens = Vec::new();
             positive_tokens(&node, &mut tokens);
             if distinct(&tokens) >= 2 {

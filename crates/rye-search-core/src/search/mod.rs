@@ -20,6 +20,11 @@ pub const MAX_OFFSET: usize = 100_000;
 /// Values of every exact filter of a request together (each is a clause of the search): a list
 /// of a million tags took seconds to refuse nothing.
 pub const MAX_FILTER_VALUES: usize = 1024;
+/// Longest preview a hit may ask for, in characters (`ts/search-options.ts` states it to callers).
+pub const MAX_PREVIEW_CHARS: usize = 10_000;
+/// Farthest apart proximity's words may be; more is clamped, with a warning (a window past the
+/// longest field only costs).
+pub const MAX_PROXIMITY: u64 = 1000;
 
 /// How far apart the words of a plain query may be to earn the nearness bonus.
 const NEARNESS_SLOP: u32 = 3;

@@ -75,7 +75,7 @@ pub struct SearchRequest {
     /// Levenshtein distance for plain terms (0 = off, clamped to 2 with a warning).
     pub fuzzy: u64,
     /// Phrase slop required between all positive terms; None = off.
-    pub proximity: Option<u32>,
+    pub proximity: Option<u64>,
     pub sort_by: SortBy,
     pub limit: usize,
     pub offset: usize,
