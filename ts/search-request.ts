@@ -200,7 +200,7 @@ export function checkOptions(opts: SearchOptions): void {
 }
 
 /** Validates options and builds the native request. */
-export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined, warnings: string[]): BuiltRequest {
+export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined): BuiltRequest {
   checkOptions(opts);
   const like = likeRef(opts.like);
   const query = opts.query ?? (like ? '*' : undefined);

@@ -87,9 +87,8 @@ export function mayBeSlow(req: NativeRequest, numDocs: () => number): boolean {
  */
 export function prepareSearch(opts: SearchOptions, select: (space: string) => Space[] | undefined): Prepared {
   checkOptions(opts);
-  const warnings: string[] = [];
   const space = requestedSpace(opts) ?? 'all';
-  return { ...buildRequest(opts, select(space), warnings), space, warnings };
+  return { ...buildRequest(opts, select(space)), space, warnings: [] };
 }
 
 export class SearchRunner {
