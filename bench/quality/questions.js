@@ -1,4 +1,4 @@
-// Plain-language question sets for natural-language quality (bench/nl-quality.js): needs
+// Plain-language question sets for natural-language quality (bench/quality/nl-quality.js): needs
 // written the way an agent or a person asks, each with the item that answers it. Written from
 // the items' purpose, not copied from their text; not tuned against.
 

@@ -1,20 +1,20 @@
 // Natural-language quality, keyword vs auto (hybrid for plain questions) vs semantic, on the
-// question sets of bench/questions.js and the bench's known-item queries: hits in the top 5 / 10,
+// question sets of bench/quality/questions.js and the bench's known-item queries: hits in the top 5 / 10,
 // MRR@10, zero-result rate. RYE questions run
 // over the real RYE corpus as spaces, Debian questions over all 63,666 packages.
-//   node bench/nl-quality.js [ryeos|debian|all]
+//   node bench/quality/nl-quality.js [ryeos|debian|all]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { createMemoryIndex, openIndex } from '../dist/index.js';
-import { packages } from './corpus.js';
-import { queryMix } from './queries.js';
+import { createMemoryIndex, openIndex } from '../../dist/index.js';
+import { packages } from '../corpus.js';
+import { queryMix } from '../queries.js';
 import { DEBIAN_QUESTIONS, RYE_HELD_OUT_QUESTIONS, RYE_QUESTIONS } from './questions.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const RYEOS = path.resolve(HERE, '..', '..', 'shared', 'corpus', 'ryeos');
+const RYEOS = path.resolve(HERE, '..', '..', '..', 'shared', 'corpus', 'ryeos');
 const which = process.argv[2] ?? 'all';
 
 async function score(name, questions, search, matches) {
@@ -95,5 +95,5 @@ if (which === 'all' || which === 'debian') {
     )),
   );
 }
-fs.mkdirSync(path.join(HERE, 'results'), { recursive: true });
-fs.writeFileSync(path.join(HERE, 'results', `nl-quality-${which}.json`), `${JSON.stringify(out, null, 2)}\n`);
+fs.mkdirSync(path.join(HERE, '..', 'results'), { recursive: true });
+fs.writeFileSync(path.join(HERE, '..', 'results', `nl-quality-${which}.json`), `${JSON.stringify(out, null, 2)}\n`);

@@ -2,7 +2,7 @@
 // command, default options), beside `grep -rl` over the same tree (what an agent would run
 // instead) and Node starting with nothing to do.
 //
-//   node bench/cli-latency.js [c10k|c60k] [--runs N] [--json]
+//   node bench/probes/cli-latency.js [c10k|c60k] [--runs N] [--json]
 //
 // Reports medians (ms) of: the first command (builds the index), a search on an unchanged tree,
 // a search right after an edit (and that it finds the edit), a search right after a new file.
@@ -12,9 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { tier, writeTree } from './corpus.js';
+import { tier, writeTree } from '../corpus.js';
 
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'rye-search.js');
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'rye-search.js');
 const args = process.argv.slice(2);
 const tierName = args.find((a) => /^c\d/.test(a)) ?? 'c60k';
 const runs = Number(args[args.indexOf('--runs') + 1]) || 7;

@@ -3,12 +3,12 @@
 // only id and score), after the items were added in batches of 5,000. Each row also says how
 // much of the call the JS thread spent in garbage collection: every answer is kept until the
 // call returns, so the young generation's collections copy all of them.
-//   node bench/lean-batch.js [c10k|c60k]
+//   node bench/probes/lean-batch.js [c10k|c60k]
 import { PerformanceObserver } from 'node:perf_hooks';
 
-import { createMemoryIndex } from '../dist/index.js';
-import { tier } from './corpus.js';
-import { queryMix } from './queries.js';
+import { createMemoryIndex } from '../../dist/index.js';
+import { tier } from '../corpus.js';
+import { queryMix } from '../queries.js';
 
 const name = process.argv[2] ?? 'c60k';
 const docs = tier(name).map(({ base, ...d }) => d);

@@ -1,11 +1,11 @@
 // Cost of each search mode on a Debian tier (default c60k), the way users add data (batches of
 // 5,000) and search (previews on): add time, p50/p99 of single searches over the plain-language
 // questions and the known-item queries, and searchMany throughput.
-//   node bench/modes.js [c10k|c60k|c1m]
-import { createMemoryIndex } from '../dist/index.js';
-import { tier } from './corpus.js';
-import { queryMix } from './queries.js';
-import { DEBIAN_QUESTIONS } from './questions.js';
+//   node bench/probes/modes.js [c10k|c60k|c1m]
+import { createMemoryIndex } from '../../dist/index.js';
+import { tier } from '../corpus.js';
+import { queryMix } from '../queries.js';
+import { DEBIAN_QUESTIONS } from '../quality/questions.js';
 
 const name = process.argv[2] ?? 'c60k';
 const docs = tier(name).map(({ base, ...d }) => d);

@@ -1,6 +1,6 @@
 // Size of rye_search answers as an agent's MCP client receives them, over the real RYE corpus:
 // bytes of the text content and estimated tokens (bytes / 4), for realistic agent calls.
-//   node bench/answer-size.js
+//   node bench/probes/answer-size.js
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,8 +10,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const CLI = path.resolve(HERE, '..', 'bin', 'rye-search.js');
-const RYEOS = path.resolve(HERE, '..', '..', 'shared', 'corpus', 'ryeos');
+const CLI = path.resolve(HERE, '..', '..', 'bin', 'rye-search.js');
+const RYEOS = path.resolve(HERE, '..', '..', '..', 'shared', 'corpus', 'ryeos');
 const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rye-answer-size-'));
 const bundles = fs
   .readdirSync(path.join(RYEOS, 'system'))

@@ -3,13 +3,13 @@
 // own entry the target. Prints MRR@10 and hits in the top 10 per language, and what a preview
 // costs per language: p50 of one-word searches (a word of a sampled description) with the default
 // preview and without one, timed alternately, and their ratio.
-//   node bench/i18n-quality.js [path/to/dist/index.js] [samples per language]
+//   node bench/quality/i18n-quality.js [path/to/dist/index.js] [samples per language]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const api = process.argv[2] ? path.resolve(process.argv[2]) : path.join(root, 'dist', 'index.js');
 const samples = Number(process.argv[3] ?? 300);
 const corpus =
