@@ -61,6 +61,15 @@ export interface OptionSpec {
   doc: string;
   /** Absent: the CLI sets it otherwise (the query is the positional words). */
   cli?: CliFlag;
+  /**
+   * The request key it fills as it is, once its shape checks it (`buildRequest`); absent for
+   * options the request is built from otherwise.
+   */
+  wire?: string;
+  /** Its value when not given (with `wire`). */
+  default?: unknown;
+  /** The hint of the error a wrong value gets, when the shape's own is not enough. */
+  hint?: string;
 }
 
 /** Marks an option's value type in the table. */
@@ -107,12 +116,16 @@ export const SEARCH_OPTIONS = {
   },
   limit: {
     value: is<number>(),
+    wire: 'limit',
+    default: 10,
     shape: { type: 'integer', min: 0, mcpMax: MAX_MCP_LIMIT },
     doc: `Maximum results (default 10; at most ${MAX_MCP_LIMIT} over MCP)`,
     cli: { flag: 'limit', arg: 'N', help: 'results per page (default 10)' },
   },
   offset: {
     value: is<number>(),
+    wire: 'offset',
+    default: 0,
     shape: { type: 'integer', min: 0 },
     doc: 'Results to skip (pagination)',
     cli: { flag: 'offset', arg: 'N' },
@@ -120,6 +133,8 @@ export const SEARCH_OPTIONS = {
   sortBy: {
     value: is<SortBy>(),
     alias: 'sort_by',
+    wire: 'sortBy',
+    default: 'score',
     shape: { type: 'enum', values: SORT_ORDERS },
     doc: 'Sort order: score (default), name or date',
     cli: { flag: 'sort-by', arg: 'X' },
@@ -168,6 +183,8 @@ export const SEARCH_OPTIONS = {
   previewChars: {
     value: is<number>(),
     alias: 'preview_chars',
+    wire: 'previewChars',
+    default: 200,
     shape: { type: 'integer', min: 0, max: MAX_PREVIEW_CHARS },
     doc: 'Preview length per result in characters (default 200; 0 = no preview, the smallest answer)',
     cli: { flag: 'preview-chars', arg: 'N', help: 'preview length per result (default 200, 0 for none)' },
@@ -187,6 +204,8 @@ export const SEARCH_OPTIONS = {
   /** How to search: `auto` (default), `keyword`, `semantic` or `hybrid`. */
   mode: {
     value: is<SearchMode>(),
+    wire: 'mode',
+    default: 'auto',
     shape: { type: 'enum', values: SEARCH_MODES },
     doc: `How to search. auto (default): ${AUTO_RULE}. keyword: words only. semantic: meaning only. hybrid: both.`,
     cli: { flag: 'mode', arg: 'M', help: `auto (default: ${AUTO_RULE}), keyword, semantic or hybrid` },
@@ -195,6 +214,9 @@ export const SEARCH_OPTIONS = {
   minScore: {
     value: is<number>(),
     alias: 'min_score',
+    wire: 'minScore',
+    default: 0,
+    hint: 'e.g. 0.3 keeps results scoring at least 30% of the best',
     shape: { type: 'number', min: 0, max: 1 },
     doc: 'Only results scoring at least this (0-1, relative to the best result); total counts only those',
     cli: { flag: 'min-score', arg: 'X' },
@@ -202,6 +224,8 @@ export const SEARCH_OPTIONS = {
   /** Add `counts` over the whole match set. */
   facets: {
     value: is<boolean>(),
+    wire: 'facets',
+    default: false,
     shape: { type: 'boolean' },
     doc: 'Add counts: matches by type, space, category and integrity over the whole match set, not only this page',
     cli: { flag: 'facets' },
@@ -228,6 +252,8 @@ export const SEARCH_OPTIONS = {
   /** Each result says what each query term gave it. */
   explain: {
     value: is<boolean>(),
+    wire: 'explain',
+    default: false,
     shape: { type: 'boolean' },
     doc: "Each result lists each query term's part in its score: field, term, how it matched, weight, BM25",
     cli: { flag: 'explain' },

@@ -7,23 +7,25 @@ import { INTEGRITIES } from './items.js';
 import { isKind, type Kind, KINDS, parseScopes } from './scope.js';
 import type { Space } from './spaces.js';
 import { parseDate, wellFormed } from './validate.js';
-import { type DistanceOption, OPTION_NAMES, optionValue, type SearchOptions } from './search-options.js';
-import { HIT_FIELDS, RESULT_FIELDS } from './result-fields.js';
 import {
-  type NativeFilter,
-  type NativeRequest,
-  SEARCH_MODES,
-  type SearchMode,
-  SORT_ORDERS,
-  type SortBy,
-} from './wire.js';
+  type DistanceOption,
+  OPTION_NAMES,
+  type OptionName,
+  type OptionSpec,
+  optionValue,
+  SEARCH_OPTIONS,
+  type SearchOptions,
+  snakeNames,
+} from './search-options.js';
+import { HIT_FIELDS, RESULT_FIELDS } from './result-fields.js';
+import type { NativeFilter, NativeRequest, SortBy } from './wire.js';
 
 export type { DistanceOption, SearchOptions } from './search-options.js';
 export type { SortBy };
 
-// The engine's limits (largest page and offset, the fuzzy distance) belong to the core, which
-// reports them as E_LIMIT (or clamps, with a warning): here only the types are checked.
-const DEFAULT_LIMIT = 10;
+// The engine's limits (largest page and offset, preview length, fuzzy distance, proximity) belong
+// to the core, which reports them as E_LIMIT (or clamps, with a warning): here only the types are
+// checked. Defaults of the options the request takes as they are live in the options table.
 const DEFAULT_PROXIMITY = 5;
 /** The distance `fuzzy: {enabled: true}` means when none is given. */
 const DEFAULT_FUZZY = 2;
@@ -207,8 +209,6 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined): 
   if (typeof query !== 'string') bad('query must be a string', 'use "*" to list everything, or like: "kind:id"');
   wellFormed(query, 'query');
   const scopes = opts.scope === undefined ? [] : parseScopes(opts.scope);
-  const sortBy = optionValue(opts, 'sortBy') ?? 'score';
-  if (!SORT_ORDERS.includes(sortBy)) bad(`unknown sort_by "${String(sortBy)}"`, `use ${SORT_ORDERS.join(', ')}`);
   const fields = opts.fields ?? {};
   if (typeof fields !== 'object' || Array.isArray(fields))
     bad('fields must be an object of field → query', 'e.g. {"category": "core"}');
@@ -220,7 +220,7 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined): 
   const keep = includedFields(opts);
   const fuzzy = distance(opts.fuzzy, 'fuzzy', DEFAULT_FUZZY) ?? 0;
   const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY);
-  const req: NativeRequest = {
+  const req = {
     query,
     scopes: scopes.map((scope) => ({
       kind: scope.kind,
@@ -233,19 +233,12 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined): 
     filters: filterList(opts.filters, timeBound(opts.since, 'since'), timeBound(opts.until, 'until')),
     fuzzy,
     proximity,
-    sortBy,
-    limit: integer(opts.limit, 'limit', 0, Number.MAX_SAFE_INTEGER, DEFAULT_LIMIT),
-    offset: integer(opts.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0),
-    previewChars: integer(optionValue(opts, 'previewChars'), 'preview_chars', 0, Number.MAX_SAFE_INTEGER, 200),
-    mode: searchMode(opts.mode),
-    minScore: minScore(optionValue(opts, 'minScore')),
-    facets: flag(opts.facets, 'facets'),
     recencyHalfLife: halfLife(optionValue(opts, 'boostRecent')),
     like,
-    explain: flag(opts.explain, 'explain'),
+    ...asGiven(opts),
     // Only the item's kind is read when no other item field is wanted.
     itemless: keep !== undefined && [...keep].every((f) => HIT_FIELDS.has(f)),
-  };
+  } as NativeRequest;
   return { req, query: opts.query ?? '*', scope: scopeText(opts.scope), keep };
 }
 
@@ -283,25 +276,43 @@ function halfLife(value: unknown): number | undefined {
   return ms;
 }
 
-function flag(value: unknown, name: string): boolean {
-  if (value === undefined || value === null) return false;
-  if (typeof value !== 'boolean') bad(`${name} must be true or false, got ${shown(value)}`, `e.g. "${name}": true`);
-  return value;
+/**
+ * The options the request takes as they are (a `wire` key in the options table), each checked
+ * by its shape, or its default.
+ */
+function asGiven(opts: SearchOptions): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(SEARCH_OPTIONS) as [OptionName, OptionSpec][]) {
+    if (spec.wire === undefined) continue;
+    const value = optionValue(opts, name);
+    const [shownName] = snakeNames(name);
+    out[spec.wire] = value === undefined || value === null ? spec.default : checked(shownName!, spec, value);
+  }
+  return out;
 }
 
-function minScore(value: unknown): number {
-  if (value === undefined || value === null) return 0;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1)
-    bad(
-      `min_score must be a number from 0 to 1, got ${shown(value)}`,
-      'e.g. 0.3 keeps results scoring at least 30% of the best',
-    );
-  return value;
-}
-
-function searchMode(mode: unknown): SearchMode {
-  if (mode === undefined || mode === null) return 'auto';
-  if (!(SEARCH_MODES as readonly unknown[]).includes(mode))
-    bad(`unknown mode ${shown(mode)}`, `use ${SEARCH_MODES.join(', ')}`);
-  return mode as SearchMode;
+/** `value` if the option's shape takes it, else a coded error naming the option. */
+function checked(name: string, spec: OptionSpec, value: unknown): unknown {
+  const { shape } = spec;
+  switch (shape.type) {
+    case 'integer':
+      // Upper bounds are the engine's, which the core reports (E_LIMIT).
+      return integer(value, name, shape.min, Number.MAX_SAFE_INTEGER, 0);
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < shape.min || value > shape.max)
+        bad(
+          `${name} must be a number from ${shape.min} to ${shape.max}, got ${shown(value)}`,
+          spec.hint ?? `e.g. ${shape.max}`,
+        );
+      return value;
+    case 'boolean':
+      if (typeof value !== 'boolean') bad(`${name} must be true or false, got ${shown(value)}`, `e.g. "${name}": true`);
+      return value;
+    case 'enum':
+      if (!shape.values.includes(value as string))
+        bad(`unknown ${name} ${shown(value)}`, `use ${shape.values.join(', ')}`);
+      return value;
+    default:
+      throw new Error(`option ${name}: a ${shape.type} is not taken as it is`);
+  }
 }
