@@ -7,7 +7,7 @@
  */
 import { RESULT_FIELDS, type ResultField } from './result-fields.js';
 import { MAX_SCOPES } from './scope.js';
-import { SEARCH_MODES, type SearchMode, SORT_ORDERS, type SortBy } from './wire.js';
+import { type NativeRequest, SEARCH_MODES, type SearchMode, SORT_ORDERS, type SortBy } from './wire.js';
 
 /** Typo tolerance or nearness: `{ enabled, max_distance }`. */
 export interface DistanceOption {
@@ -63,9 +63,9 @@ export interface OptionSpec {
   cli?: CliFlag;
   /**
    * The request key it fills as it is, once its shape checks it (`buildRequest`); absent for
-   * options the request is built from otherwise.
+   * options the request is built from otherwise. A key the request type lacks does not compile.
    */
-  wire?: string;
+  wire?: keyof NativeRequest;
   /** Its value when not given (with `wire`). */
   default?: unknown;
   /** The hint of the error a wrong value gets, when the shape's own is not enough. */
