@@ -3,8 +3,10 @@
 //! search's filters let through: exact, or (hybrid, `like`) first shortlisted by sign codes.
 
 mod codes;
+pub mod encoder;
 mod model;
 mod vectors;
+mod wordpiece;
 
 use std::path::Path;
 use std::sync::{Arc, RwLock};

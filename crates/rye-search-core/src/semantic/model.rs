@@ -10,9 +10,7 @@ use std::path::Path;
 
 use rustc_hash::FxHashMap;
 
-use unicode_normalization::char::is_combining_mark;
-use unicode_normalization::UnicodeNormalization;
-
+use super::wordpiece::{Unknown, WordPiece};
 use crate::error::{Error, Result};
 use crate::files::{self, FileRead};
 
@@ -25,15 +23,10 @@ const HEADER_BYTES: usize = 8 + 3 * 4;
 /// Tokens embedded per text: the start of an item says what it is about, and the cost of
 /// embedding stays bounded whatever the item's size.
 pub const MAX_TOKENS: usize = 256;
-/// BERT's limit: a longer "word" (a hash, base64) is one unknown token.
-const MAX_WORD_CHARS: usize = 100;
 
 pub struct StaticModel {
     dims: usize,
-    unk: u32,
-    /// Looked up for every word of every item embedded: a fast hash (the keys are the model's
-    /// own, so no caller can choose colliding ones).
-    vocab: FxHashMap<String, u32>,
+    pieces: WordPiece,
     /// `dims` i8 values per token.
     weights: Vec<i8>,
     scales: Vec<f32>,
@@ -108,7 +101,7 @@ impl StaticModel {
         let mut hasher = std::hash::DefaultHasher::new();
         std::hash::Hasher::write(&mut hasher, bytes);
         let identity = format!("{dims}d{size}t-{:016x}", std::hash::Hasher::finish(&hasher));
-        Ok(StaticModel { dims, unk, vocab, weights, scales, identity })
+        Ok(StaticModel { dims, pieces: WordPiece::new(vocab, unk), weights, scales, identity })
     }
 
     pub fn dims(&self) -> usize {
@@ -122,7 +115,7 @@ impl StaticModel {
 
     /// The unit vector of `text`, or `None` when no token of it is known.
     pub fn embed(&self, text: &str) -> Option<Vec<f32>> {
-        let ids = self.token_ids(text);
+        let ids = self.pieces.ids(text, MAX_TOKENS, Unknown::Drop);
         let mut sum = vec![0f32; self.dims];
         rows::add_up(&mut sum, ids.iter().map(|&id| (self.scales[id as usize], self.row(id))));
         let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -132,123 +125,6 @@ impl StaticModel {
     fn row(&self, id: u32) -> &[i8] {
         &self.weights[id as usize * self.dims..][..self.dims]
     }
-
-    /// BERT-uncased WordPiece ids of `text`, unknown pieces left out, the first [`MAX_TOKENS`].
-    fn token_ids(&self, text: &str) -> Vec<u32> {
-        let mut ids = Vec::with_capacity(MAX_TOKENS);
-        let mut piece = String::new();
-        for word in basic_words(text) {
-            self.push_pieces(&word, &mut piece, &mut ids);
-            if ids.len() >= MAX_TOKENS {
-                ids.truncate(MAX_TOKENS);
-                break;
-            }
-        }
-        ids
-    }
-
-    /// Greedy longest-match WordPiece: the ids of `word`'s pieces pushed to `ids`, or none when a
-    /// part of it no piece covers (the word is `[UNK]`). `piece`: room to spell each piece tried
-    /// in, kept from word to word.
-    fn push_pieces(&self, word: &str, piece: &mut String, ids: &mut Vec<u32>) {
-        if word.chars().count() > MAX_WORD_CHARS {
-            return;
-        }
-        let before = ids.len();
-        let mut start = 0;
-        while start < word.len() {
-            let mut end = word.len();
-            let mut found = None;
-            while end > start {
-                piece.clear();
-                if start > 0 {
-                    piece.push_str("##");
-                }
-                piece.push_str(&word[start..end]);
-                if let Some(id) = self.vocab.get(piece.as_str()) {
-                    found = Some(*id);
-                    break;
-                }
-                end = word[..end].char_indices().next_back().map_or(start, |(i, _)| i);
-            }
-            match found {
-                Some(id) if id != self.unk => ids.push(id),
-                Some(_) => {}
-                None => return ids.truncate(before),
-            }
-            start = end;
-        }
-    }
-}
-
-/// BERT's basic tokenizer: lowercase, accents stripped, split on white space and punctuation,
-/// each CJK ideograph a word of its own, control characters dropped.
-fn basic_words(text: &str) -> impl Iterator<Item = String> + '_ {
-    let words = match text.is_ascii() {
-        true => ascii_words(text.as_bytes()),
-        false => words_of(text.chars().flat_map(char::to_lowercase).nfd()),
-    };
-    words.into_iter()
-}
-
-/// [`words_of`] for ASCII text, a byte at a time: no accent to strip, nothing to decompose, no
-/// CJK (most items are ASCII, and the Unicode path cost a fifth of embedding one).
-fn ascii_words(text: &[u8]) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    for &b in text {
-        // A vertical tab is white space to Unicode, not to `is_ascii_whitespace`.
-        if b.is_ascii_whitespace() || b == 0x0B {
-            if !word.is_empty() {
-                words.push(std::mem::take(&mut word));
-            }
-        } else if b.is_ascii_control() {
-            continue;
-        } else if b.is_ascii_punctuation() {
-            if !word.is_empty() {
-                words.push(std::mem::take(&mut word));
-            }
-            words.push(char::from(b).to_string());
-        } else {
-            word.push(char::from(b.to_ascii_lowercase()));
-        }
-        if words.len() > MAX_TOKENS {
-            break;
-        }
-    }
-    if !word.is_empty() {
-        words.push(word);
-    }
-    words
-}
-
-/// The words of lower-cased, decomposed characters (see [`basic_words`]).
-fn words_of(chars: impl Iterator<Item = char>) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let flush = |word: &mut String, words: &mut Vec<String>| {
-        if !word.is_empty() {
-            words.push(std::mem::take(word));
-        }
-    };
-    for c in chars {
-        if is_combining_mark(c) || c == '\u{FFFD}' || (c.is_control() && !c.is_whitespace()) {
-            continue;
-        }
-        if c.is_whitespace() {
-            flush(&mut word, &mut words);
-        } else if is_cjk(c) || c.is_ascii_punctuation() || !(c.is_alphanumeric() || c.is_ascii()) {
-            flush(&mut word, &mut words);
-            words.push(c.to_string());
-        } else {
-            word.push(c);
-        }
-        if words.len() > MAX_TOKENS {
-            break;
-        }
-    }
-    flush(&mut word, &mut words);
-    words
 }
 
 /// Sums of scaled token vectors, the most of what embedding an item costs, in the widest vectors
@@ -282,12 +158,6 @@ mod rows {
     }
 }
 
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0x2A700..=0x2B73F
-        | 0x2B740..=0x2B81F | 0x2B820..=0x2CEAF | 0xF900..=0xFAFF | 0x2F800..=0x2FA1F)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,38 +177,6 @@ mod tests {
             bytes.extend([i as u8, 1]);
         }
         StaticModel::from_bytes(&bytes).unwrap()
-    }
-
-    #[test]
-    fn wordpiece_splits_greedily_and_drops_unknown_words() {
-        let m = tiny();
-        let ids = m.token_ids("Keep shell SESSIONS running. unaffable zzz");
-        assert_eq!(ids, vec![1, 2, 3, 4, 5, 9, 6, 7, 8]);
-    }
-
-    #[test]
-    fn ascii_text_splits_as_the_unicode_path_splits_it() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        for case in 0..20_000 {
-            // Every ASCII byte, letters and spaces more often; long texts reach the word cap.
-            let len = (next() % if case % 50 == 0 { 3000 } else { 120 }) as usize;
-            let text: String = (0..len)
-                .map(|_| match next() % 4 {
-                    0 => ' ',
-                    1 => char::from(b'A' + (next() % 26) as u8),
-                    2 => char::from(b'a' + (next() % 26) as u8),
-                    _ => char::from((next() % 128) as u8),
-                })
-                .collect();
-            let unicode = words_of(text.chars().flat_map(char::to_lowercase).nfd());
-            assert_eq!(ascii_words(text.as_bytes()), unicode, "{text:?}");
-        }
     }
 
     #[test]

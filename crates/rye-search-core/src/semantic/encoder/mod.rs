@@ -1,0 +1,95 @@
+//! A transformer sentence encoder (all-MiniLM-L6-v2 by default): better vectors than the static
+//! model, at a cost of milliseconds a text instead of microseconds, so items are embedded with
+//! it in the background (see `crate::encoding`) while the static model answers at once.
+
+mod bert;
+mod file;
+mod kernels;
+
+use std::path::Path;
+
+use super::model::MAX_MODEL_BYTES;
+use super::wordpiece::{Unknown, WordPiece};
+use crate::error::{Error, Result};
+use crate::files::{self, FileRead};
+
+/// Tokens a text may keep, `[CLS]` and `[SEP]` included: the length the model was trained at
+/// (its tokenizer's own limit), and what bounds a text's cost.
+pub const MAX_SEQUENCE: usize = 128;
+
+pub struct Encoder {
+    bert: bert::Bert,
+    pieces: WordPiece,
+    identity: String,
+}
+
+fn corrupt(path: &Path, detail: &str) -> Error {
+    Error::invalid(
+        format!("the sentence encoder {} is not usable: {detail}", path.display()),
+        "reinstall the package, rebuild it with scripts/model/build-encoder.py, or set RYE_SEARCH_ENCODER=off",
+    )
+}
+
+impl Encoder {
+    /// Loads a regular file of at most the model cap: a FIFO is refused, never waited on, and a
+    /// device never read.
+    pub fn load(path: &Path) -> Result<Encoder> {
+        let bytes = match files::read(path, MAX_MODEL_BYTES) {
+            FileRead::Bytes(bytes) => bytes,
+            FileRead::TooLarge(size) => {
+                return Err(corrupt(path, &format!("{size} bytes is over the {MAX_MODEL_BYTES}-byte cap")))
+            }
+            FileRead::NotRegular | FileRead::Outside(_) => return Err(corrupt(path, "not a regular file")),
+            FileRead::Failed { message, .. } => return Err(corrupt(path, &message)),
+        };
+        Self::from_bytes(&bytes).map_err(|detail| corrupt(path, &detail))
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> std::result::Result<Encoder, String> {
+        let parsed = file::parse(bytes)?;
+        let mut hasher = std::hash::DefaultHasher::new();
+        std::hash::Hasher::write(&mut hasher, bytes);
+        let identity = format!(
+            "enc{}d{}l-{:016x}",
+            parsed.config.hidden,
+            parsed.config.layers,
+            std::hash::Hasher::finish(&hasher)
+        );
+        let pieces = WordPiece::new(parsed.vocab.clone(), parsed.config.unk);
+        Ok(Encoder { bert: bert::Bert::new(parsed), pieces, identity })
+    }
+
+    pub fn dims(&self) -> usize {
+        self.bert.config.hidden
+    }
+
+    /// What tells this encoder's vectors from another's.
+    pub fn identity(&self) -> &str {
+        &self.identity
+    }
+
+    /// The unit vector of each text, its first `tokens` tokens (at most [`MAX_SEQUENCE`]), or
+    /// `None` for a text with no words. One thread; the cost grows with the tokens.
+    pub fn embed(&self, texts: &[&str], tokens: usize) -> Vec<Option<Vec<f32>>> {
+        let limit = tokens.clamp(3, MAX_SEQUENCE.min(self.bert.config.positions));
+        let sequences: Vec<Option<Vec<u32>>> = texts
+            .iter()
+            .map(|t| {
+                let ids = self.pieces.ids(t, limit - 2, Unknown::Keep);
+                (!ids.is_empty()).then(|| {
+                    let mut seq = Vec::with_capacity(ids.len() + 2);
+                    seq.push(self.bert.config.cls);
+                    seq.extend(ids);
+                    seq.push(self.bert.config.sep);
+                    seq
+                })
+            })
+            .collect();
+        let present: Vec<Vec<u32>> = sequences.iter().flatten().cloned().collect();
+        let mut vectors = self.bert.embed(&present).into_iter();
+        sequences.iter().map(|s| s.as_ref().and_then(|_| vectors.next())).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;
