@@ -840,3 +840,4 @@ module.exports.NativeIndex = nativeBinding.NativeIndex
 module.exports.loadModel = nativeBinding.loadModel
 module.exports.readFiles = nativeBinding.readFiles
 module.exports.statMany = nativeBinding.statMany
+module.exports.useEncoder = nativeBinding.useEncoder

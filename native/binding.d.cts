@@ -51,10 +51,27 @@ export declare class NativeIndex {
   search(request: string): Promise<string>
   searchSync(request: string): string
   /**
+   * Starts encoding this index's items with the sentence encoder in the background, on up to
+   * `threads` threads at a lower priority (once; see `useEncoder`).
+   */
+  encodeInBackground(threads: number): void
+  /** Where the background encoding stands; `null` when it was never started. */
+  encodingStatus(): EncodingProgress | null
+  /**
    * JSON array of requests in; JSON Lines out, one `{ok}` / `{error}` per request, in the same
    * order (see `wire::batch`).
    */
   searchMany(requests: string): Promise<string>
+}
+
+/** Where an index's background encoding stands. */
+export interface EncodingProgress {
+  /** `loading`, `encoding`, `settled` (searches use the encoder's vectors) or `off`. */
+  state: string
+  encoded: number
+  total: number
+  /** Why it is `off`. */
+  error?: string
 }
 
 /**
@@ -88,3 +105,9 @@ export declare function readFiles(paths: string, maxBytes: number, within: strin
  * (kind 0 missing, 1 file, 2 directory, 3 other).
  */
 export declare function statMany(paths: string): Float64Array
+
+/**
+ * Names the sentence encoder's file, which indexes read on their first background encoding
+ * (`null`: none; encoding then reports `off`).
+ */
+export declare function useEncoder(path?: string | undefined | null): void

@@ -17,7 +17,8 @@ export type ErrorCode =
   | 'E_EXISTS'
   | 'E_INDEX_CORRUPT'
   | 'E_INTERNAL'
-  | 'E_NATIVE_UNAVAILABLE';
+  | 'E_NATIVE_UNAVAILABLE'
+  | 'E_TIMEOUT';
 
 /** Longest echo of a refused value in an error message: a huge or deep value is named by its start. */
 const MAX_ECHO_CHARS = 200;

@@ -3,7 +3,8 @@
  */
 import { InvalidArgumentError, RyeSearchError, shown } from './errors.js';
 import { buildDocument, documentTexts } from './document.js';
-import { native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
+import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoding.js';
+import { embeddingModel, native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { isKind, type Kind } from './scope.js';
 import type { SearchOptions } from './search-request.js';
 import type { Prepared, SearchResponse } from './search-results.js';
@@ -180,6 +181,20 @@ async function upsertAll(batch: NativeBatch, docs: PlainDocument[]): Promise<voi
 export class MemoryIndex {
   private readonly native: NativeIndex = native((b) => b.NativeIndex.inMemory());
   private readonly runner = new SearchRunner(this.native);
+
+  constructor() {
+    startEncoding(this.native);
+  }
+
+  /** Which vectors searches by meaning use now, and how far the sentence encoder has got. */
+  semanticStatus(): SemanticStatus {
+    return semanticStatus(this.native, embeddingModel() !== 'none');
+  }
+
+  /** Resolves when ready as asked: `{ semantic: 'full' }` waits for every item's encoder vector (see `RyeIndex.ready`). */
+  ready(opts?: ReadyOptions): Promise<SemanticStatus> {
+    return ready(() => this.semanticStatus(), opts);
+  }
 
   /** The last write queued: `add` and `remove` run one at a time, in call order. */
   private writes: Promise<unknown> = Promise.resolve();

@@ -27,6 +27,7 @@ function load(): Binding {
     });
   }
   loadModel(binding);
+  useEncoder(binding);
   return binding;
 }
 
@@ -58,6 +59,19 @@ function loadModel(b: Binding): void {
     const why = fromNative(err);
     process.stderr.write(`rye-search: semantic search is off (keyword only): ${(why as Error).message}\n`);
   }
+}
+
+/** The sentence encoder the package ships; `RYE_SEARCH_ENCODER` names another file, or `off`. */
+export const DEFAULT_ENCODER = fileURLToPath(new URL('../model/minilm-l6.rye-encoder', import.meta.url));
+
+/**
+ * Names the sentence encoder indexes encode their items with in the background (read by the
+ * first index that does, never here: nothing waits for it). Where it cannot be read, the static
+ * model goes on answering, the index's `semanticStatus()` says why, and one line goes to stderr.
+ */
+function useEncoder(b: Binding): void {
+  const file = process.env.RYE_SEARCH_ENCODER || DEFAULT_ENCODER;
+  b.useEncoder(file === 'off' ? null : file);
 }
 
 /** Calls into native code, rethrowing its errors as typed errors. */

@@ -17,6 +17,7 @@ import {
   shown,
   type FetchFailure,
 } from './errors.js';
+import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoding.js';
 import { Indexer, type IndexReport, type ItemRef, type Progress, refKey } from './indexer.js';
 import { loadParsers } from './metadata.js';
 import { embeddingModel, native, type NativeIndex } from './native.js';
@@ -231,6 +232,24 @@ export class RyeIndex {
     this.indexer.close();
   }
 
+  /** Which vectors searches by meaning use now, and how far the sentence encoder has got. */
+  semanticStatus(): SemanticStatus {
+    return semanticStatus(this.native, embeddingModel() !== 'none');
+  }
+
+  /**
+   * Resolves when the index is ready as asked: `{ semantic: 'full' }` waits until every item has
+   * its sentence-encoder vector (or the encoder is off: see the status's `error`). Searches
+   * never wait for it: the static model answers meanwhile.
+   */
+  ready(opts?: ReadyOptions): Promise<SemanticStatus> {
+    return ready(
+      () => this.semanticStatus(),
+      opts,
+      () => this.closed,
+    );
+  }
+
   private prepare(opts: SearchOptions): Prepared {
     let selected: Space[] = [];
     const p = prepareSearch(opts, (space) => {
@@ -302,6 +321,7 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   const location = indexDirFor(cacheDir, opts.projectPath, spaces, embeddingModel());
   makeIndexDir(location);
   const nativeIndex = native((b) => b.NativeIndex.open(location));
+  startEncoding(nativeIndex);
   pruneCache(cacheDir, location);
   const indexer = new Indexer(
     nativeIndex,

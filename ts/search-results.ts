@@ -5,7 +5,7 @@ import type { Kind } from './scope.js';
 import { sourceOf } from './spaces.js';
 import type { BuiltRequest } from './search-request.js';
 import type { Integrity } from './trust/trust.js';
-import type { Contribution, Counts, MatchKind, NativeHit, NativeResponse, SearchType } from './wire.js';
+import type { Contribution, Counts, MatchKind, NativeHit, NativeResponse, SearchType, VectorTier } from './wire.js';
 import type { SOURCES } from './items.js';
 
 /** Where a result comes from: its space's kind (a bundle's id is in `bundle`). */
@@ -56,6 +56,11 @@ export interface SearchResponse {
   offset: number;
   /** What ran: `keyword`, `hybrid` (keyword and semantic, fused) or `semantic`. */
   search_type: SearchType;
+  /**
+   * Which vectors ranked by meaning, when meaning ranked: `static` (the small model, from the
+   * first answer) or `encoder` (the sentence encoder, once every item has its vector).
+   */
+  vectors?: VectorTier;
   /** More results follow this page: ask again with `offset: next_offset`. */
   has_more: boolean;
   next_offset?: number;
@@ -142,6 +147,7 @@ export function envelope(p: Prepared, res: NativeResponse): SearchResponse {
     search_type: res.searchType,
     has_more: after < res.total,
   };
+  if (res.vectors) out.vectors = res.vectors;
   // Only a page that moved on has a next one (with `limit: 0`, the same offset would loop forever).
   if (after < res.total && after > req.offset) out.next_offset = after;
   if (res.relaxed) out.relaxed = true;

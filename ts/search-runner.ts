@@ -73,10 +73,12 @@ const LARGE_INDEX_DOCS = 200_000;
  * Whether a search may take long enough that it should leave the event loop for the thread
  * pool. Everything else answers faster than the hop to another thread costs (~50 µs).
  */
-export function mayBeSlow(req: NativeRequest, numDocs: () => number): boolean {
+export function mayBeSlow(req: NativeRequest, numDocs: () => number, encoderAnswers: () => boolean): boolean {
   const { query, fields } = req;
   const anySlow = (test: (q: string) => boolean) => test(query) || Object.values(fields).some(test);
   if (req.limit + req.offset > 100 || anySlow((q) => LEADING_WILDCARD.test(q))) return true;
+  // A question the sentence encoder embeds takes milliseconds (the static model's, microseconds).
+  if (req.mode !== 'keyword' && /\S\s+\S/.test(query) && encoderAnswers()) return true;
   // Only a fuzzy or wildcard search asks how large the index is (a native call).
   return (req.fuzzy > 0 || anySlow((q) => /[*?]\S/.test(q) || /\S[*?]/.test(q))) && numDocs() > LARGE_INDEX_DOCS;
 }
@@ -97,10 +99,25 @@ export class SearchRunner {
   async search(p: Prepared): Promise<SearchResponse> {
     const payload = JSON.stringify(p.req);
     // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
-    const raw = mayBeSlow(p.req, () => this.index.numDocs())
+    const encoderAnswers = () => this.index.encodingStatus()?.state === 'settled';
+    const raw = mayBeSlow(p.req, () => this.index.numDocs(), encoderAnswers)
       ? await nativeAsync(() => this.index.search(payload))
       : native(() => this.index.searchSync(payload));
-    return envelope(p, JSON.parse(raw) as NativeResponse);
+    return this.noted(envelope(p, JSON.parse(raw) as NativeResponse));
+  }
+
+  /**
+   * An answer ranked with the static model while the sentence encoder is still at work says so
+   * (once per answer, only then): its ranking will improve.
+   */
+  private noted(res: SearchResponse): SearchResponse {
+    if (res.vectors !== 'static') return res;
+    const s = this.index.encodingStatus();
+    if (s && (s.state === 'loading' || s.state === 'encoding')) {
+      const note = `ranked by meaning with the static model: the sentence encoder has encoded ${s.encoded} of ${s.total} items so far`;
+      res.warnings = [...(res.warnings ?? []), note];
+    }
+    return res;
   }
 
   /** Many searches off the JS thread; each entry is an envelope or an error, in order. */
@@ -112,7 +129,7 @@ export class SearchRunner {
       list.length,
       (i) => prepare(list[i]!),
       (reqs) => nativeAsync(() => this.index.searchMany(JSON.stringify(reqs))),
-      (_i, p, res) => envelope(p, res),
+      (_i, p, res) => this.noted(envelope(p, res)),
       searchFailure,
     );
   }

@@ -21,6 +21,10 @@ export type MatchKind = (typeof MATCH_KINDS)[number];
 export const SEARCH_TYPES = ['keyword', 'hybrid', 'semantic'] as const;
 export type SearchType = (typeof SEARCH_TYPES)[number];
 
+/** Which vectors ranked by meaning: the static model's (at once) or the sentence encoder's (once settled). */
+export const VECTOR_TIERS = ['static', 'encoder'] as const;
+export type VectorTier = (typeof VECTOR_TIERS)[number];
+
 export interface NativeFilter {
   type: 'anyOf' | 'noneOf' | 'version' | 'date';
   [k: string]: unknown;
@@ -142,6 +146,7 @@ export interface NativeResponse {
   relaxed?: true;
   searchType: SearchType;
   counts?: Counts;
+  vectors?: VectorTier;
 }
 
 /** Facet → value → number of matches. */

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 
 import type { IndexReport, Progress } from '../indexer.js';
-import { openIndex } from '../rye-index.js';
+import type { SemanticStatus } from '../encoding.js';
+import { openIndex, type RyeIndex } from '../rye-index.js';
 import { COMMON_HELP, COMMON_OPTIONS, openOptions } from './args.js';
 import { printable } from './format.js';
 
@@ -9,6 +10,8 @@ export const INDEX_HELP = `Usage: rye-search index [options]
 
 Builds or refreshes the persistent index of the project, user and system spaces.
 Only changed files are read again. Prints what was indexed and every file skipped, with why.
+Then waits until the sentence encoder has encoded every item (kept with the index: only new or
+changed items are encoded again; searches meanwhile rank by the static model).
 
   --verbose            list every skipped file
 ${COMMON_HELP}`;
@@ -31,6 +34,35 @@ function progressBar(enabled: boolean): ((p: Progress) => void) | undefined {
     last = line;
     if (phase === 'committing') process.stderr.write('\n');
   };
+}
+
+/** Waits for the sentence encoder, with a progress line at a terminal. */
+async function encoded(index: RyeIndex, showProgress: boolean): Promise<SemanticStatus> {
+  const timer = showProgress
+    ? setInterval(() => {
+        const { encoder } = index.semanticStatus();
+        if (encoder.state !== 'encoding') return;
+        const width = 30;
+        const filled = Math.round((encoder.encoded / Math.max(encoder.total, 1)) * width);
+        process.stderr.write(
+          `\r\x1b[2Kencoding by meaning [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${encoder.encoded}/${encoder.total}`,
+        );
+      }, 250)
+    : undefined;
+  try {
+    return await index.ready({ semantic: 'full' });
+  } finally {
+    if (timer) {
+      clearInterval(timer);
+      process.stderr.write('\r\x1b[2K');
+    }
+  }
+}
+
+function encoderLine({ vectors, encoder }: SemanticStatus, seconds: string): string {
+  if (vectors === 'encoder')
+    return `sentence encoder: ${encoder.encoded} of ${encoder.total} items encoded (${seconds} s)`;
+  return `sentence encoder off (${encoder.error ?? 'not started'}): the ${vectors === 'static' ? 'static model ranks by meaning' : 'index answers by keywords only'}`;
 }
 
 function summarise(report: IndexReport, verbose: boolean): string {
@@ -62,10 +94,13 @@ export async function indexCommand(argv: string[]): Promise<number> {
   const index = await openIndex({ ...openOptions(values), refresh: false });
   try {
     const report = await index.refresh(progressBar(showProgress));
+    const started = performance.now();
+    const semantic = await encoded(index, showProgress);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
     process.stdout.write(
       values.json
-        ? `${JSON.stringify({ ...report, location: index.location }, null, 2)}\n`
-        : `${summarise(report, !!values.verbose)}\n`,
+        ? `${JSON.stringify({ ...report, semantic, location: index.location }, null, 2)}\n`
+        : `${summarise(report, !!values.verbose)}\n${encoderLine(semantic, seconds)}\n`,
     );
     return 0;
   } finally {

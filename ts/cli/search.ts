@@ -38,6 +38,13 @@ function helpLine(flag: string, text: string): string {
   return lines.join('\n');
 }
 
+/**
+ * How long a search waits for the sentence encoder to settle before answering with the static
+ * model: long enough for the package's own documentation or a small project on a first run
+ * (under a second), short enough not to hold a large one (`rye-search index` waits for it).
+ */
+const ENCODER_WAIT_MS = 3000;
+
 export const SEARCH_HELP = `Usage: rye-search search QUERY [options]
 
 Searches directives, tools and knowledge with the rye_search query language:
@@ -112,7 +119,13 @@ export async function searchCommand(argv: string[]): Promise<number> {
   const search = opts as SearchOptions;
   const index = await openIndex(openOptions(values));
   try {
-    const res = await index.search(search);
+    let res = await index.search(search);
+    if (res.vectors === 'static') {
+      // Ranked by meaning before the sentence encoder settled (a first run, or new items): a
+      // one-off command waits a little for it, then asks again.
+      const status = await index.ready({ semantic: 'full', timeoutMs: ENCODER_WAIT_MS }).catch(() => undefined);
+      if (status?.vectors === 'encoder') res = await index.search(search);
+    }
     const dates =
       search.sortBy === 'date' ||
       search.since !== undefined ||

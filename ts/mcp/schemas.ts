@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { INTEGRITIES, SOURCES } from '../items.js';
 import { KINDS, MAX_SCOPES } from '../scope.js';
 import { type OptionName, type OptionSpec, SEARCH_OPTIONS, type Shape, snakeNames } from '../search-options.js';
-import { MATCH_KINDS, SEARCH_TYPES } from '../wire.js';
+import { MATCH_KINDS, SEARCH_TYPES, VECTOR_TIERS } from '../wire.js';
 import { DEFAULT_ANSWER_TOKENS, MAX_ANSWER_TOKENS, MIN_ANSWER_TOKENS } from './answer-budget.js';
 
 const distanceSchema = z
@@ -147,6 +147,12 @@ export const envelopeShape = {
   limit: z.number().int(),
   offset: z.number().int(),
   search_type: z.enum(SEARCH_TYPES).describe('what ran: keyword, hybrid (keyword and meaning, fused) or semantic'),
+  vectors: z
+    .enum(VECTOR_TIERS)
+    .optional()
+    .describe(
+      'which vectors ranked by meaning: static (from the first answer) or encoder (once every item is encoded)',
+    ),
   has_more: z.boolean().describe('more results follow this page'),
   next_offset: z.number().int().optional().describe('the offset of the next page, when has_more'),
   usage_hint: z.string().optional().describe('how to load an item, or get the next page'),

@@ -69,6 +69,7 @@ fn the_answer_has_the_same_keys_on_both_sides() {
         relaxed: true,
         search_type: "hybrid",
         counts: Some(Default::default()),
+        vectors: Some("encoder"),
         ..Default::default()
     };
     let rust = keys(serde_json::from_str(&res.to_json()).unwrap());

@@ -159,12 +159,56 @@ impl NativeIndex {
         output
     }
 
+    /// Starts encoding this index's items with the sentence encoder in the background, on up to
+    /// `threads` threads at a lower priority (once; see `useEncoder`).
+    #[napi]
+    pub fn encode_in_background(&self, threads: u32) -> napi::Result<()> {
+        guarded(|| {
+            self.inner.encode_in_background(threads as usize);
+            Ok(())
+        })
+    }
+
+    /// Where the background encoding stands; `null` when it was never started.
+    #[napi]
+    pub fn encoding_status(&self) -> napi::Result<Option<EncodingProgress>> {
+        guarded(|| {
+            Ok(self.inner.encoding_status().map(|s| EncodingProgress {
+                state: s.state.to_string(),
+                encoded: s.encoded as f64,
+                total: s.total as f64,
+                error: s.error,
+            }))
+        })
+    }
+
     /// JSON array of requests in; JSON Lines out, one `{ok}` / `{error}` per request, in the same
     /// order (see `wire::batch`).
     #[napi(ts_return_type = "Promise<string>")]
     pub fn search_many(&self, requests: String) -> AsyncTask<SearchManyTask> {
         AsyncTask::new(SearchManyTask { index: self.inner.clone(), memory: self.memory.clone(), requests })
     }
+}
+
+/// Where an index's background encoding stands.
+#[napi(object)]
+pub struct EncodingProgress {
+    /// `loading`, `encoding`, `settled` (searches use the encoder's vectors) or `off`.
+    pub state: String,
+    pub encoded: f64,
+    pub total: f64,
+    /// Why it is `off`.
+    pub error: Option<String>,
+}
+
+/// Names the sentence encoder's file, which indexes read on their first background encoding
+/// (`null`: none; encoding then reports `off`).
+#[napi]
+pub fn use_encoder(path: Option<String>) -> napi::Result<()> {
+    guarded(|| {
+        rye_search_core::semantic::use_encoder(path.as_deref().map(std::path::Path::new));
+        Ok(())
+    })
 }
 
 /// Loads the embedding model every index of this process uses for semantic search; returns its

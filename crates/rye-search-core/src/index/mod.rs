@@ -24,12 +24,15 @@ use crate::tokenizer::{IdentTokenizer, TOKENIZER_NAME};
 use crate::wire::ManifestEntry;
 
 pub(crate) mod batch;
+mod encoding;
 pub(crate) mod memory_dir;
 mod merge;
 pub(crate) mod parts;
 
 pub use batch::Batch;
 use batch::KnownKeys;
+use encoding::EncodingSlot;
+pub use encoding::EncodingStatus;
 use memory_dir::MemoryDirectory;
 use parts::SegmentParts;
 
@@ -53,6 +56,8 @@ pub struct SearchIndex {
     pub(crate) segments: Mutex<HashMap<SegmentId, Arc<SegmentParts>>>,
     /// The opstamp `reload` last reopened the reader at (`u64::MAX` before the first).
     pub(crate) reloaded_at: AtomicU64,
+    /// Sentence-encoder vectors made in the background, once started.
+    pub(crate) encoding: EncodingSlot,
 }
 
 impl SearchIndex {
@@ -110,8 +115,9 @@ impl SearchIndex {
     pub fn memory_bytes(&self) -> u64 {
         let files = self.memory.as_ref().map_or(0, MemoryDirectory::bytes);
         let segments = self.segments.lock().unwrap_or_else(|e| e.into_inner());
-        let built = |parts: &Arc<SegmentParts>| parts.vectors.get().map_or(0, |v| v.bytes()) + parts.all_terms.bytes();
-        files + segments.values().map(built).sum::<u64>()
+        let vectors = |cell: &parts::VectorsCell| cell.get().map_or(0, |v| v.bytes());
+        let built = |p: &Arc<SegmentParts>| vectors(&p.vectors) + vectors(&p.encoded) + p.all_terms.bytes();
+        files + segments.values().map(built).sum::<u64>() + self.encoded_bytes()
     }
 
     fn wrap(index: Index, fields: Fields, location: Option<PathBuf>) -> Result<Self> {
@@ -126,6 +132,7 @@ impl SearchIndex {
             memory: None,
             segments: Mutex::default(),
             reloaded_at: AtomicU64::new(u64::MAX),
+            encoding: EncodingSlot::default(),
         })
     }
 
@@ -139,6 +146,7 @@ impl SearchIndex {
         if self.reloaded_at.load(Ordering::Acquire) != opstamp {
             self.reader.reload()?;
             self.reloaded_at.store(opstamp, Ordering::Release);
+            self.wake_encoding();
         }
         Ok(opstamp)
     }

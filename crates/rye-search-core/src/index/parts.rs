@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::hit_store::HitStore;
 use crate::order::{SortColumns, StoredIds};
 use crate::query::dictionaries::Dictionaries;
-use crate::semantic::SegmentVectors;
+use crate::semantic::{EncodedStore, SegmentVectors};
 
 /// What searches read of one segment besides its postings, opened once (opening the columns
 /// costs more than a rare-term query).
@@ -23,6 +23,8 @@ pub(crate) struct SegmentParts {
     pub(crate) all_terms: LazyAllTerms,
     pub(crate) dictionaries: Dictionaries,
     pub(crate) vectors: VectorsCell,
+    /// The sentence encoder's vectors, read once the index has settled.
+    pub(crate) encoded: VectorsCell,
 }
 
 impl SearchIndex {
@@ -42,6 +44,7 @@ impl SearchIndex {
                         all_terms: LazyAllTerms::new(&self.fields.text),
                         dictionaries: Dictionaries::open(s, &self.fields.looked_up())?,
                         vectors: Default::default(),
+                        encoded: Default::default(),
                     }));
                 }
             }
@@ -62,5 +65,19 @@ impl SegmentParts {
     }
 }
 
+impl SegmentParts {
+    /// This segment's sentence-encoder vectors from `store`, read on the first search that uses
+    /// them. Only a settled index uses them, so every item of the segment has one then, and
+    /// always will (segments never change; a vector never changes for its key).
+    pub(crate) fn encoded_vectors(&self, reader: &SegmentReader, store: &EncodedStore) -> Result<Arc<SegmentVectors>> {
+        if let Some(v) = self.encoded.get() {
+            return Ok(v.clone());
+        }
+        let v = Arc::new(SegmentVectors::from_store(reader, store)?);
+        let _ = self.encoded.set(v.clone());
+        Ok(v)
+    }
+}
+
 /// Empty until the first semantic search of a segment.
-type VectorsCell = OnceLock<Arc<SegmentVectors>>;
+pub(crate) type VectorsCell = OnceLock<Arc<SegmentVectors>>;

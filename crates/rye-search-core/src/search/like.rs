@@ -23,7 +23,6 @@ use crate::index::parts::SegmentParts;
 use crate::index::SearchIndex;
 use crate::query::parse::Node;
 use crate::query::{parse, relax};
-use crate::semantic;
 use crate::tokenizer::{self};
 use crate::wire::{LikeRef, Matched, Mode};
 use crate::wire::{SearchRequest, SearchResponse, SortBy};
@@ -76,11 +75,11 @@ impl SearchIndex {
             Some(self.rank_node(req, searcher, parts, node, Want::top(depth).with_matches())?)
         };
         let mut warnings = warnings_before;
-        let model = semantic::model().filter(|_| by_meaning);
-        let vector = match model.as_ref() {
-            Some(m) => part
-                .vectors(&searcher.segment_readers()[address.segment_ord as usize], m.dims())?
-                .vector(address.doc_id),
+        let meaning = self.meaning(searcher).filter(|_| by_meaning);
+        let vector = match meaning.as_ref() {
+            Some(m) => {
+                m.vectors(part, &searcher.segment_readers()[address.segment_ord as usize])?.vector(address.doc_id)
+            }
             None => None,
         };
         if vector.is_none() && by_meaning {
@@ -89,17 +88,17 @@ impl SearchIndex {
                 false => "nothing found by meaning: no vector for this item (no embedding model loaded)".into(),
             });
         }
-        let semantic = match &vector {
-            Some(v) => {
+        let semantic = match (&vector, &meaning) {
+            (Some(v), Some(meaning)) => {
                 let narrow_query = match &narrow {
                     Some(n) => Some(self.rank_node(req, searcher, parts, n.clone(), Want::top(0))?.query),
                     None => None,
                 };
                 // Only the window is kept, as in hybrid: the scan may shortlist.
                 let scan = Scan { narrow: narrow_query.as_deref(), shortlist: true, ..Scan::default() };
-                Some(self.rank_semantic(req, searcher, parts, v, SEMANTIC_WINDOW, scan)?.top)
+                Some(self.rank_semantic(req, searcher, parts, (v, meaning), SEMANTIC_WINDOW, scan)?.top)
             }
-            None => None,
+            _ => None,
         };
         let (mut ranked, mut total, keyword) = match (keyword, &semantic) {
             (Some(keyword), Some(semantic)) => {
@@ -143,7 +142,8 @@ impl SearchIndex {
             (false, _) => "semantic",
             (true, None) => "keyword",
         };
-        Ok(SearchResponse { total, hits, warnings, relaxed: false, search_type, counts })
+        let vectors = semantic.as_ref().and(meaning.as_ref()).map(|m| m.tier());
+        Ok(SearchResponse { total, hits, warnings, relaxed: false, search_type, counts, vectors })
     }
 
     /// What a `like` search's counts cover, the items its total counts: with a semantic list,

@@ -8,6 +8,7 @@ mod fusion;
 mod keyword;
 mod like;
 mod many;
+mod meaning;
 mod page;
 mod preview;
 mod semantic_scan;
@@ -43,7 +44,6 @@ use crate::error::Result;
 use crate::index::parts::SegmentParts;
 use crate::index::SearchIndex;
 use crate::query::{parse, relax};
-use crate::semantic::{self};
 use crate::wire::{Matched, Mode, Weights};
 use crate::wire::{SearchRequest, SearchResponse, SortBy};
 
@@ -60,8 +60,9 @@ const KEYWORD_WEIGHT: f32 = 100.0;
 /// 0.662 → 0.719, Debian 0.169 → 0.164, known items 0.943 both; body-only hits weighed 100, as
 /// named ones, gave 0.503, 0.637, 0.145 (the semantic ranking alone: 0.676, 0.743, 0.136).
 const WEAK_KEYWORD_WEIGHT: f32 = 0.05;
-/// Cosine similarity from which an item counts as found by meaning.
-pub const SEMANTIC_MIN: f32 = 0.3;
+
+/// A query's vector and the vectors it is compared with.
+pub(crate) type QueryVector<'a> = (&'a [f32], &'a meaning::Meaning);
 
 impl SearchIndex {
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
@@ -72,11 +73,11 @@ impl SearchIndex {
             return self.like(req, &searcher, &parts, like);
         }
         let mut warnings = Vec::new();
-        let model = semantic::model();
+        let meaning = self.meaning(&searcher);
         let mode = match req.mode {
             Mode::Keyword => Mode::Keyword,
             Mode::Auto if !is_question(req) => Mode::Keyword,
-            _ if model.is_none() => {
+            _ if meaning.is_none() => {
                 warnings.push(
                     "semantic search is off: no embedding model is loaded, so this ran as a keyword search".into(),
                 );
@@ -104,15 +105,18 @@ impl SearchIndex {
             few => few,
         };
         // Only a search that ranks by meaning embeds its query.
-        let query_vector = if mode == Mode::Keyword { None } else { model.as_ref().and_then(|m| m.embed(&req.query)) };
+        let query_vector = match (mode, &meaning) {
+            (Mode::Keyword, _) | (_, None) => None,
+            (_, Some(m)) => m.embed(&req.query).map(|v| (v, m)),
+        };
         let mut res = match (mode, query_vector) {
             (Mode::Keyword, _) => self.keyword(req, &searcher, &parts)?,
             (_, None) => {
                 warnings.push("no word of the query is known to the embedding model: keyword results only".into());
                 self.keyword(req, &searcher, &parts)?
             }
-            (Mode::Semantic, Some(v)) => self.semantic(req, &searcher, &parts, &v)?,
-            (_, Some(v)) => self.hybrid(req, &searcher, &parts, &v, every_word)?,
+            (Mode::Semantic, Some((v, m))) => self.semantic(req, &searcher, &parts, (&v, m))?,
+            (_, Some((v, m))) => self.hybrid(req, &searcher, &parts, (&v, m), every_word)?,
         };
         res.warnings.splice(0..0, warnings);
         Ok(res)
@@ -153,6 +157,7 @@ impl SearchIndex {
             relaxed: ranking.relaxed,
             search_type: "keyword",
             counts,
+            vectors: None,
         })
     }
 
@@ -161,7 +166,7 @@ impl SearchIndex {
         req: &SearchRequest,
         searcher: &Searcher,
         parts: &[Arc<SegmentParts>],
-        vector: &[f32],
+        vector: QueryVector,
     ) -> Result<SearchResponse> {
         let mut sets = self.empty_sets(req, searcher);
         let SemanticRanking { mut top, mut total, .. } = self.rank_semantic(
@@ -180,7 +185,16 @@ impl SearchIndex {
             top.iter().skip(req.offset).map(|&(sim, a)| (normalise(sim, best), a, Matched::Semantic)).collect();
         let hits = self.load_page(req, searcher, parts, None, &page)?;
         let counts = sets.map(|sets| self.counts(searcher, &sets)).transpose()?;
-        Ok(SearchResponse { total, hits, warnings: Vec::new(), relaxed: false, search_type: "semantic", counts })
+        let vectors = Some(vector.1.tier());
+        Ok(SearchResponse {
+            total,
+            hits,
+            warnings: Vec::new(),
+            relaxed: false,
+            search_type: "semantic",
+            counts,
+            vectors,
+        })
     }
 
     /// Keyword and semantic lists fused; in `auto`, starting from the every-word query whose
@@ -190,7 +204,7 @@ impl SearchIndex {
         req: &SearchRequest,
         searcher: &Searcher,
         parts: &[Arc<SegmentParts>],
-        vector: &[f32],
+        vector: QueryVector,
         every_word: Option<EveryWord>,
     ) -> Result<SearchResponse> {
         // Neither list needs the other: the keyword list is ranked on this thread while the pool
@@ -241,7 +255,8 @@ impl SearchIndex {
         let hits = self.load_page(req, searcher, parts, Some(&*keyword.query), &page)?;
         let counts = sets.map(|sets| self.counts(searcher, &sets)).transpose()?;
         let Ranking { warnings, relaxed, .. } = keyword;
-        Ok(SearchResponse { total, hits, warnings, relaxed, search_type: "hybrid", counts })
+        let vectors = Some(vector.1.tier());
+        Ok(SearchResponse { total, hits, warnings, relaxed, search_type: "hybrid", counts, vectors })
     }
 
     /// A plain question's every-word query (stop words aside), which `auto` starts from, ranked

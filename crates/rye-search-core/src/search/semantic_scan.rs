@@ -12,7 +12,7 @@ use tantivy::{DocAddress, DocId, Searcher, SegmentReader, COLLECT_BLOCK_BUFFER_L
 use super::facets::MatchSet;
 use super::fusion::best_first;
 use super::share;
-use super::SEMANTIC_MIN;
+use super::QueryVector;
 use crate::error::Result;
 use crate::index::parts::SegmentParts;
 use crate::index::SearchIndex;
@@ -23,14 +23,14 @@ use crate::wire::SearchRequest;
 
 impl SearchIndex {
     /// The `wanted` items most similar to `vector` among those the request's restrictions let
-    /// through, with how many reach [`SEMANTIC_MIN`]. Exact, every candidate compared, unless
+    /// through, with how many reach the vectors' floor ([`super::meaning::Meaning::floor`]). Exact, every candidate compared, unless
     /// the scan shortlists ([`Scan::shortlist`]).
     pub(super) fn rank_semantic(
         &self,
         req: &SearchRequest,
         searcher: &Searcher,
         parts: &[Arc<SegmentParts>],
-        vector: &[f32],
+        (vector, meaning): QueryVector,
         wanted: usize,
         scan: Scan,
     ) -> Result<SemanticRanking> {
@@ -45,7 +45,7 @@ impl SearchIndex {
         let floor = SharedFloor::default();
         let readers = searcher.segment_readers();
         let vectors: Vec<Arc<SegmentVectors>> =
-            readers.iter().enumerate().map(|(ord, r)| parts[ord].vectors(r, vector.len())).collect::<Result<_>>()?;
+            readers.iter().enumerate().map(|(ord, r)| meaning.vectors(&parts[ord], r)).collect::<Result<_>>()?;
         let marking = matched.is_some();
         // A recency boost can lift an item the codes left out above one they kept.
         let shortlist_by = (shortlist && !marking && recency.is_none()).then_some(vector);
@@ -61,6 +61,7 @@ impl SearchIndex {
             wanted,
             marking,
             floor: &floor,
+            min: meaning.floor(),
         };
         // Every segment in stretches of doc ids, each with its own pass of the filter, shared by
         // all cores; the answers are merged in order.
@@ -123,7 +124,7 @@ fn candidates(filter: &dyn Weight, reader: &SegmentReader, range: Range<DocId>) 
 pub(super) struct SemanticRanking {
     /// The best items asked for, best first.
     pub top: Vec<(f32, DocAddress)>,
-    /// Items similar enough to count ([`SEMANTIC_MIN`]).
+    /// Items similar enough to count (the vectors' floor).
     pub total: usize,
 }
 
@@ -180,6 +181,8 @@ struct Stretch<'a> {
     marking: bool,
     /// Shared by the stretches of one ranking.
     floor: &'a SharedFloor,
+    /// The similarity from which an item counts as found by meaning.
+    min: f32,
 }
 
 /// What a stretch of candidates gave.
@@ -221,15 +224,15 @@ impl Stretch<'_> {
             // stretch that ties it, so only a lower score is out.
             let proved = self.floor.get();
             if plain {
-                let (count, best) = block_stats(sims);
+                let (count, best) = block_stats(sims, self.min);
                 found.total += count;
-                if best < SEMANTIC_MIN || best * most_boost <= floor || best * most_boost < proved {
+                if best < self.min || best * most_boost <= floor || best * most_boost < proved {
                     continue;
                 }
             }
             for (&doc, &sim) in block.iter().zip(sims) {
                 let may_enter = sim * most_boost > floor && sim * most_boost >= proved;
-                if plain && !may_enter || sim < SEMANTIC_MIN || self.alive.is_some_and(|a| !a.is_alive(doc)) {
+                if plain && !may_enter || sim < self.min || self.alive.is_some_and(|a| !a.is_alive(doc)) {
                     continue;
                 }
                 if !plain {
@@ -253,21 +256,21 @@ impl Stretch<'_> {
     }
 }
 
-/// How many of a block's similarities reach [`SEMANTIC_MIN`], and the highest: lane by lane,
-/// so the compiler keeps it in vector registers.
-fn block_stats(sims: &[f32]) -> (usize, f32) {
+/// How many of a block's similarities reach `min`, and the highest: lane by lane, so the
+/// compiler keeps it in vector registers.
+fn block_stats(sims: &[f32], min: f32) -> (usize, f32) {
     const LANES: usize = 16;
     let mut counts = [0u32; LANES];
     let mut best = [f32::MIN; LANES];
     let mut lanes = sims.chunks_exact(LANES);
     for chunk in &mut lanes {
         for i in 0..LANES {
-            counts[i] += (chunk[i] >= SEMANTIC_MIN) as u32;
+            counts[i] += (chunk[i] >= min) as u32;
             best[i] = if chunk[i] > best[i] { chunk[i] } else { best[i] };
         }
     }
     let rest = lanes.remainder();
-    let count = counts.iter().sum::<u32>() as usize + rest.iter().filter(|&&s| s >= SEMANTIC_MIN).count();
+    let count = counts.iter().sum::<u32>() as usize + rest.iter().filter(|&&s| s >= min).count();
     let best = best.iter().chain(rest).fold(f32::MIN, |m, &s| if s > m { s } else { m });
     (count, best)
 }

@@ -3,15 +3,18 @@
 //! search's filters let through: exact, or (hybrid, `like`) first shortlisted by sign codes.
 
 mod codes;
+pub mod encoded;
 pub mod encoder;
 mod model;
 mod vectors;
 mod wordpiece;
 
-use std::path::Path;
-use std::sync::{Arc, RwLock};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
 
 pub use codes::SignCodes;
+pub use encoded::EncodedStore;
+pub use encoder::Encoder;
 pub use model::StaticModel;
 pub use vectors::{quantize, quantized, SegmentVectors, VECTOR_FIELD};
 
@@ -33,9 +36,70 @@ pub fn model() -> Option<Arc<StaticModel>> {
     MODEL.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
+/// The sentence encoder's file and, once read, what reading it gave.
+#[derive(Default)]
+struct EncoderSlot {
+    path: Option<PathBuf>,
+    loaded: Option<std::result::Result<Arc<Encoder>, String>>,
+}
+
+static ENCODER: Mutex<EncoderSlot> = Mutex::new(EncoderSlot { path: None, loaded: None });
+
+/// Names the sentence encoder indexes encode with in the background (`None`: none). Nothing is
+/// read here: the first background encoding reads it, so opening an index never waits for it.
+pub fn use_encoder(path: Option<&Path>) {
+    *ENCODER.lock().unwrap_or_else(|e| e.into_inner()) =
+        EncoderSlot { path: path.map(Path::to_path_buf), loaded: None };
+}
+
+/// The sentence encoder, read on first use (a few hundred milliseconds), or why there is none.
+pub fn encoder() -> std::result::Result<Arc<Encoder>, String> {
+    let mut slot = ENCODER.lock().unwrap_or_else(|e| e.into_inner());
+    if slot.loaded.is_none() {
+        let loaded = match &slot.path {
+            None => Err("no sentence encoder is set (RYE_SEARCH_ENCODER=off)".to_string()),
+            Some(path) => Encoder::load(path).map(Arc::new).map_err(|e| e.to_string()),
+        };
+        slot.loaded = Some(loaded);
+    }
+    slot.loaded.clone().expect("set just above")
+}
+
+/// The sentence encoder if it has been read already (searches never wait for it).
+pub fn loaded_encoder() -> Option<Arc<Encoder>> {
+    match &ENCODER.lock().unwrap_or_else(|e| e.into_inner()).loaded {
+        Some(Ok(encoder)) => Some(encoder.clone()),
+        _ => None,
+    }
+}
+
 /// Characters of content embedded after the item's title, name, description and tags: what an
 /// item is about is said at its start.
 const CONTENT_CHARS: usize = 600;
+
+/// Bytes of an item's text the sentence encoder may read: more than its
+/// [`encoder::MAX_SEQUENCE`] tokens ever take.
+const MEANING_BYTES: usize = 2048;
+
+/// The part of an item's text ([`item_text`]) the sentence encoder reads, cut at a character.
+pub fn meaning_text(text: &str) -> &str {
+    let mut cut = text.len().min(MEANING_BYTES);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &text[..cut]
+}
+
+/// The key an item's encoded vector is kept by: FNV-1a (64 bits) of its meaning text, never 0
+/// (0 is "no text"). Written into indexes and vector files, so it never changes between builds
+/// (std's hasher may).
+pub fn meaning_key(text: &str) -> u64 {
+    if text.is_empty() {
+        return 0;
+    }
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    hash.max(1)
+}
 
 /// The text an item is embedded from.
 pub fn item_text(d: &ItemDoc) -> String {

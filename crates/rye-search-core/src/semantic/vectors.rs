@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use tantivy::SegmentReader;
 
 use super::codes::{QuantizedRows, SignCodes};
+use super::EncodedStore;
 use crate::error::Result;
 
 pub const VECTOR_FIELD: &str = "vector";
@@ -63,6 +64,19 @@ impl SegmentVectors {
                     scales[doc] = f32::from_le_bytes(bytes[dims..].try_into().unwrap());
                 }
             }
+        }
+        Ok(SegmentVectors { dims, values, scales, codes: OnceLock::new() })
+    }
+
+    /// The vectors `store` keeps for this segment's items, by their meaning keys; an item
+    /// without one never matches semantically.
+    pub fn from_store(segment: &SegmentReader, store: &EncodedStore) -> Result<SegmentVectors> {
+        let (dims, max_doc) = (store.dims(), segment.max_doc() as usize);
+        let mut values = vec![0i8; max_doc * dims];
+        let mut scales = vec![0f32; max_doc];
+        if let Ok(keys) = segment.fast_fields().u64("meaning_key") {
+            let docs = (0..max_doc).filter_map(|doc| Some((doc, keys.first(doc as u32).filter(|k| *k != 0)?)));
+            store.fill(docs, &mut values, &mut scales);
         }
         Ok(SegmentVectors { dims, values, scales, codes: OnceLock::new() })
     }

@@ -69,6 +69,8 @@ pub struct SearchResponse {
     pub search_type: &'static str,
     /// With `facets`: facet → value → number of matches, over the whole match set.
     pub counts: Option<Counts>,
+    /// Which vectors ranked by meaning, when any did: `static` or `encoder`.
+    pub vectors: Option<&'static str>,
 }
 
 impl SearchResponse {
@@ -150,6 +152,11 @@ impl SearchResponse {
         if let Some(counts) = &self.counts {
             out.extend_from_slice(b",\"counts\":");
             json(out, counts);
+        }
+        if let Some(vectors) = self.vectors {
+            out.extend_from_slice(b",\"vectors\":\"");
+            out.extend_from_slice(vectors.as_bytes());
+            out.push(b'"');
         }
         out.extend_from_slice(b",\"searchType\":\"");
         out.extend_from_slice(self.search_type.as_bytes());

@@ -1,0 +1,273 @@
+//! Encoding in the background: items get sentence-encoder vectors on threads of their own, at a
+//! lower priority, a few hundred at a time, while the static model's vectors answer. Searches
+//! switch to the encoder's vectors once every item they can see has one (the index has
+//! *settled*), and back to the static ones while new items wait — never a mix of the two, whose
+//! similarities are not comparable. Nothing here blocks a search, a refresh or a commit: the
+//! threads read a searcher like any search and keep vectors outside the index.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
+use std::time::Duration;
+
+use rustc_hash::FxHashSet;
+use tantivy::index::SegmentId;
+use tantivy::{DocId, Searcher};
+
+use super::SearchIndex;
+use crate::error::Result;
+use crate::semantic::{self, EncodedStore, Encoder};
+use crate::stored::{stored_texts, text};
+
+/// Items encoded together: one batch of matrix products (larger batches were no faster).
+const BATCH: usize = 32;
+/// Items a round encodes before it looks again at what the index holds (new commits, a drop).
+const ROUND: usize = 512;
+/// How often a settled index looks for new items without being woken.
+const IDLE_WAIT: Duration = Duration::from_millis(500);
+
+/// Where an index's background encoding stands.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct EncodingStatus {
+    /// `loading` (reading the encoder), `encoding`, `settled` (searches use its vectors), or
+    /// `off` (no encoder: `error` says why).
+    pub state: &'static str,
+    /// Items that have an encoder vector, of `total` with text to encode.
+    pub encoded: u64,
+    pub total: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+pub(crate) struct Encoding {
+    threads: usize,
+    stop: AtomicBool,
+    state: Mutex<EncodingStatus>,
+    wake: Condvar,
+    store: OnceLock<Arc<EncodedStore>>,
+    /// The segments of the searcher the index last settled for, sorted.
+    settled: Mutex<Vec<SegmentId>>,
+}
+
+impl SearchIndex {
+    /// Starts encoding this index's items in the background on up to `threads` threads (once; a
+    /// second call changes nothing).
+    pub fn encode_in_background(self: &Arc<Self>, threads: usize) {
+        let encoding = Arc::new(Encoding {
+            threads: threads.clamp(1, 64),
+            stop: AtomicBool::new(false),
+            state: Mutex::new(EncodingStatus { state: "loading", encoded: 0, total: 0, error: None }),
+            wake: Condvar::new(),
+            store: OnceLock::new(),
+            settled: Mutex::default(),
+        });
+        if self.encoding.set(encoding.clone()).is_err() {
+            return;
+        }
+        let index = Arc::downgrade(self);
+        let spawned = std::thread::Builder::new().name("rye-encode".into()).spawn(move || encoding.run(index));
+        if let Err(e) = spawned {
+            self.encoding_failed(format!("no thread to encode on: {e}"));
+        }
+    }
+
+    /// Where the background encoding stands; `None` when it was never started. `settled` only
+    /// while searches see what it settled for: after a commit it is `encoding` until the
+    /// encoding has looked at the new items.
+    pub fn encoding_status(&self) -> Option<EncodingStatus> {
+        let encoding = self.encoding.get()?;
+        let mut status = encoding.state.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if status.state == "settled" && self.settled_encoder(&self.reader.searcher()).is_none() {
+            status.state = "encoding";
+        }
+        Some(status)
+    }
+
+    /// Bytes the encoder's vectors take in memory (besides the segments' copies).
+    pub(crate) fn encoded_bytes(&self) -> u64 {
+        self.encoding.get().and_then(|e| e.store.get()).map_or(0, |s| s.bytes())
+    }
+
+    fn encoding_failed(&self, why: String) {
+        if let Some(encoding) = self.encoding.get() {
+            encoding.set_off(why);
+        }
+    }
+
+    /// The encoder and its vectors, when every item `searcher` sees has one.
+    pub(crate) fn settled_encoder(&self, searcher: &Searcher) -> Option<(Arc<Encoder>, Arc<EncodedStore>)> {
+        let encoding = self.encoding.get()?;
+        let store = encoding.store.get()?;
+        let mut ids: Vec<SegmentId> = searcher.segment_readers().iter().map(|s| s.segment_id()).collect();
+        ids.sort_unstable();
+        let settled = *encoding.settled.lock().unwrap_or_else(|e| e.into_inner()) == ids;
+        settled.then(|| Some((semantic::loaded_encoder()?, store.clone()))).flatten()
+    }
+
+    /// Wakes the background encoding (new items may be visible).
+    pub(crate) fn wake_encoding(&self) {
+        if let Some(encoding) = self.encoding.get() {
+            encoding.wake.notify_all();
+        }
+    }
+}
+
+/// An index's background encoding, once started; stopped when the index is dropped.
+#[derive(Default)]
+pub(crate) struct EncodingSlot(OnceLock<Arc<Encoding>>);
+
+impl EncodingSlot {
+    fn get(&self) -> Option<&Arc<Encoding>> {
+        self.0.get()
+    }
+
+    fn set(&self, encoding: Arc<Encoding>) -> std::result::Result<(), Arc<Encoding>> {
+        self.0.set(encoding)
+    }
+}
+
+impl Drop for EncodingSlot {
+    fn drop(&mut self) {
+        if let Some(encoding) = self.0.get() {
+            encoding.stop.store(true, Ordering::Release);
+            encoding.wake.notify_all();
+        }
+    }
+}
+
+impl Encoding {
+    fn set_off(&self, why: String) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.state = "off";
+        state.error = Some(why);
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Acquire)
+    }
+
+    fn run(&self, index: Weak<SearchIndex>) {
+        lower_priority();
+        let encoder = match semantic::encoder() {
+            Ok(encoder) => encoder,
+            Err(why) => return self.set_off(why),
+        };
+        let Some(first) = index.upgrade() else { return };
+        let store = match &first.location {
+            Some(dir) => EncodedStore::open(dir, encoder.dims(), encoder.identity()),
+            None => EncodedStore::in_memory(encoder.dims(), encoder.identity()),
+        };
+        let store = self.store.get_or_init(|| Arc::new(store)).clone();
+        drop(first);
+        while !self.stopped() {
+            let Some(index) = index.upgrade() else { return };
+            match self.round(&index, &encoder, &store) {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(e) => return self.set_off(format!("encoding stopped: {e}")),
+            }
+            drop(index);
+            let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            if !self.stopped() {
+                let _ = self.wake.wait_timeout(state, IDLE_WAIT);
+            }
+        }
+    }
+
+    /// Encodes up to [`ROUND`] of the items the index's searcher sees without a vector; false
+    /// when there were none (the index is settled for that searcher).
+    fn round(&self, index: &SearchIndex, encoder: &Encoder, store: &EncodedStore) -> Result<bool> {
+        let searcher = index.reader.searcher();
+        let (pending, total) = pending(index, &searcher, store)?;
+        self.report(total, total - pending.len() as u64, pending.is_empty());
+        if pending.is_empty() {
+            let mut ids: Vec<SegmentId> = searcher.segment_readers().iter().map(|s| s.segment_id()).collect();
+            ids.sort_unstable();
+            *self.settled.lock().unwrap_or_else(|e| e.into_inner()) = ids;
+            return Ok(false);
+        }
+        let parts = index.segment_parts(&searcher)?;
+        let meaning = index.fields.meaning.field_id();
+        let work: Vec<&[(u64, u32, DocId)]> = pending[..pending.len().min(ROUND)].chunks(BATCH).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let done = AtomicU64::new(total - pending.len() as u64);
+        let encode = || -> Result<()> {
+            lower_priority();
+            loop {
+                let i = next.fetch_add(1, Ordering::AcqRel);
+                let Some(batch) = work.get(i) else { return Ok(()) };
+                if self.stopped() {
+                    return Ok(());
+                }
+                let mut texts = Vec::with_capacity(batch.len());
+                for &(_, ord, doc) in *batch {
+                    let bytes = parts[ord as usize].store.document(doc)?;
+                    let found = stored_texts(&bytes).filter_map(|t| t.ok()).find(|(field, _)| *field == meaning);
+                    texts.push(found.map(|(_, t)| text(t).map(str::to_owned)).transpose()?.unwrap_or_default());
+                }
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let vectors = encoder.embed(&refs, ITEM_TOKENS);
+                let keyed: Vec<(u64, Vec<f32>)> =
+                    batch.iter().zip(vectors).filter_map(|(&(key, _, _), v)| Some((key, v?))).collect();
+                store.add(&keyed);
+                // An item with no words gets no vector, and never will: counted as done.
+                let n = done.fetch_add(batch.len() as u64, Ordering::AcqRel) + batch.len() as u64;
+                self.report(total, n, false);
+            }
+        };
+        let results: Vec<Result<()>> = std::thread::scope(|s| {
+            let helpers: Vec<_> = (1..self.threads.min(work.len())).map(|_| s.spawn(encode)).collect();
+            let mut results = vec![encode()];
+            results.extend(helpers.into_iter().map(|h| h.join().unwrap_or_else(|_| Ok(()))));
+            results
+        });
+        results.into_iter().collect::<Result<Vec<()>>>()?;
+        Ok(true)
+    }
+
+    fn report(&self, total: u64, encoded: u64, settled: bool) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.total = total;
+        state.encoded = encoded.min(total);
+        state.state = if settled { "settled" } else { "encoding" };
+    }
+}
+
+/// Tokens of an item the encoder reads: its name, description and tags, and the start of its
+/// content. Half the model's 128 halves the cost (the whole Debian archive settles in minutes on
+/// two cores instead of a quarter of an hour); what an item is about is said at its start.
+const ITEM_TOKENS: usize = 64;
+
+/// The items `searcher` sees whose meaning has no vector yet, one per key, and how many items
+/// have a meaning key at all.
+fn pending(index: &SearchIndex, searcher: &Searcher, store: &EncodedStore) -> Result<(Vec<(u64, u32, DocId)>, u64)> {
+    let mut keyed = Vec::new();
+    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+        let Ok(keys) = segment.fast_fields().u64("meaning_key") else { continue };
+        let alive = segment.alive_bitset();
+        for doc in 0..segment.max_doc() {
+            if alive.is_some_and(|a| !a.is_alive(doc)) {
+                continue;
+            }
+            if let Some(key) = keys.first(doc).filter(|k| *k != 0) {
+                keyed.push((key, ord as u32, doc));
+            }
+        }
+    }
+    let total = keyed.len() as u64;
+    let missing = store.missing(keyed.iter().map(|k| k.0));
+    let mut seen = FxHashSet::default();
+    let pending = keyed.into_iter().zip(missing).filter(|(k, missing)| *missing && seen.insert(k.0)).map(|(k, _)| k);
+    let _ = index;
+    Ok((pending.collect(), total))
+}
+
+/// Runs the calling thread at a lower priority (Linux: a nice value of 10 for this thread
+/// alone), so encoding yields the cores to searches and the event loop.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority on this thread's own id changes only its scheduling.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+    }
+}
