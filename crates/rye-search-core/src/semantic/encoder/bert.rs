@@ -5,17 +5,34 @@
 //! threads of their own.
 
 use super::file::{Config, Parsed, Rows};
+use super::int8::{self, Int8Linear};
 use super::kernels::{add_and_normalise, attend, gelu_all, normalise, Head};
 
 /// LayerNorm's epsilon in BERT's configuration.
 const NORM_EPS: f32 = 1e-12;
 
-/// A linear layer: `in × out` weights (row-major) and a bias per output.
+/// A linear layer: its weights and a bias per output.
 struct Linear {
     inputs: usize,
     outputs: usize,
-    weights: Vec<f32>,
+    weights: Weights,
     bias: Vec<f32>,
+}
+
+enum Weights {
+    /// `in × out`, row-major, for `matrixmultiply`.
+    F32(Vec<f32>),
+    /// As stored, packed for AVX-512 VNNI (see `int8.rs`).
+    Int8(Int8Linear),
+}
+
+impl Linear {
+    /// `rows` as stored (`out × in`): int8 where the CPU multiplies it, else f32.
+    fn new(rows: Rows, bias: Vec<f32>, int8: bool) -> Linear {
+        let (inputs, outputs) = (rows.cols, rows.rows);
+        let weights = if int8 { Weights::Int8(Int8Linear::new(&rows)) } else { Weights::F32(rows.transposed()) };
+        Linear { inputs, outputs, weights, bias }
+    }
 }
 
 struct Norm {
@@ -43,7 +60,8 @@ pub struct Bert {
 }
 
 impl Bert {
-    pub fn new(parsed: Parsed) -> Bert {
+    /// The model of `parsed`, its linear layers in int8 (`int8`, only where the CPU has it) or f32.
+    pub fn new(parsed: Parsed, int8: bool) -> Bert {
         let Parsed { config, matrices, vectors, .. } = parsed;
         let mut matrices = matrices.into_iter();
         let mut vectors = vectors.into_iter();
@@ -53,17 +71,19 @@ impl Bert {
         let positions = matrix();
         let token_type = vector();
         let embedding_norm = Norm { gain: vector(), bias: vector() };
-        let linear =
-            |m: Rows, bias: Vec<f32>| Linear { inputs: m.cols, outputs: m.rows, weights: m.transposed(), bias };
+        let int8 = int8 && int8::available();
         let layers = (0..config.layers)
             .map(|_| {
-                let parts: Vec<Linear> = (0..4).map(|_| linear(matrix(), vector())).collect();
-                let [q, k, v, attention_out]: [Linear; 4] = parts.try_into().ok().expect("four parts");
+                let mut parts: Vec<(Rows, Vec<f32>)> = (0..4).map(|_| (matrix(), vector())).collect();
+                let (out_rows, out_bias) = parts.pop().expect("four parts");
+                let attention_out = Linear::new(out_rows, out_bias, int8);
                 let attention_norm = Norm { gain: vector(), bias: vector() };
-                let up = linear(matrix(), vector());
-                let down = linear(matrix(), vector());
+                let up = Linear::new(matrix(), vector(), int8);
+                let down = Linear::new(matrix(), vector(), int8);
                 let out_norm = Norm { gain: vector(), bias: vector() };
-                Layer { qkv: side_by_side(&[q, k, v]), attention_out, attention_norm, up, down, out_norm }
+                let (qkv, qkv_bias) = stacked(parts);
+                let qkv = Linear::new(qkv, qkv_bias, int8);
+                Layer { qkv, attention_out, attention_norm, up, down, out_norm }
             })
             .collect();
         Bert { config, words, positions, token_type, embedding_norm, layers }
@@ -111,7 +131,7 @@ impl Bert {
         let h = self.config.hidden;
         let heads = self.config.heads;
         let d = h / heads;
-        apply(&layer.qkv, x, rows, &mut s.qkv);
+        apply(&layer.qkv, x, rows, &mut s.qkv, &mut s.room);
         s.context.clear();
         s.context.resize(rows * h, 0.0);
         let scale = 1.0 / (d as f32).sqrt();
@@ -126,12 +146,12 @@ impl Bert {
             }
             start += n;
         }
-        apply(&layer.attention_out, &s.context, rows, &mut s.out);
+        apply(&layer.attention_out, &s.context, rows, &mut s.out, &mut s.room);
         let Norm { gain, bias } = &layer.attention_norm;
         add_and_normalise(x, &s.out, h, gain, bias, NORM_EPS);
-        apply(&layer.up, x, rows, &mut s.up);
+        apply(&layer.up, x, rows, &mut s.up, &mut s.room);
         gelu_all(&mut s.up);
-        apply(&layer.down, &s.up, rows, &mut s.out);
+        apply(&layer.down, &s.up, rows, &mut s.out, &mut s.room);
         let Norm { gain, bias } = &layer.out_norm;
         add_and_normalise(x, &s.out, h, gain, bias, NORM_EPS);
     }
@@ -146,23 +166,29 @@ struct Scratch {
     scores: Vec<f32>,
     out: Vec<f32>,
     up: Vec<f32>,
+    room: Vec<u8>,
 }
 
-/// Linear layers that read the same input, as one (their outputs side by side).
-fn side_by_side(parts: &[Linear]) -> Linear {
-    let inputs = parts[0].inputs;
-    let outputs: usize = parts.iter().map(|p| p.outputs).sum();
-    let mut weights = Vec::with_capacity(inputs * outputs);
-    for i in 0..inputs {
-        for p in parts {
-            weights.extend_from_slice(&p.weights[i * p.outputs..][..p.outputs]);
-        }
+/// Linear layers that read the same input, as one: their stored rows stacked (outputs side by side).
+fn stacked(parts: Vec<(Rows, Vec<f32>)>) -> (Rows, Vec<f32>) {
+    let cols = parts[0].0.cols;
+    let mut all = Rows { rows: 0, cols, values: Vec::new(), scales: Vec::new() };
+    let mut bias = Vec::new();
+    for (rows, b) in parts {
+        all.rows += rows.rows;
+        all.values.extend(rows.values);
+        all.scales.extend(rows.scales);
+        bias.extend(b);
     }
-    Linear { inputs, outputs, weights, bias: parts.iter().flat_map(|p| p.bias.iter().copied()).collect() }
+    (all, bias)
 }
 
-/// `out = x · W + b` for `rows` rows of `x`.
-fn apply(l: &Linear, x: &[f32], rows: usize, out: &mut Vec<f32>) {
+/// `out = x · W + b` for `rows` rows of `x`; `room`: the int8 path's quantised rows.
+fn apply(l: &Linear, x: &[f32], rows: usize, out: &mut Vec<f32>, room: &mut Vec<u8>) {
+    let weights = match &l.weights {
+        Weights::Int8(w) => return w.apply(x, rows, &l.bias, out, room),
+        Weights::F32(w) => w,
+    };
     out.clear();
     out.reserve(rows * l.outputs);
     for _ in 0..rows {
@@ -178,7 +204,7 @@ fn apply(l: &Linear, x: &[f32], rows: usize, out: &mut Vec<f32>) {
             x.as_ptr(),
             l.inputs as isize,
             1,
-            l.weights.as_ptr(),
+            weights.as_ptr(),
             l.outputs as isize,
             1,
             1.0,
