@@ -52,9 +52,9 @@ export function semanticStatus(index: NativeIndex, staticModel: boolean): Semant
   const s = index.encodingStatus();
   const encoder: SemanticStatus['encoder'] = s
     ? { state: s.state as SemanticStatus['encoder']['state'], encoded: s.encoded, total: s.total }
-    : { state: 'off', encoded: 0, total: 0 };
+    : { state: 'off', encoded: 0, total: 0, error: 'not started (encode: false): ready() starts it' };
   if (s?.error) encoder.error = s.error;
-  if (encoder.state === 'off' && encoder.error && !encoder.error.includes('=off') && !warned) {
+  if (encoder.state === 'off' && s?.error && !s.error.includes('=off') && !warned) {
     warned = true;
     process.stderr.write(`rye-search: the sentence encoder is off, the static model answers: ${encoder.error}\n`);
   }

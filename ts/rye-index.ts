@@ -62,6 +62,12 @@ export interface OpenIndexOptions {
    * late and Windows keeps watched directories from being deleted. Off for one-shot use.
    */
   watch?: boolean;
+  /**
+   * Encode the items with the sentence encoder in the background from the start (default true).
+   * With `false`, encoding starts at the first `ready()`: one-off commands that may not search
+   * by meaning do not read the encoder.
+   */
+  encode?: boolean;
   onProgress?: (p: Progress) => void;
 }
 
@@ -310,6 +316,9 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   if (opts.projectPath !== undefined && typeof opts.projectPath !== 'string') {
     throw new InvalidArgumentError('projectPath must be a string', { hint: 'pass the directory that holds .ai/' });
   }
+  if (opts.encode !== undefined && typeof opts.encode !== 'boolean') {
+    throw new InvalidArgumentError('encode must be a boolean', { hint: 'pass encode: false to start encoding at the first ready()' });
+  }
   if (opts.watch !== undefined && typeof opts.watch !== 'boolean') {
     throw new InvalidArgumentError(`watch must be true or false, got ${shown(opts.watch)}`, {
       hint: 'pass watch: false to walk the spaces on every refresh',
@@ -321,7 +330,7 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   const location = indexDirFor(cacheDir, opts.projectPath, spaces, embeddingModel());
   makeIndexDir(location);
   const nativeIndex = native((b) => b.NativeIndex.open(location));
-  startEncoding(nativeIndex);
+  if (opts.encode !== false) startEncoding(nativeIndex);
   pruneCache(cacheDir, location);
   const indexer = new Indexer(
     nativeIndex,

@@ -1,18 +1,32 @@
 // Cost of each search mode on a Debian tier (default c60k), the way users add data (batches of
 // 5,000) and search (previews on): add time, p50/p99 of single searches over the plain-language
-// questions and the known-item queries, and searchMany throughput.
-//   node bench/probes/modes.js [c10k|c60k|c1m]
-import { createMemoryIndex } from '../../dist/index.js';
+// questions and the known-item queries, and searchMany throughput. With `static` (the default)
+// the sentence encoder is off, so nothing runs beside the searches; with `encoder` the probe
+// first waits for it to settle (reporting the time, the items per second and the peak RSS),
+// then searches rank by its vectors.
+//   node bench/probes/modes.js [c10k|c60k|c1m] [static|encoder]
 import { tier } from '../corpus.js';
 import { queryMix } from '../queries.js';
 import { DEBIAN_QUESTIONS } from '../quality/questions.js';
 
 const name = process.argv[2] ?? 'c60k';
+const vectors = process.argv[3] ?? 'static';
+if (vectors === 'static') process.env.RYE_SEARCH_ENCODER = 'off';
+const { createMemoryIndex } = await import('../../dist/index.js');
 const docs = tier(name).map(({ base, ...d }) => d);
 const index = createMemoryIndex();
 const t0 = performance.now();
 for (let i = 0; i < docs.length; i += 5000) await index.add(docs.slice(i, i + 5000));
 const addMs = Math.round(performance.now() - t0);
+if (vectors === 'encoder') {
+  const status = await index.ready({ semantic: 'full' });
+  const seconds = (performance.now() - t0 - addMs) / 1000;
+  console.log(
+    `${name}: the sentence encoder settled ${seconds.toFixed(1)} s after the adds returned ` +
+      `(${status.encoder.encoded} items, ${Math.round(status.encoder.encoded / seconds)}/s); ` +
+      `peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
+  );
+}
 
 // searchMany runs the query set this many times (fewer at c1m, where a semantic scan is ~16x longer).
 const BATCH_REPEATS = name === 'c1m' ? 4 : 20;
@@ -35,6 +49,7 @@ for (const mode of ['keyword', 'auto', 'hybrid', 'semantic']) {
   const qps = Math.round(batch.length / ((performance.now() - s) / 1000));
   rows.push({
     tier: name,
+    vectors,
     mode,
     p50Ms: +pct(times, 50).toFixed(2),
     p99Ms: +pct(times, 99).toFixed(2),

@@ -117,7 +117,8 @@ export async function searchCommand(argv: string[]): Promise<number> {
     }
   }
   const search = opts as SearchOptions;
-  const index = await openIndex(openOptions(values));
+  // The encoder is read only if this search ranks by meaning before it has settled.
+  const index = await openIndex({ ...openOptions(values), encode: false });
   try {
     let res = await index.search(search);
     if (res.vectors === 'static') {

@@ -69,12 +69,13 @@ impl Batch {
     pub fn upsert(&mut self, docs: &[ItemDoc]) -> Result<()> {
         let model = semantic::model();
         for part in docs.chunks(EMBED_CHUNK) {
-            let texts: Vec<String> = part.iter().map(semantic::item_text).collect();
             let vectors: Vec<Option<Vec<u8>>> = match &model {
-                Some(model) => texts.iter().map(|t| model.embed(t).map(|v| semantic::quantize(&v))).collect(),
+                Some(model) => {
+                    part.iter().map(|d| model.embed(&semantic::item_text(d)).map(|v| semantic::quantize(&v))).collect()
+                }
                 None => vec![None; part.len()],
             };
-            for ((d, text), vector) in part.iter().zip(&texts).zip(vectors) {
+            for (d, vector) in part.iter().zip(vectors) {
                 if self.keys.add(&d.key)? {
                     self.writer.delete_term(Term::from_field_text(self.fields.key, &d.key));
                 }
@@ -83,8 +84,8 @@ impl Batch {
                     doc.add_bytes(self.fields.vector, &v);
                 }
                 // Last among the stored values: searches stop reading a doc before it.
-                let meaning = semantic::meaning_text(text);
-                doc.add_u64(self.fields.meaning_key, semantic::meaning_key(meaning));
+                let meaning = semantic::meaning_text(d);
+                doc.add_u64(self.fields.meaning_key, semantic::meaning_key(&meaning));
                 doc.add_text(self.fields.meaning, meaning);
                 self.writer.add_document(doc)?;
             }

@@ -77,17 +77,32 @@ pub fn loaded_encoder() -> Option<Arc<Encoder>> {
 /// item is about is said at its start.
 const CONTENT_CHARS: usize = 600;
 
-/// Bytes of an item's text the sentence encoder may read: more than its
-/// [`encoder::MAX_SEQUENCE`] tokens ever take.
+/// Bytes of an item's text the sentence encoder may read: more than the tokens it reads of an
+/// item ever take.
 const MEANING_BYTES: usize = 2048;
 
-/// The part of an item's text ([`item_text`]) the sentence encoder reads, cut at a character.
-pub fn meaning_text(text: &str) -> &str {
-    let mut cut = text.len().min(MEANING_BYTES);
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
+/// What the sentence encoder reads of an item: its title, its name when that says something
+/// else, its description and the start of its content. Not its tags: in many corpora they are
+/// facets (Debian's `role::program, interface::commandline`) that took a third of the tokens read
+/// and pulled items together by form, not meaning (paraphrased Debian needs against 6,040
+/// packages with sentence-transformers: MRR@10 0.495 with tags, 0.590 without, same top 10).
+pub fn meaning_text(d: &ItemDoc) -> String {
+    let mut text = String::with_capacity(512);
+    let name = Some(&d.name).filter(|n| !n.eq_ignore_ascii_case(&d.title));
+    for part in [Some(&d.title), name, Some(&d.description)].into_iter().flatten() {
+        if !part.is_empty() {
+            text.push_str(part);
+            text.push_str(". ");
+        }
     }
-    &text[..cut]
+    let cut = d.content.char_indices().nth(CONTENT_CHARS).map_or(d.content.len(), |(i, _)| i);
+    text.push_str(&d.content[..cut]);
+    let mut end = text.len().min(MEANING_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text
 }
 
 /// The key an item's encoded vector is kept by: FNV-1a (64 bits) of its meaning text, never 0
