@@ -249,6 +249,8 @@ export class RyeIndex {
    * never wait for it: the static model answers meanwhile.
    */
   ready(opts?: ReadyOptions): Promise<SemanticStatus> {
+    // An index opened with `encode: false` starts encoding here.
+    if (opts?.semantic === 'full' && !this.closed) startEncoding(this.native);
     return ready(
       () => this.semanticStatus(),
       opts,
@@ -317,7 +319,9 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
     throw new InvalidArgumentError('projectPath must be a string', { hint: 'pass the directory that holds .ai/' });
   }
   if (opts.encode !== undefined && typeof opts.encode !== 'boolean') {
-    throw new InvalidArgumentError('encode must be a boolean', { hint: 'pass encode: false to start encoding at the first ready()' });
+    throw new InvalidArgumentError('encode must be a boolean', {
+      hint: 'pass encode: false to start encoding at the first ready()',
+    });
   }
   if (opts.watch !== undefined && typeof opts.watch !== 'boolean') {
     throw new InvalidArgumentError(`watch must be true or false, got ${shown(opts.watch)}`, {

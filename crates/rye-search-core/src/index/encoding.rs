@@ -14,7 +14,7 @@ use tantivy::index::SegmentId;
 use tantivy::{DocId, Searcher};
 
 use super::SearchIndex;
-use crate::error::Result;
+use crate::error::{contained, Result};
 use crate::semantic::{self, EncodedStore, Encoder};
 use crate::stored::{stored_texts, text};
 
@@ -160,7 +160,8 @@ impl Encoding {
         drop(first);
         while !self.stopped() {
             let Some(index) = index.upgrade() else { return };
-            match self.round(&index, &encoder, &store) {
+            // A panic (a bug) turns the encoding off with its message: the static tier answers on.
+            match contained(|| self.round(&index, &encoder, &store)) {
                 Ok(true) => continue,
                 Ok(false) => {}
                 Err(e) => return self.set_off(format!("encoding stopped: {e}")),
@@ -177,7 +178,7 @@ impl Encoding {
     /// when there were none (the index is settled for that searcher).
     fn round(&self, index: &SearchIndex, encoder: &Encoder, store: &EncodedStore) -> Result<bool> {
         let searcher = index.reader.searcher();
-        let (pending, total) = pending(index, &searcher, store)?;
+        let (pending, total) = pending(&searcher, store)?;
         self.report(total, total - pending.len() as u64, pending.is_empty());
         if pending.is_empty() {
             let mut ids: Vec<SegmentId> = searcher.segment_readers().iter().map(|s| s.segment_id()).collect();
@@ -217,7 +218,8 @@ impl Encoding {
         let results: Vec<Result<()>> = std::thread::scope(|s| {
             let helpers: Vec<_> = (1..self.threads.min(work.len())).map(|_| s.spawn(encode)).collect();
             let mut results = vec![encode()];
-            results.extend(helpers.into_iter().map(|h| h.join().unwrap_or_else(|_| Ok(()))));
+            let panicked = || Err(crate::error::Error::Internal("an encoding thread panicked".into()));
+            results.extend(helpers.into_iter().map(|h| h.join().unwrap_or_else(|_| panicked())));
             results
         });
         results.into_iter().collect::<Result<Vec<()>>>()?;
@@ -239,7 +241,10 @@ const ITEM_TOKENS: usize = 64;
 
 /// The items `searcher` sees whose meaning has no vector yet, one per key, and how many items
 /// have a meaning key at all.
-fn pending(index: &SearchIndex, searcher: &Searcher, store: &EncodedStore) -> Result<(Vec<(u64, u32, DocId)>, u64)> {
+/// Items to encode: meaning key, segment ordinal, doc.
+type Pending = Vec<(u64, u32, DocId)>;
+
+fn pending(searcher: &Searcher, store: &EncodedStore) -> Result<(Pending, u64)> {
     let mut keyed = Vec::new();
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
         let Ok(keys) = segment.fast_fields().u64("meaning_key") else { continue };
@@ -257,7 +262,6 @@ fn pending(index: &SearchIndex, searcher: &Searcher, store: &EncodedStore) -> Re
     let missing = store.missing(keyed.iter().map(|k| k.0));
     let mut seen = FxHashSet::default();
     let pending = keyed.into_iter().zip(missing).filter(|(k, missing)| *missing && seen.insert(k.0)).map(|(k, _)| k);
-    let _ = index;
     Ok((pending.collect(), total))
 }
 

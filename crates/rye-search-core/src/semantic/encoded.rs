@@ -157,6 +157,10 @@ impl EncodedStore {
         self.rows.read().unwrap_or_else(|e| e.into_inner()).scales.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Bytes the vectors take in memory.
     pub fn bytes(&self) -> u64 {
         let rows = self.rows.read().unwrap_or_else(|e| e.into_inner());
