@@ -23,6 +23,12 @@ const DOCS = [
   { id: 'guides/bread', title: 'Bake bread', description: 'knead dough and bake a loaf' },
 ];
 
+const WGET = knowledge({
+  name: 'wget',
+  title: 'retrieves files from the web',
+  description: 'non-interactive network downloader',
+});
+
 /** Runs `code` (an ES module body) in a child process with `env`; its stdout, parsed as JSON. */
 function inChild(code, env = {}) {
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], {
@@ -136,11 +142,7 @@ describe('sentence encoder tier', () => {
           title: 'terminal multiplexer',
           description: 'detach programs and reattach them later',
         }),
-        'knowledge/wget.md': knowledge({
-          name: 'wget',
-          title: 'retrieves files from the web',
-          description: 'non-interactive network downloader',
-        }),
+        'knowledge/wget.md': WGET,
       });
       const index = await openIndex(wsOptions(ws));
       const status = await index.ready({ semantic: 'full' });
@@ -168,11 +170,7 @@ describe('sentence encoder tier', () => {
     const ws = workspace();
     try {
       ws.write('project', {
-        'knowledge/wget.md': knowledge({
-          name: 'wget',
-          title: 'retrieves files from the web',
-          description: 'non-interactive network downloader',
-        }),
+        'knowledge/wget.md': WGET,
         'knowledge/bread.md': knowledge({
           name: 'bread',
           title: 'Bake bread',
@@ -201,11 +199,7 @@ describe('sentence encoder tier', () => {
     const ws = workspace();
     try {
       ws.write('project', {
-        'knowledge/wget.md': knowledge({
-          name: 'wget',
-          title: 'retrieves files from the web',
-          description: 'non-interactive network downloader',
-        }),
+        'knowledge/wget.md': WGET,
       });
       runCli(['index', ...wsArgs(ws)]);
       const { client } = await connectMcp(wsArgs(ws));

@@ -10,7 +10,7 @@ export {
   type VerifyReport,
 } from './rye-index.js';
 export type { SearchFailure } from './search-runner.js';
-export type { ReadyOptions, SemanticStatus } from './encoding.js';
+export type { ReadyOptions, SemanticStatus } from './encoder-tier.js';
 export { parseItemRef, InvalidIdError, type FetchOptions, type FetchResponse } from './fetch.js';
 export { verifyItem } from './trust/verify-item.js';
 export { createMemoryIndex, MemoryIndex, type PlainDocument, type MemorySearchOptions } from './memory-index.js';

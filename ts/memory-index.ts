@@ -3,7 +3,7 @@
  */
 import { InvalidArgumentError, RyeSearchError, shown } from './errors.js';
 import { buildDocument, documentTexts } from './document.js';
-import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoding.js';
+import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoder-tier.js';
 import { embeddingModel, native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { isKind, type Kind } from './scope.js';
 import type { SearchOptions } from './search-request.js';

@@ -17,7 +17,7 @@ import {
   shown,
   type FetchFailure,
 } from './errors.js';
-import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoding.js';
+import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoder-tier.js';
 import { Indexer, type IndexReport, type ItemRef, type Progress, refKey } from './indexer.js';
 import { loadParsers } from './metadata.js';
 import { embeddingModel, native, type NativeIndex } from './native.js';

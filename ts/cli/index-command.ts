@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 
 import type { IndexReport, Progress } from '../indexer.js';
-import type { SemanticStatus } from '../encoding.js';
+import type { SemanticStatus } from '../encoder-tier.js';
 import { openIndex, type RyeIndex } from '../rye-index.js';
 import { COMMON_HELP, COMMON_OPTIONS, openOptions } from './args.js';
 import { printable } from './format.js';

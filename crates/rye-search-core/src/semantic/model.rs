@@ -35,6 +35,17 @@ pub struct StaticModel {
     identity: String,
 }
 
+/// The bytes of a model file (either model's): a regular file of at most [`MAX_MODEL_BYTES`] (a
+/// FIFO is refused, never waited on; a device such as `/dev/zero` never read), or why not.
+pub(super) fn model_bytes(path: &Path) -> std::result::Result<Vec<u8>, String> {
+    match files::read(path, MAX_MODEL_BYTES) {
+        FileRead::Bytes(bytes) => Ok(bytes),
+        FileRead::TooLarge(size) => Err(format!("{size} bytes is over the {MAX_MODEL_BYTES}-byte cap")),
+        FileRead::NotRegular | FileRead::Outside(_) => Err("not a regular file".into()),
+        FileRead::Failed { message, .. } => Err(message),
+    }
+}
+
 fn corrupt(path: &Path, detail: &str) -> Error {
     Error::invalid(
         format!("the embedding model {} is not usable: {detail}", path.display()),
@@ -43,17 +54,9 @@ fn corrupt(path: &Path, detail: &str) -> Error {
 }
 
 impl StaticModel {
-    /// Loads a regular file of at most [`MAX_MODEL_BYTES`]: a FIFO is refused, never waited on,
-    /// and a device (`/dev/zero`) never read.
+    /// Loads a model file (see [`model_bytes`]).
     pub fn load(path: &Path) -> Result<StaticModel> {
-        let bytes = match files::read(path, MAX_MODEL_BYTES) {
-            FileRead::Bytes(bytes) => bytes,
-            FileRead::TooLarge(size) => {
-                return Err(corrupt(path, &format!("{size} bytes is over the {MAX_MODEL_BYTES}-byte cap")))
-            }
-            FileRead::NotRegular | FileRead::Outside(_) => return Err(corrupt(path, "not a regular file")),
-            FileRead::Failed { message, .. } => return Err(corrupt(path, &message)),
-        };
+        let bytes = model_bytes(path).map_err(|detail| corrupt(path, &detail))?;
         Self::from_bytes(&bytes).map_err(|detail| corrupt(path, &detail))
     }
 

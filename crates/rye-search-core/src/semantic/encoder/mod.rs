@@ -9,10 +9,9 @@ mod kernels;
 
 use std::path::Path;
 
-use super::model::MAX_MODEL_BYTES;
+use super::model::model_bytes;
 use super::wordpiece::{Unknown, WordPiece};
 use crate::error::{Error, Result};
-use crate::files::{self, FileRead};
 
 /// Tokens a text may keep, `[CLS]` and `[SEP]` included: the length the model was trained at
 /// (its tokenizer's own limit), and what bounds a text's cost.
@@ -32,17 +31,9 @@ fn corrupt(path: &Path, detail: &str) -> Error {
 }
 
 impl Encoder {
-    /// Loads a regular file of at most the model cap: a FIFO is refused, never waited on, and a
-    /// device never read.
+    /// Loads an encoder file (a regular file under the models' size cap).
     pub fn load(path: &Path) -> Result<Encoder> {
-        let bytes = match files::read(path, MAX_MODEL_BYTES) {
-            FileRead::Bytes(bytes) => bytes,
-            FileRead::TooLarge(size) => {
-                return Err(corrupt(path, &format!("{size} bytes is over the {MAX_MODEL_BYTES}-byte cap")))
-            }
-            FileRead::NotRegular | FileRead::Outside(_) => return Err(corrupt(path, "not a regular file")),
-            FileRead::Failed { message, .. } => return Err(corrupt(path, &message)),
-        };
+        let bytes = model_bytes(path).map_err(|detail| corrupt(path, &detail))?;
         Self::from_bytes(&bytes).map_err(|detail| corrupt(path, &detail))
     }
 
