@@ -9,7 +9,7 @@ use tantivy::schema::{Field, Term};
 use tantivy::Searcher;
 
 use super::budget::Budget;
-use super::expand::{Expander, MAX_FUZZY_EXPANSIONS, MAX_WILDCARD_EXPANSIONS, MIN_FUZZY_TERM_CHARS};
+use super::expand::{typos_by_length, Expander, MAX_FUZZY_EXPANSIONS, MAX_WILDCARD_EXPANSIONS, MIN_FUZZY_TERM_CHARS};
 use super::few_postings::{FewPostingsQuery, FieldTerm, FEW_POSTINGS};
 use super::near::NearQuery;
 use super::parse::Node;
@@ -39,6 +39,8 @@ pub struct Builder<'a> {
     stems: Option<(Field, f32)>,
     /// Building a word that is one side of an intersection: it will be probed, not walked.
     probed: bool,
+    /// Typos allowed by each word's length ([`typos_by_length`]) instead of `fuzzy`.
+    typos_by_length: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -53,7 +55,7 @@ impl<'a> Builder<'a> {
         let (all_terms, dictionaries) = segments.unzip();
         Builder {
             searcher,
-            expander: Expander::new(searcher, all_terms, fuzzy),
+            expander: Expander::new(searcher, all_terms),
             dictionaries,
             query,
             fuzzy,
@@ -61,7 +63,15 @@ impl<'a> Builder<'a> {
             budget,
             stems: None,
             probed: false,
+            typos_by_length: false,
         }
+    }
+
+    /// Words may have typos by their length (one from 5 characters, two from 9), whatever
+    /// `fuzzy` says: a search that found nothing, tried again.
+    pub fn with_typos_by_length(mut self) -> Self {
+        self.typos_by_length = true;
+        self
     }
 
     /// Single words also match their stem in `field` (see [`crate::stem`]), at `boost`.
@@ -152,9 +162,15 @@ impl<'a> Builder<'a> {
         }
         if words.len() == 1 && words[0].parts.len() == 1 {
             let token = words[0].whole.clone();
-            if self.fuzzy > 0 && token.chars().count() >= MIN_FUZZY_TERM_CHARS {
+            let chars = token.chars().count();
+            let distance = match self.typos_by_length {
+                true => typos_by_length(chars),
+                false if chars >= MIN_FUZZY_TERM_CHARS => self.fuzzy,
+                false => 0,
+            };
+            if distance > 0 {
                 if self.budget.take_walk() {
-                    return self.fuzzy_term(&token, fields);
+                    return self.fuzzy_term(&token, fields, distance);
                 }
                 self.warnings.push(format!("\"{token}\" was matched exactly: the query has too many fuzzy terms"));
             }
@@ -264,9 +280,9 @@ impl<'a> Builder<'a> {
         self.lookup(field, token).is_none_or(|infos| infos.iter().any(Option::is_some))
     }
 
-    fn fuzzy_term(&mut self, token: &str, fields: &[(Field, f32)]) -> Result<Box<dyn Query>> {
+    fn fuzzy_term(&mut self, token: &str, fields: &[(Field, f32)], distance: u8) -> Result<Box<dyn Query>> {
         let keep = self.budget.share(fields.len(), MAX_FUZZY_EXPANSIONS);
-        let found = self.expander.fuzzy(token, fields, keep)?;
+        let found = self.expander.fuzzy(token, fields, keep, distance)?;
         // One warning per term, however many fields cut it.
         if found.most > keep {
             let most = found.most;

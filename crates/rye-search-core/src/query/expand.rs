@@ -23,6 +23,16 @@ pub const MAX_FUZZY_EXPANSIONS: usize = 32;
 /// Fuzzy terms shorter than this are matched exactly: one edit on two letters matches noise.
 pub const MIN_FUZZY_TERM_CHARS: usize = 3;
 
+/// Typos a word of `chars` characters may have when they are allowed by its length, as
+/// Meilisearch allows them: none below 5 characters, one from 5, two from 9.
+pub fn typos_by_length(chars: usize) -> u8 {
+    match chars {
+        0..5 => 0,
+        5..9 => 1,
+        _ => 2,
+    }
+}
+
 /// Score multiplier for an expansion at a given edit distance. When the word itself is in the
 /// index, typos only rescue items that lack it: they weigh so little that an item with the exact
 /// word ranks above one with only a typo, even in a heavier field.
@@ -48,7 +58,6 @@ pub(super) struct Expander<'a> {
     searcher: &'a Searcher,
     /// Each segment's all-terms dictionary, in segment order: fuzzy terms and wildcards walk it.
     all_terms: Vec<&'a LazyAllTerms>,
-    lev: Option<&'static LevenshteinAutomatonBuilder>,
 }
 
 /// The term queries an expansion gives, and the most terms any field matched (more than were
@@ -59,16 +68,14 @@ pub(super) struct Expansion {
 }
 
 impl<'a> Expander<'a> {
-    /// Typos of up to `fuzzy` edits (0: none, at most 2).
-    pub(super) fn new(searcher: &'a Searcher, all_terms: Vec<&'a LazyAllTerms>, fuzzy: u8) -> Self {
-        let lev = (fuzzy > 0).then(|| lev_builder(fuzzy.min(2)));
-        Expander { searcher, all_terms, lev }
+    pub(super) fn new(searcher: &'a Searcher, all_terms: Vec<&'a LazyAllTerms>) -> Self {
+        Expander { searcher, all_terms }
     }
 
-    /// The closest terms to `token` within the fuzzy distance, `keep` per field (the closest,
-    /// then most frequent), typos weighed down by distance.
-    pub(super) fn fuzzy(&self, token: &str, fields: &[(Field, f32)], keep: usize) -> Result<Expansion> {
-        let dfa = self.lev.expect("fuzzy expander").build_dfa(token);
+    /// The closest terms to `token` within `distance` edits (1 or 2), `keep` per field (the
+    /// closest, then most frequent), typos weighed down by distance.
+    pub(super) fn fuzzy(&self, token: &str, fields: &[(Field, f32)], keep: usize, distance: u8) -> Result<Expansion> {
+        let dfa = lev_builder(distance.clamp(1, 2)).build_dfa(token);
         let mut most = 0;
         let mut kept = Vec::new();
         for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &DfaAutomaton(&dfa), None)?) {
@@ -181,6 +188,33 @@ impl<'a> Expander<'a> {
         }
         Ok(out)
     }
+}
+
+/// The `n` words of `fields` closest to `token` within two edits, closest then most frequent
+/// first; not `token` itself ("did you mean").
+pub fn closest_words(
+    searcher: &Searcher,
+    all_terms: Vec<&LazyAllTerms>,
+    fields: &[(Field, f32)],
+    token: &str,
+    n: usize,
+) -> Result<Vec<String>> {
+    let expander = Expander::new(searcher, all_terms);
+    let dfa = lev_builder(2).build_dfa(token);
+    let mut found: BTreeMap<Vec<u8>, u64> = BTreeMap::new();
+    for per_field in expander.expand(fields, &DfaAutomaton(&dfa), None)? {
+        for (term, df) in per_field {
+            *found.entry(term).or_insert(0) += df;
+        }
+    }
+    let mut ranked: Vec<(usize, u64, String)> = found
+        .into_iter()
+        .map(|(term, df)| (String::from_utf8_lossy(&term).into_owned(), df))
+        .filter(|(term, _)| term != token)
+        .map(|(term, df)| (levenshtein(token, &term), df, term))
+        .collect();
+    ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    Ok(ranked.into_iter().take(n).map(|(_, _, term)| term).collect())
 }
 
 /// Term queries for the `keep` most frequent expansions in each field, and the most any field had.

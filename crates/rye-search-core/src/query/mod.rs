@@ -18,4 +18,5 @@ mod terms;
 #[cfg(test)]
 mod testing;
 
+pub use expand::closest_words;
 pub use parse::{parse, Node};

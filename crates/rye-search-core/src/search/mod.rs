@@ -14,6 +14,7 @@ mod preview;
 mod semantic_scan;
 mod share;
 mod totals;
+mod typos;
 
 /// Largest page a request may ask for, and deepest offset (bounded memory per query).
 pub const MAX_LIMIT: usize = 1000;
@@ -69,6 +70,12 @@ pub(crate) type QueryVector<'a> = (&'a [f32], &'a meaning::Meaning);
 
 impl SearchIndex {
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        let res = self.search_as_written(req)?;
+        self.rescued(req, res)
+    }
+
+    /// The search as the request says it, without the typo rescue (`typos.rs`).
+    fn search_as_written(&self, req: &SearchRequest) -> Result<SearchResponse> {
         Self::check_limits(req)?;
         let searcher = self.reader.searcher();
         let parts = self.segment_parts(&searcher)?;

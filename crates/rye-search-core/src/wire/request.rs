@@ -74,6 +74,10 @@ pub struct SearchRequest {
     pub filters: Vec<Filter>,
     /// Levenshtein distance for plain terms (0 = off, clamped to 2 with a warning).
     pub fuzzy: u64,
+    /// Set by the core when a plain query found nothing and is tried again with typos allowed by
+    /// each word's length; never on the wire.
+    #[serde(skip)]
+    pub typo_rescue: bool,
     /// Phrase slop required between all positive terms; None = off.
     pub proximity: Option<u64>,
     pub sort_by: SortBy,
@@ -115,6 +119,7 @@ impl Default for SearchRequest {
             fields: BTreeMap::new(),
             filters: Vec::new(),
             fuzzy: 0,
+            typo_rescue: false,
             proximity: None,
             sort_by: SortBy::Score,
             limit: 10,
