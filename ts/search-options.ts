@@ -156,7 +156,9 @@ export const SEARCH_OPTIONS = {
   fuzzy: {
     value: is<DistanceOption>(),
     shape: { type: 'distance' },
-    doc: 'Typo tolerance: {"enabled": true, "max_distance": 2} (at most 2)',
+    doc:
+      'Typo tolerance: {"enabled": true, "max_distance": 2} (at most 2). Without it, a plain query that finds nothing ' +
+      'is tried again with typos allowed by word length (says so in warnings); {"enabled": false}: exact words only',
     cli: { flag: 'fuzzy', arg: 'N', help: 'allow N typos per term (1 or 2)' },
   },
   proximity: {

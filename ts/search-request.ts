@@ -232,6 +232,8 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined): 
     fields,
     filters: filterList(opts.filters, timeBound(opts.since, 'since'), timeBound(opts.until, 'until')),
     fuzzy,
+    // A caller who chose `fuzzy` (even `enabled: false`) decides typos: no automatic rescue.
+    exactOnly: opts.fuzzy !== undefined && opts.fuzzy !== null,
     proximity,
     recencyHalfLife: halfLife(optionValue(opts, 'boostRecent')),
     like,

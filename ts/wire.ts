@@ -45,6 +45,8 @@ export interface NativeRequest {
   fields: Record<string, string>;
   filters: NativeFilter[];
   fuzzy: number;
+  /** No typo rescue (the caller chose `fuzzy`): a plain query that finds nothing is not tried again with typos allowed. */
+  exactOnly: boolean;
   proximity?: number;
   sortBy: SortBy;
   limit: number;

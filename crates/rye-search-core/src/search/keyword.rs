@@ -306,12 +306,12 @@ impl SearchIndex {
             .iter()
             .map(|(name, text)| parse(text).map(|n| (name, text, n)).map_err(|e| in_field(name, e)))
             .collect::<Result<Vec<_>>>()?;
-        let typos = req.fuzzy > 0 || req.typo_rescue;
+        let typos = req.fuzzy > 0 || req.typos_by_length;
         let budget = Budget::for_query(std::iter::once(&node).chain(field_nodes.iter().map(|f| &f.2)), typos)?;
         let segments = || parts.iter().map(|p| (&p.all_terms, &p.dictionaries));
         let mut builder = Builder::new(searcher, segments(), &req.query, req.fuzzy.min(2) as u8, &budget)
             .with_stems(f.stem, stem::STEM_WEIGHT);
-        if req.typo_rescue {
+        if req.typos_by_length {
             builder = builder.with_typos_by_length();
         }
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();

@@ -17,7 +17,7 @@ impl SearchIndex {
     /// `res`, or for a plain query that found nothing, what it finds with typos allowed.
     pub(super) fn rescued(&self, req: &SearchRequest, res: SearchResponse) -> Result<SearchResponse> {
         let Some(words) = rescuable(req, &res) else { return Ok(res) };
-        let again = SearchRequest { typo_rescue: true, ..req.clone() };
+        let again = SearchRequest { typos_by_length: true, ..req.clone() };
         let mut retried = self.search_as_written(&again)?;
         if retried.total > 0 {
             retried.warnings.insert(
@@ -56,7 +56,13 @@ impl SearchIndex {
 /// The words of a plain query (no operators, quotes, wildcards, fields, typos asked for) that
 /// found nothing, when trying again could find something.
 fn rescuable(req: &SearchRequest, res: &SearchResponse) -> Option<Vec<String>> {
-    if res.total > 0 || req.typo_rescue || req.fuzzy > 0 || !req.fields.is_empty() || req.like.is_some() {
+    if res.total > 0
+        || req.exact_only
+        || req.typos_by_length
+        || req.fuzzy > 0
+        || !req.fields.is_empty()
+        || req.like.is_some()
+    {
         return None;
     }
     if req.query.contains(['"', '(', ')', '*', '?']) {

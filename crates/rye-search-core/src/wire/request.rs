@@ -74,10 +74,13 @@ pub struct SearchRequest {
     pub filters: Vec<Filter>,
     /// Levenshtein distance for plain terms (0 = off, clamped to 2 with a warning).
     pub fuzzy: u64,
+    /// No typo rescue: a plain query that finds nothing is not tried again with typos allowed
+    /// (the caller chose `fuzzy` itself, or asks for exact words only).
+    pub exact_only: bool,
     /// Set by the core when a plain query found nothing and is tried again with typos allowed by
     /// each word's length; never on the wire.
     #[serde(skip)]
-    pub typo_rescue: bool,
+    pub typos_by_length: bool,
     /// Phrase slop required between all positive terms; None = off.
     pub proximity: Option<u64>,
     pub sort_by: SortBy,
@@ -119,7 +122,8 @@ impl Default for SearchRequest {
             fields: BTreeMap::new(),
             filters: Vec::new(),
             fuzzy: 0,
-            typo_rescue: false,
+            exact_only: false,
+            typos_by_length: false,
             proximity: None,
             sort_by: SortBy::Score,
             limit: 10,

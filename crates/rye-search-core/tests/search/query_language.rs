@@ -93,13 +93,49 @@ fn fuzzy_and_wildcard_answers_do_not_depend_on_the_all_terms_dictionary() {
 }
 
 #[test]
+fn a_plain_query_that_finds_nothing_is_tried_again_with_typos_by_word_length() {
+    let idx = index(&[
+        doc("k/perm", "project", "permissions", "", ""),
+        doc("k/bird", "project", "bird", "", ""),
+        doc("k/other", "project", "unrelated", "", ""),
+    ]);
+    let typo = |query: &str| idx.search(&q(query)).unwrap();
+    // Ten letters: two typos allowed; the answer says it was rescued.
+    let res = typo("permisions");
+    assert_eq!(res.hits.iter().map(|h| h.id.as_str()).collect::<Vec<_>>(), vec!["k/perm"]);
+    assert!(res.warnings[0].contains("typos allowed"), "{:?}", res.warnings);
+    assert_eq!(typo("prmisions").total, 1, "two typos in nine letters");
+    // Five letters: one typo; four: none, and the closest words are suggested.
+    assert_eq!(typo("birds").total, 1, "a word form, found as written");
+    let four = typo("bord");
+    assert_eq!(four.total, 0);
+    assert!(four.warnings.iter().any(|w| w.contains("did you mean: bird (for bord)")), "{:?}", four.warnings);
+    // Several words: each with its typos, relaxed as a plain question is.
+    assert_eq!(typo("unrelatd").total, 1);
+    assert!(typo("unrelatd permisions").total >= 1);
+    // Strict when asked: exact only, operators, quotes, explicit fuzzy.
+    for strict in [
+        SearchRequest { exact_only: true, ..q("permisions") },
+        q("permisions OR zzzzzz"),
+        q("\"permisions\""),
+        SearchRequest { fuzzy: 1, ..q("permisions") },
+    ] {
+        let res = idx.search(&strict).unwrap();
+        assert!(!res.warnings.iter().any(|w| w.contains("typos allowed")), "{:?}: {:?}", strict.query, res.warnings);
+    }
+    assert_eq!(idx.search(&SearchRequest { exact_only: true, ..q("permisions") }).unwrap().total, 0);
+    // Nothing close: no suggestion.
+    assert!(typo("zzzzzzzzzz").warnings.is_empty());
+}
+
+#[test]
 fn fuzzy_matches_typos_and_ranks_exact_first() {
     let idx = index(&[
         doc("d/exact", "project", "directive", "", ""),
         doc("d/typo", "project", "directiv", "", ""),
         doc("d/other", "project", "unrelated", "", ""),
     ]);
-    assert!(ids(&idx, q("direcive")).is_empty());
+    assert!(ids(&idx, SearchRequest { exact_only: true, ..q("direcive") }).is_empty());
     let fuzzy = SearchRequest { fuzzy: 1, ..q("directive") };
     assert_eq!(ids(&idx, fuzzy), vec!["d/exact", "d/typo"]);
     let typo = SearchRequest { fuzzy: 2, ..q("direcive") };

@@ -1,0 +1,64 @@
+// Typos are rescued: a plain query that finds nothing is tried again with typos allowed by word
+// length (one from 5 letters, two from 9) and says so; when even that finds nothing, the answer
+// suggests the index's closest words. Explicit `fuzzy` (even `enabled: false`), operators and
+// quotes stay strict. Through the Node API, an MCP client and the CLI.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { createMemoryIndex } from '../dist/index.js';
+import { connectMcp, knowledge, runCli, workspace, wsArgs } from './helpers.mjs';
+
+const RESCUED = /nothing matched as written; these match with typos allowed/;
+
+describe('typo rescue', () => {
+  it('Node API: rescued with a warning, suggestions when nothing is close enough, strict when asked', async () => {
+    const index = createMemoryIndex();
+    await index.add([
+      { id: 'perms', title: 'permissions', description: 'who may read and write files' },
+      { id: 'birds', title: 'bird watching', description: 'field guide' },
+    ]);
+    const res = await index.search({ query: 'permisions' });
+    assert.deepEqual(
+      res.results.map((r) => r.id),
+      ['perms'],
+    );
+    assert.match(res.warnings.join(' '), RESCUED);
+    const none = await index.search({ query: 'bord' });
+    assert.equal(none.total, 0);
+    assert.ok(
+      none.warnings.some((w) => /did you mean: bird\b.*\(for bord\)/.test(w)),
+      JSON.stringify(none.warnings),
+    );
+    for (const strict of [
+      { query: 'permisions', fuzzy: { enabled: false } },
+      { query: '"permisions"' },
+      { query: 'permisions OR zzzzzz' },
+    ]) {
+      const r = await index.search(strict);
+      assert.equal(r.total, 0, JSON.stringify(strict));
+      assert.ok(!(r.warnings ?? []).some((w) => RESCUED.test(w)), JSON.stringify(strict));
+    }
+  });
+
+  it('MCP and CLI: the rescued answer and its warning reach the client', async () => {
+    const ws = workspace();
+    try {
+      ws.write('project', {
+        'knowledge/perms.md': knowledge({ name: 'perms', title: 'permissions', description: 'who may write files' }),
+      });
+      const cli = runCli(['search', 'permisions', '--json', ...wsArgs(ws)]);
+      assert.equal(cli.status, 0, cli.stderr);
+      const out = JSON.parse(cli.stdout);
+      assert.equal(out.results[0].id, 'perms');
+      assert.match(out.warnings.join(' '), RESCUED);
+      const { client } = await connectMcp(wsArgs(ws));
+      const res = await client.callTool({ name: 'rye_search', arguments: { query: 'permisions' } });
+      assert.equal(res.isError, undefined);
+      assert.equal(res.structuredContent.results[0].id, 'perms');
+      assert.match(res.structuredContent.warnings.join(' '), RESCUED);
+      await client.close();
+    } finally {
+      ws.cleanup();
+    }
+  });
+});
