@@ -55,6 +55,11 @@ export declare class NativeIndex {
    * `threads` threads at a lower priority (once; see `useEncoder`).
    */
   encodeInBackground(threads: number): void
+  /**
+   * Stops the background encoding and resolves once its threads have ended (on a worker
+   * thread: they finish the batch in hand).
+   */
+  stopEncoding(): Promise<void>
   /** Where the background encoding stands; `null` when it was never started. */
   encodingStatus(): EncodingProgress | null
   /**

@@ -150,6 +150,13 @@ describe('sentence encoder tier', () => {
       const file = path.join(index.location, 'rye-encoded.vectors');
       const kept = fs.statSync(file).size;
       await index.close();
+      // Closed: its encoding threads have ended (nothing reads or writes its files any more).
+      assert.deepEqual(index.semanticStatus().encoder, {
+        state: 'off',
+        encoded: 2,
+        total: 2,
+        error: 'stopped: the index was closed',
+      });
       const again = inChild(
         `import { openIndex } from '../dist/index.js';
          const index = await openIndex(${JSON.stringify(wsOptions(ws))});

@@ -54,7 +54,10 @@ export function semanticStatus(index: NativeIndex, staticModel: boolean): Semant
     ? { state: s.state as SemanticStatus['encoder']['state'], encoded: s.encoded, total: s.total }
     : { state: 'off', encoded: 0, total: 0, error: 'not started (encode: false): ready() starts it' };
   if (s?.error) encoder.error = s.error;
-  if (encoder.state === 'off' && s?.error && !s.error.includes('=off') && !warned) {
+  // A failure is said once; an encoder turned off or an index closed is no failure.
+  const failed =
+    s?.error !== undefined && s.error !== null && !s.error.includes('=off') && !s.error.startsWith('stopped:');
+  if (encoder.state === 'off' && failed && !warned) {
     warned = true;
     process.stderr.write(`rye-search: the sentence encoder is off, the static model answers: ${encoder.error}\n`);
   }

@@ -258,7 +258,10 @@ export class MemoryIndex {
     return this.runner.searchMany(list as SearchOptions[], prepare);
   }
 
-  async close(): Promise<void> {}
+  /** Stops the background encoding (its threads end after the batch in hand). */
+  async close(): Promise<void> {
+    await nativeAsync(() => this.native.stopEncoding());
+  }
 }
 
 /** A memory index has no spaces to select: `space` filters on the documents' source labels. */

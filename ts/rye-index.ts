@@ -20,7 +20,7 @@ import {
 import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoder-tier.js';
 import { Indexer, type IndexReport, type ItemRef, type Progress, refKey } from './indexer.js';
 import { loadParsers } from './metadata.js';
-import { embeddingModel, native, type NativeIndex } from './native.js';
+import { embeddingModel, native, nativeAsync, type NativeIndex } from './native.js';
 import { readFiles, realPathOf } from './read-file.js';
 import type { SearchOptions } from './search-request.js';
 import { type Prepared, shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
@@ -233,9 +233,11 @@ export class RyeIndex {
     return out;
   }
 
+  /** Stops watching and encoding (what was encoded is kept); searches after it fail. */
   async close(): Promise<void> {
     this.closed = true;
     this.indexer.close();
+    await nativeAsync(() => this.native.stopEncoding());
   }
 
   /** Which vectors searches by meaning use now, and how far the sentence encoder has got. */

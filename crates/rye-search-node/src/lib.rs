@@ -169,6 +169,13 @@ impl NativeIndex {
         })
     }
 
+    /// Stops the background encoding and resolves once its threads have ended (on a worker
+    /// thread: they finish the batch in hand).
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn stop_encoding(&self) -> AsyncTask<StopEncodingTask> {
+        AsyncTask::new(StopEncodingTask { index: self.inner.clone() })
+    }
+
     /// Where the background encoding stands; `null` when it was never started.
     #[napi]
     pub fn encoding_status(&self) -> napi::Result<Option<EncodingProgress>> {
@@ -310,6 +317,26 @@ impl Task for ReadFilesTask {
         }
         batch.bytes = Buffer::from(bytes);
         Ok(batch)
+    }
+}
+
+pub struct StopEncodingTask {
+    index: Arc<SearchIndex>,
+}
+
+impl Task for StopEncodingTask {
+    type Output = ();
+    type JsValue = ();
+
+    fn compute(&mut self) -> napi::Result<()> {
+        guarded(|| {
+            self.index.stop_encoding();
+            Ok(())
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, _output: ()) -> napi::Result<()> {
+        Ok(())
     }
 }
 

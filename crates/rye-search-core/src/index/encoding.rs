@@ -46,6 +46,8 @@ pub(crate) struct Encoding {
     store: OnceLock<Arc<EncodedStore>>,
     /// The segments of the searcher the index last settled for, sorted.
     settled: Mutex<Vec<SegmentId>>,
+    /// The encoding thread, joined when the index is closed.
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 impl SearchIndex {
@@ -59,14 +61,36 @@ impl SearchIndex {
             wake: Condvar::new(),
             store: OnceLock::new(),
             settled: Mutex::default(),
+            thread: Mutex::default(),
         });
         if self.encoding.set(encoding.clone()).is_err() {
             return;
         }
         let index = Arc::downgrade(self);
-        let spawned = std::thread::Builder::new().name("rye-encode".into()).spawn(move || encoding.run(index));
-        if let Err(e) = spawned {
-            self.encoding_failed(format!("no thread to encode on: {e}"));
+        let running = encoding.clone();
+        match std::thread::Builder::new().name("rye-encode".into()).spawn(move || running.run(index)) {
+            Ok(handle) => *encoding.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle),
+            Err(e) => self.encoding_failed(format!("no thread to encode on: {e}")),
+        }
+    }
+
+    /// Stops the background encoding and waits for its threads to end (they stop between two
+    /// batches: well under a second): a closed index no longer reads its files or writes its
+    /// vectors. What was encoded is kept.
+    pub fn stop_encoding(&self) {
+        let Some(encoding) = self.encoding.get() else { return };
+        encoding.stop.store(true, Ordering::Release);
+        encoding.wake.notify_all();
+        let handle = encoding.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(handle) = handle {
+            if handle.thread().id() != std::thread::current().id() {
+                let _ = handle.join();
+            }
+        }
+        let mut state = encoding.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.state != "off" {
+            state.state = "off";
+            state.error = Some("stopped: the index was closed".into());
         }
     }
 
