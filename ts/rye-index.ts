@@ -26,7 +26,16 @@ import type { SearchOptions } from './search-request.js';
 import { type Prepared, shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
 import { prepareSearch, SearchRunner, type SearchFailure } from './search-runner.js';
 
-import { checkProjectDir, resolveSpaces, selectSpaces, sourceOf, type Space, type SystemBundle } from './spaces.js';
+import {
+  checkProjectDir,
+  DEFAULT_BUNDLE,
+  requestedSpace,
+  resolveSpaces,
+  selectSpaces,
+  sourceOf,
+  type Space,
+  type SystemBundle,
+} from './spaces.js';
 import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust/trust.js';
 
 /** Most ids one `fetchMany` (and `rye_fetch` with `item_ids`) loads. */
@@ -266,7 +275,7 @@ export class RyeIndex {
       selected = selectSpaces(this.spaces, space);
       return selected;
     });
-    return { ...p, shadows: shadowsAmong(this.shadows, selected) };
+    return docsAside(opts, { ...p, shadows: shadowsAmong(this.shadows, selected) }, selected);
   }
 
   /** Shadows are computed over every item of the spaces, not only the hits (each search keeps those it searched). */
@@ -348,4 +357,21 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   const index = new RyeIndex(nativeIndex, indexer, spaces, location, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
   if (opts.refresh !== false) await index.refresh(opts.onProgress);
   return index;
+}
+
+/** The package's own documentation's `.ai` directory. */
+const DEFAULT_BUNDLE_AI = path.join(DEFAULT_BUNDLE.root, '.ai');
+
+/**
+ * The package's own documentation answers when asked for (a `space`/`source`, or a scope in its
+ * `rye-search` namespace) or when nothing else does; it never outranks a user's items. A search
+ * of every space leaves it aside, and is run again over everything when it finds nothing.
+ */
+function docsAside(opts: SearchOptions, p: Prepared, selected: Space[]): Prepared {
+  const docs = selected.find((s) => s.kind === 'system' && path.resolve(s.aiDir) === DEFAULT_BUNDLE_AI);
+  if (!docs || selected.length < 2 || requestedSpace(opts) !== undefined) return p;
+  const named = p.req.scopes.some((s) => (s.namespace ?? s.idPattern ?? '').startsWith('rye-search'));
+  if (named) return p;
+  const spaces = p.req.spaces.filter((label) => label !== docs.label);
+  return { ...p, req: { ...p.req, spaces }, widened: p };
 }

@@ -81,6 +81,11 @@ export interface Prepared extends BuiltRequest {
   space: string;
   warnings: string[];
   shadows?: ShadowLookup;
+  /**
+   * The same search over every space, run when this one (which leaves the package's own
+   * documentation aside) finds nothing.
+   */
+  widened?: Prepared;
 }
 
 export type ShadowLookup = (kind: Kind, id: string) => { label: string; path: string }[] | undefined;

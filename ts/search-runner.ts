@@ -97,6 +97,11 @@ export class SearchRunner {
   constructor(private readonly index: NativeIndex) {}
 
   async search(p: Prepared): Promise<SearchResponse> {
+    const res = await this.searchOnce(p);
+    return res.total === 0 && p.widened ? this.searchOnce(p.widened) : res;
+  }
+
+  private async searchOnce(p: Prepared): Promise<SearchResponse> {
     const payload = JSON.stringify(p.req);
     // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
     const encoderAnswers = () => this.index.encodingStatus()?.state === 'settled';
@@ -121,16 +126,32 @@ export class SearchRunner {
   }
 
   /** Many searches off the JS thread; each entry is an envelope or an error, in order. */
-  searchMany(
+  async searchMany(
     list: SearchOptions[],
     prepare: (opts: SearchOptions) => Prepared,
   ): Promise<Array<SearchResponse | SearchFailure>> {
-    return searchMany(
+    const prepared: Prepared[] = [];
+    const out = await searchMany(
       list.length,
-      (i) => prepare(list[i]!),
+      (i) => (prepared[i] = prepare(list[i]!)),
       (reqs) => nativeAsync(() => this.index.searchMany(JSON.stringify(reqs))),
       (_i, p, res) => this.noted(envelope(p, res)),
       searchFailure,
     );
+    // Searches that left the package's documentation aside and found nothing: again over everything.
+    const again = out.flatMap((r, i) => ('total' in r && r.total === 0 && prepared[i]?.widened ? [i] : []));
+    if (again.length) {
+      const widened = await searchMany(
+        again.length,
+        (k) => prepared[again[k]!]!.widened!,
+        (reqs) => nativeAsync(() => this.index.searchMany(JSON.stringify(reqs))),
+        (_k, p, res) => this.noted(envelope(p, res)),
+        searchFailure,
+      );
+      again.forEach((i, k) => {
+        out[i] = widened[k]!;
+      });
+    }
+    return out;
   }
 }
