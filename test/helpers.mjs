@@ -68,9 +68,8 @@ export function workspace() {
     },
     cleanup() {
       // Tantivy may still be finishing a background merge in the cache (a small commit does not
-      // wait for the merges it starts), and an index not closed may still be writing its encoder
-      // vectors: retry for up to 20 s instead of failing (a loaded machine needed more than 5).
-      fs.rmSync(root, { recursive: true, force: true, maxRetries: 200, retryDelay: 100 });
+      // wait for the merges it starts): retry for a few seconds instead of failing.
+      fs.rmSync(root, { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
     },
   };
 }

@@ -97,6 +97,8 @@ impl SearchIndex {
         if cleared || stored.trim() != SCHEMA_VERSION.to_string() || !has_index {
             fs::write(&version_path, SCHEMA_VERSION.to_string())?;
         }
+        // Made now, with the index's own files: background encoding only ever writes into it.
+        crate::semantic::encoded::create_file(dir)?;
         Ok(index)
     }
 

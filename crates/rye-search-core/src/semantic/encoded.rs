@@ -10,7 +10,9 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(test)]
+use std::path::PathBuf;
 use std::sync::{Mutex, RwLock};
 
 use rustc_hash::FxHashMap;
@@ -45,23 +47,23 @@ impl EncodedStore {
     }
 
     /// The vectors kept in `dir` for this encoder, or none; never fails (a file that cannot be
-    /// read or written leaves the vectors in memory only).
+    /// read or written leaves the vectors in memory only). Only a file the index made when it
+    /// opened ([`create_file`]) is used, rewritten in place when damaged: this never adds an
+    /// entry to the directory, so it cannot race with whoever deletes the index.
     pub fn open(dir: &Path, dims: usize, identity: &str) -> EncodedStore {
         let store = Self::in_memory(dims, identity);
         let path = dir.join(ENCODED_FILE);
-        let (rows, clean) = match files::read(&path, MAX_FILE_BYTES) {
-            FileRead::Bytes(bytes) => store.parse(&bytes),
-            FileRead::NotRegular => {
-                // Only this cache's files live in an index's directory.
-                let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
-                (Rows::default(), false)
+        let (rows, file) = match files::read(&path, MAX_FILE_BYTES) {
+            FileRead::Bytes(bytes) => {
+                let (rows, clean) = store.parse(&bytes);
+                let file = match clean {
+                    true => append_to(&path).ok(),
+                    false => store.rewrite(&path, &rows).ok(),
+                };
+                (rows, file)
             }
-            _ => (Rows::default(), false),
-        };
-        // Rewritten when damaged, another encoder's, or holding many superseded copies.
-        let file = match clean {
-            true => append_to(&path).ok(),
-            false => store.rewrite(&path, &rows).ok(),
+            FileRead::TooLarge(_) => (Rows::default(), store.rewrite(&path, &Rows::default()).ok()),
+            _ => (Rows::default(), None),
         };
         *store.rows.write().unwrap_or_else(|e| e.into_inner()) = rows;
         *store.file.lock().unwrap_or_else(|e| e.into_inner()) = file;
@@ -108,7 +110,7 @@ impl EncodedStore {
         (rows, compact)
     }
 
-    /// Writes `rows` as a new file (beside it, then renamed over it) and opens it for appending.
+    /// Writes `rows` over the file, in place, and keeps it open for appending.
     fn rewrite(&self, path: &Path, rows: &Rows) -> std::io::Result<File> {
         let mut out = self.header();
         let mut by_row: Vec<(u32, u64)> = rows.at.iter().map(|(k, r)| (*r, *k)).collect();
@@ -117,12 +119,10 @@ impl EncodedStore {
             let r = row as usize;
             self.push_record(&mut out, key, &rows.values[r * self.dims..][..self.dims], rows.scales[r]);
         }
-        let temp = PathBuf::from(format!("{}.{}.tmp", path.display(), std::process::id()));
-        std::fs::write(&temp, &out)?;
-        std::fs::rename(&temp, path).inspect_err(|_| {
-            let _ = std::fs::remove_file(&temp);
-        })?;
-        append_to(path)
+        let mut file = append_to(path)?;
+        file.set_len(0)?;
+        file.write_all(&out)?;
+        Ok(file)
     }
 
     fn push_record(&self, out: &mut Vec<u8>, key: u64, values: &[i8], scale: f32) {
@@ -219,7 +219,21 @@ impl Rows {
     }
 }
 
-/// Opens `path` for appending, only if it is a regular file (a FIFO is never waited on).
+/// Makes the (empty) vector file in an index's directory, when the index opens: the only time
+/// the store adds an entry there.
+pub fn create_file(dir: &Path) -> std::io::Result<()> {
+    let mut options = OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    options.open(dir.join(ENCODED_FILE)).map(drop)
+}
+
+/// Opens an existing `path` for appending, only if it is a regular file (a FIFO is never waited
+/// on; nothing is created).
 fn append_to(path: &Path) -> std::io::Result<File> {
     let mut options = OpenOptions::new();
     options.append(true);
@@ -258,6 +272,7 @@ mod tests {
     #[test]
     fn vectors_come_back_after_a_reopen_and_damage_loses_only_what_it_hit() {
         let dir = tempfile_dir();
+        create_file(&dir).unwrap();
         let store = EncodedStore::open(&dir, 8, "enc-a");
         store.add(&[(1, unit(1, 8)), (2, unit(2, 8))]);
         store.add(&[(3, unit(3, 8)), (0, unit(9, 8)), (4, unit(4, 7))]);
@@ -283,12 +298,17 @@ mod tests {
     }
 
     #[test]
-    fn a_special_file_in_its_place_is_replaced_or_left_unread() {
-        let dir = tempfile_dir();
-        std::fs::create_dir(dir.join(ENCODED_FILE)).unwrap();
-        let store = EncodedStore::open(&dir, 4, "enc");
+    fn no_file_a_folder_or_a_fifo_in_its_place_keeps_the_vectors_in_memory_and_adds_nothing() {
+        let empty = tempfile_dir();
+        let store = EncodedStore::open(&empty, 4, "enc");
         store.add(&[(7, unit(7, 4))]);
-        assert!(dir.join(ENCODED_FILE).is_file());
+        assert_eq!(store.len(), 1);
+        assert!(std::fs::read_dir(&empty).unwrap().next().is_none(), "the store created nothing");
+        let folder = tempfile_dir();
+        std::fs::create_dir(folder.join(ENCODED_FILE)).unwrap();
+        let store = EncodedStore::open(&folder, 4, "enc");
+        store.add(&[(7, unit(7, 4))]);
+        assert!(folder.join(ENCODED_FILE).is_dir());
         #[cfg(unix)]
         {
             let fifo_dir = tempfile_dir();
