@@ -17,7 +17,7 @@ import {
   simpleElements,
   stripTags,
 } from './markup.js';
-import { exhaustedError } from './errors.js';
+import { exhaustedError, RyeSearchError } from './errors.js';
 import type { Kind } from './scope.js';
 import { withoutSignature } from './trust/signature.js';
 
@@ -47,11 +47,22 @@ let YAML: typeof YAMLType;
 export async function loadParsers(): Promise<void> {
   if (YAML) return;
   const [m, t, y] = await Promise.all([import('gray-matter'), import('smol-toml'), import('yaml')]).catch((err) => {
-    throw exhaustedError(err, 'cannot load the metadata parsers') ?? err;
+    throw exhaustedError(err, 'cannot load the metadata parsers') ?? unloadable(err);
   });
   matter = m.default;
   parseToml = t.parse;
   YAML = y.default;
+}
+
+/**
+ * A dependency that cannot be loaded: Node says "Cannot find package" also when it could not open
+ * the file for want of a descriptor, so the error is coded with both causes in its hint.
+ */
+function unloadable(err: unknown): unknown {
+  if ((err as NodeJS.ErrnoException | undefined)?.code !== 'ERR_MODULE_NOT_FOUND') return err;
+  return new RyeSearchError('E_IO', `cannot load the metadata parsers: ${(err as Error).message}`, {
+    hint: 'the process may be out of file descriptors (raise the limit: ulimit -n), or the package is incomplete (reinstall it)',
+  });
 }
 
 function parseYaml(text: string): unknown {
