@@ -202,11 +202,16 @@ impl Encoding {
     /// when there were none (the index is settled for that searcher).
     fn round(&self, index: &SearchIndex, encoder: &Encoder, store: &EncodedStore) -> Result<bool> {
         let searcher = index.reader.searcher();
+        let mut ids: Vec<SegmentId> = searcher.segment_readers().iter().map(|s| s.segment_id()).collect();
+        ids.sort_unstable();
+        // Settled for these very segments: nothing new can be pending (segments never change),
+        // so an idle index does not look up every item's key twice a second.
+        if *self.settled.lock().unwrap_or_else(|e| e.into_inner()) == ids {
+            return Ok(false);
+        }
         let (pending, total) = pending(&searcher, store)?;
         self.report(total, total - pending.len() as u64, pending.is_empty());
         if pending.is_empty() {
-            let mut ids: Vec<SegmentId> = searcher.segment_readers().iter().map(|s| s.segment_id()).collect();
-            ids.sort_unstable();
             *self.settled.lock().unwrap_or_else(|e| e.into_inner()) = ids;
             return Ok(false);
         }
