@@ -92,6 +92,14 @@ after(async () => {
   await Promise.all([...openClients].map((client) => client.close().catch(() => undefined)));
 });
 
+/**
+ * Estimated tokens of everything a tool answer sends (its text and its structured content), by the
+ * rule the server's budget uses: UTF-8 bytes of the JSON / 4.
+ */
+export function sentTokens(res) {
+  return Buffer.byteLength(JSON.stringify({ content: res.content, structuredContent: res.structuredContent })) / 4;
+}
+
 /** Starts `rye-search mcp <args>` and connects an MCP SDK client to it, as an agent's host does. */
 export async function connectMcp(args, { name = 'rye-search-test', stderr = 'pipe' } = {}) {
   const transport = new StdioClientTransport({

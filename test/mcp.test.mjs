@@ -69,10 +69,25 @@ describe('MCP over stdio', () => {
     ]) {
       assert.ok(key in byName.rye_search.inputSchema.properties, `rye_search.${key}`);
     }
-    for (const key of ['item_id', 'item_type', 'source', 'destination', 'query', 'scope', 'limit'])
+    for (const key of ['item_id', 'item_ids', 'item_type', 'source', 'destination', 'overwrite', 'query'])
       assert.ok(key in byName.rye_fetch.inputSchema.properties, `rye_fetch.${key}`);
+    // Query mode's arguments are rye_search's, stated once there (below: they all work).
+    assert.match(byName.rye_fetch.inputSchema.properties.query.description, /rye_search/);
+    assert.notEqual(byName.rye_fetch.inputSchema.additionalProperties, false);
     assert.equal(byName.rye_search.annotations.readOnlyHint, true);
     assert.ok(byName.rye_search.outputSchema.properties.results);
+    assert.ok(byName.rye_fetch.outputSchema.properties.content);
+  });
+
+  it('the whole tool surface (tools/list, schemas included) stays within 6,000 characters', async () => {
+    const { tools } = await client.listTools();
+    const size = JSON.stringify({ tools }).length;
+    assert.ok(size <= 6000, `tools/list is ${size} characters`);
+    // Nothing is stated twice: no option's description appears in both tools.
+    const docs = (t) => Object.values(t.inputSchema.properties).map((p) => p.description);
+    const [search, fetch] = ['rye_search', 'rye_fetch'].map((n) => tools.find((t) => t.name === n));
+    const shared = docs(search).filter((d) => d && docs(fetch).includes(d) && !/project root/i.test(d));
+    assert.deepEqual(shared, []);
   });
 
   it('rye_search with every parameter returns the seed envelope as structured content', async () => {
@@ -111,7 +126,12 @@ describe('MCP over stdio', () => {
     assert.deepEqual(read.find((r) => r.source === 'project').shadows, [{ space: 'system:core' }]);
     assert.equal(read.find((r) => r.source === 'system').shadowed_by, 'project');
     assert.ok(read.every((r) => r.integrity === 'verified' && r.signed === true));
-    assert.deepEqual(parse(res), env);
+    // The model reads text (once, not the JSON again): each result's kind:id, score and trust.
+    const text = res.content[0].text;
+    assert.match(text, /^1-\d+ of \d+ results for "read OR file"/);
+    for (const r of env.results) assert.ok(text.includes(`${r.type}:${r.id} | score ${r.score}`), r.id);
+    assert.match(text, /verified/);
+    assert.ok(text.length < JSON.stringify(env).length / 1.5, `${text.length} vs ${JSON.stringify(env).length}`);
   });
 
   it('bad arguments and bad queries are isError results with a hint', async () => {

@@ -6,7 +6,6 @@
  * row here, its use in `buildRequest` and the core, and a test.
  */
 import { RESULT_FIELDS, type ResultField } from './result-fields.js';
-import { MAX_SCOPES } from './scope.js';
 import { type NativeRequest, SEARCH_MODES, type SearchMode, SORT_ORDERS, type SortBy } from './wire.js';
 
 /** Typo tolerance or nearness: `{ enabled, max_distance }`. */
@@ -85,15 +84,13 @@ export const SEARCH_OPTIONS = {
   query: {
     value: is<string>(),
     shape: { type: 'string' },
-    doc: 'Search query: terms (implicit AND), AND / OR / NOT, (groups), "phrases", wild*cards; "*" lists everything',
+    doc: 'Words, a question, or syntax: AND OR NOT ( ) "phrase" wild*; "*": all',
   },
   /** Kind and namespace (`tool`, `tool.rye.core.*`), or a list of them (items in any, one ranking). */
   scope: {
     value: is<string | string[]>(),
     shape: { type: 'scopes' },
-    doc:
-      'Kind and optional namespace: "tool", "tool.rye.core.*", "rye.search.knowledge.*"; "*" or omitted: every kind. ' +
-      `A list (at most ${MAX_SCOPES}) searches items in any of them, one ranking: ["directive", "knowledge.rye.*"]`,
+    doc: 'Kind and namespace: "tool", "tool.rye.core.*" (default all); a list for several',
     cli: {
       flag: 'scope',
       arg: 'S',
@@ -106,7 +103,7 @@ export const SEARCH_OPTIONS = {
     value: is<string>(),
     alias: 'source',
     shape: { type: 'string' },
-    doc: 'Spaces to search: "all" (default), "project", "user", "system", "local" or "system:<bundle_id>"; source is its alias',
+    doc: 'all (default), project, user, system, local or system:<bundle_id>',
     cli: {
       flag: 'space',
       arg: 'X',
@@ -119,7 +116,7 @@ export const SEARCH_OPTIONS = {
     wire: 'limit',
     default: 10,
     shape: { type: 'integer', min: 0, mcpMax: MAX_MCP_LIMIT },
-    doc: `Maximum results (default 10; at most ${MAX_MCP_LIMIT} over MCP)`,
+    doc: 'Results per page (default 10)',
     cli: { flag: 'limit', arg: 'N', help: 'results per page (default 10)' },
   },
   offset: {
@@ -127,7 +124,7 @@ export const SEARCH_OPTIONS = {
     wire: 'offset',
     default: 0,
     shape: { type: 'integer', min: 0 },
-    doc: 'Results to skip (pagination)',
+    doc: 'Results to skip (paging)',
     cli: { flag: 'offset', arg: 'N' },
   },
   sortBy: {
@@ -136,49 +133,57 @@ export const SEARCH_OPTIONS = {
     wire: 'sortBy',
     default: 'score',
     shape: { type: 'enum', values: SORT_ORDERS },
-    doc: 'Sort order: score (default), name or date',
-    cli: { flag: 'sort-by', arg: 'X' },
+    doc: 'Default score',
+    cli: { flag: 'sort-by', arg: 'X', help: 'score (default), name or date' },
   },
   /** Field → query, all must match. */
   fields: {
     value: is<Record<string, string>>(),
     shape: { type: 'record' },
-    doc: 'Field-specific queries, all must match: title, name, description, category, content',
-    cli: { flag: 'field', arg: 'K=Q', repeatable: true },
+    doc: '{field: query}, all must match: title, name, description, category, content',
+    cli: {
+      flag: 'field',
+      arg: 'K=Q',
+      repeatable: true,
+      help: 'FIELD=QUERY, all must match (title, name, description, category, content)',
+    },
   },
   /** Exact metadata filters: key → value, a list (any of), `!value` (not). */
   filters: {
     value: is<Record<string, unknown>>(),
     shape: { type: 'filters' },
-    doc: 'Exact metadata filters: category, tags, version (">=1.2"), signed, integrity, source, date_from, date_to, any key; list = any of, "!x" = not',
-    cli: { flag: 'filter', arg: 'K=V', repeatable: true },
+    doc: 'Exact metadata: {"tags": ["a", "b"], "version": ">=1.2"}; list: any of; "!x": not',
+    cli: {
+      flag: 'filter',
+      arg: 'K=V',
+      repeatable: true,
+      help: 'exact metadata KEY=VALUE (tags=api, version=>=1.2, integrity=!invalid); repeat for more',
+    },
   },
   fuzzy: {
     value: is<DistanceOption>(),
     shape: { type: 'distance' },
-    doc:
-      'Typo tolerance: {"enabled": true, "max_distance": 2} (at most 2). Without it, a plain query that finds nothing ' +
-      'is tried again with typos allowed by word length (says so in warnings); {"enabled": false}: exact words only',
+    doc: 'Typos allowed: {"enabled": true, "max_distance": 1|2}; unset: only when nothing matches as written',
     cli: { flag: 'fuzzy', arg: 'N', help: 'allow N typos per term (1 or 2)' },
   },
   proximity: {
     value: is<DistanceOption>(),
     shape: { type: 'distance' },
-    doc: `Terms near each other: {"enabled": true, "max_distance": 5} (at most ${MAX_PROXIMITY})`,
+    doc: `All terms within N words: {"enabled": true, "max_distance": 5} (≤ ${MAX_PROXIMITY})`,
     cli: { flag: 'proximity', arg: 'N', help: 'all terms within N words of each other' },
   },
   /** Only items dated at or after: an ISO date, a `Date`, or a duration back from now. */
   since: {
     value: is<string | Date>(),
     shape: { type: 'string' },
-    doc: 'Only items dated at or after: an ISO date or a duration back from now (12h, 7d, 2w, 3m, 1y)',
+    doc: 'Dated at or after: ISO date or age (12h, 7d, 2w, 3m, 1y)',
     cli: { flag: 'since', arg: 'T' },
   },
   /** Only items dated at or before: an ISO date, a `Date`, or a duration back from now. */
   until: {
     value: is<string | Date>(),
     shape: { type: 'string' },
-    doc: 'Only items dated at or before: an ISO date or a duration back from now',
+    doc: 'Dated at or before, as since',
     cli: { flag: 'until', arg: 'T' },
   },
   /** Preview length in characters (default 200, 0 for none). */
@@ -188,7 +193,7 @@ export const SEARCH_OPTIONS = {
     wire: 'previewChars',
     default: 200,
     shape: { type: 'integer', min: 0, max: MAX_PREVIEW_CHARS },
-    doc: 'Preview length per result in characters (default 200; 0 = no preview, the smallest answer)',
+    doc: 'Default 200; 0: none',
     cli: { flag: 'preview-chars', arg: 'N', help: 'preview length per result (default 200, 0 for none)' },
   },
   /** Only these result fields (`id` and `type` always). */
@@ -196,7 +201,7 @@ export const SEARCH_OPTIONS = {
     value: is<ResultField[]>(),
     alias: 'include_fields',
     shape: { type: 'enums', values: RESULT_FIELDS },
-    doc: 'Only these result fields (id and type always), e.g. ["id", "score", "description"]: smaller answers',
+    doc: 'Only these result fields',
     cli: {
       flag: 'include-fields',
       arg: 'L',
@@ -209,7 +214,7 @@ export const SEARCH_OPTIONS = {
     wire: 'mode',
     default: 'auto',
     shape: { type: 'enum', values: SEARCH_MODES },
-    doc: `How to search. auto (default): ${AUTO_RULE}. keyword: words only. semantic: meaning only. hybrid: both.`,
+    doc: 'Default auto: hybrid (words and meaning) for a plain question, else keyword',
     cli: { flag: 'mode', arg: 'M', help: `auto (default: ${AUTO_RULE}), keyword, semantic or hybrid` },
   },
   /** Only results scoring at least this (0–1, relative to the best result). */
@@ -220,7 +225,7 @@ export const SEARCH_OPTIONS = {
     default: 0,
     hint: 'e.g. 0.3 keeps results scoring at least 30% of the best',
     shape: { type: 'number', min: 0, max: 1 },
-    doc: 'Only results scoring at least this (0-1, relative to the best result); total counts only those',
+    doc: 'Drop results scoring below (0-1, one scale in every mode)',
     cli: { flag: 'min-score', arg: 'X' },
   },
   /** Add `counts` over the whole match set. */
@@ -229,7 +234,7 @@ export const SEARCH_OPTIONS = {
     wire: 'facets',
     default: false,
     shape: { type: 'boolean' },
-    doc: 'Add counts: matches by type, space, category and integrity over the whole match set, not only this page',
+    doc: 'Add counts of all matches by type, space, category, integrity',
     cli: { flag: 'facets' },
   },
   /** Favour recent items: `true` (a half-life of 30 days) or a half-life like `"7d"`. */
@@ -237,7 +242,7 @@ export const SEARCH_OPTIONS = {
     value: is<boolean | string>(),
     alias: 'boost_recent',
     shape: { type: 'boolean-or-string' },
-    doc: 'Favour recent items among similar matches: true (half-life 30 days) or a half-life like "7d"; a much better old match still ranks first',
+    doc: 'Favour recent items: true (half-life 30d) or a half-life ("7d")',
     cli: {
       flag: 'boost-recent',
       arg: 'D',
@@ -248,7 +253,7 @@ export const SEARCH_OPTIONS = {
   like: {
     value: is<string>(),
     shape: { type: 'string', nonEmpty: true },
-    doc: 'Related items: "kind:id" of an item; returns the items most like it (its words and meaning), itself left out. With query, only items the query matches; query may be left out',
+    doc: '"kind:id": the items most like it (query optional, narrows)',
     cli: { flag: 'like', arg: 'ID', help: 'items most like this one (kind:id); QUERY may then be left out' },
   },
   /** Each result says what each query term gave it. */
@@ -257,7 +262,7 @@ export const SEARCH_OPTIONS = {
     wire: 'explain',
     default: false,
     shape: { type: 'boolean' },
-    doc: "Each result lists each query term's part in its score: field, term, how it matched, weight, BM25",
+    doc: "Each result's score by query term",
     cli: { flag: 'explain' },
   },
 } as const satisfies Record<string, OptionSpec>;

@@ -119,7 +119,9 @@ export class SearchRunner {
     if (res.vectors !== 'static') return res;
     const s = this.index.encodingStatus();
     if (s && (s.state === 'loading' || s.state === 'encoding')) {
-      const note = `ranked by meaning with the static model: the sentence encoder has encoded ${s.encoded} of ${s.total} items so far`;
+      // Loading, it has not counted the items yet: "0 of 0" would read as "nothing to encode".
+      const progress = s.total ? `has encoded ${s.encoded} of ${s.total} items so far` : 'is starting';
+      const note = `ranked by meaning with the static model: the sentence encoder ${progress}`;
       res.warnings = [...(res.warnings ?? []), note];
     }
     return res;

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 
 import fc from 'fast-check';
 
-import { connectMcp, directive, knowledge, pyTool, workspace, wsArgs } from '../helpers.mjs';
+import { connectMcp, directive, knowledge, pyTool, sentTokens, workspace, wsArgs } from '../helpers.mjs';
 
 const RUNS = Number(process.env.RYE_MCP_FUZZ_RUNS || 300);
 const WORDS = [
@@ -124,17 +124,12 @@ describe('MCP tool arguments (fast-check, real client)', () => {
           failed++;
           return;
         }
-        const text = res.content[0].text;
-        const answer = JSON.parse(text);
+        const answer = res.structuredContent;
         assert.ok(Array.isArray(answer.results) && Number.isInteger(answer.total), what);
+        assert.match(res.content[0].text, /^\d+-\d+ of \d+ results|^0 of \d+ results/, what);
         const budget = args.max_answer_tokens ?? 8000;
-        // One result is always given, however large; more must fit the budget.
-        if (answer.results.length > 1) {
-          assert.ok(
-            Buffer.byteLength(text) / 4 <= budget,
-            `${Buffer.byteLength(text) / 4} tokens > ${budget}: ${what}`,
-          );
-        }
+        // One result is always given, however large; more must fit the budget (text and JSON).
+        if (answer.results.length > 1) assert.ok(sentTokens(res) <= budget, `${sentTokens(res)} > ${budget}: ${what}`);
         if (answer.next_offset !== undefined) {
           assert.equal(answer.next_offset, answer.offset + answer.results.length, what);
           assert.ok(answer.has_more, what);
@@ -155,11 +150,10 @@ describe('MCP tool arguments (fast-check, real client)', () => {
         name: 'rye_search',
         arguments: { query: 'runbook', limit: 40, max_answer_tokens: budget },
       });
-      const text = res.content[0].text;
-      const answer = JSON.parse(text);
+      const answer = res.structuredContent;
       assert.ok(answer.results.length >= 1 && answer.warnings?.some((w) => /answer cut/.test(w)), `budget ${budget}`);
-      if (answer.results.length > 1)
-        assert.ok(Buffer.byteLength(text) / 4 <= budget, `budget ${budget}: ${Buffer.byteLength(text) / 4}`);
+      assert.match(res.content[0].text, /warning: answer cut/);
+      if (answer.results.length > 1) assert.ok(sentTokens(res) <= budget, `budget ${budget}: ${sentTokens(res)}`);
       assert.equal(answer.next_offset, answer.results.length);
     }
   });
@@ -182,7 +176,7 @@ describe('MCP tool arguments (fast-check, real client)', () => {
           checkFailure(res, what);
           return;
         }
-        const { items } = JSON.parse(res.content[0].text);
+        const { items } = res.structuredContent;
         assert.equal(items.length, list.length, what);
         items.forEach((item, i) => {
           if (item.status === 'error') assert.match(item.code, /^E_[A-Z_]+$/, what);

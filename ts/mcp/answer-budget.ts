@@ -10,7 +10,7 @@ export const DEFAULT_ANSWER_TOKENS = 8_000;
 export const MIN_ANSWER_TOKENS = 500;
 export const MAX_ANSWER_TOKENS = 100_000;
 
-/** Estimated tokens of a JSON value as sent (UTF-8 bytes / 4, the rule item `tokens` use). */
+/** Estimated tokens of a JSON value as sent (UTF-8 bytes / 4, the rule item `tokens` use): of an MCP answer, its text and structured content together. */
 export function estimateTokens(value: unknown): number {
   return Math.ceil(Buffer.byteLength(JSON.stringify(value)) / 4);
 }
@@ -27,12 +27,15 @@ export function fitAnswer<T>(
   finish: (res: SearchResponse) => T,
 ): T {
   const whole = finish(res);
-  if (estimateTokens(whole) <= maxTokens) return whole;
+  const wholeTokens = estimateTokens(whole);
+  if (wholeTokens <= maxTokens) return whole;
   if (res.results.length <= 1) return shortened(res, maxTokens, finish);
-  let room = maxTokens - estimateTokens({ ...res, results: [] });
+  // What the finished answer costs per token of the page (it adds the text copy, the hint).
+  const scale = wholeTokens / estimateTokens(res);
+  let room = maxTokens - estimateTokens({ ...res, results: [] }) * scale;
   let kept = 0;
   for (const r of res.results) {
-    room -= estimateTokens(r);
+    room -= estimateTokens(r) * scale;
     if (room < 0) break;
     kept++;
   }

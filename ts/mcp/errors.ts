@@ -3,11 +3,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 export { errorPayload } from '../errors.js';
 
+/** A failure: compact JSON (code, message, hint), the same for a model and a program. */
 export function errorResult(body: Record<string, unknown>): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body, null, 2) }] };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
-/** The text copy is compact JSON: indentation would cost an agent about a fifth more tokens. */
-export function okResult(body: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+/** An answer: `text` for the model (`answer-text.ts`), `body` as structured content for programs. */
+export function okResult(body: Record<string, unknown>, text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: body };
 }

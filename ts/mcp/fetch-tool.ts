@@ -3,84 +3,50 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 
 import { fetchFailure, InvalidArgumentError } from '../errors.js';
-import type { McpContext } from './context.js';
-import { errorResult, okResult } from './errors.js';
 import { MAX_ITEM_IDS } from '../rye-index.js';
-import { envelopeShape, queryArgs } from './schemas.js';
+import { KINDS } from '../scope.js';
+import type { McpContext } from './context.js';
+import { fetchManyText, fetchText } from './answer-text.js';
+import { errorResult, okResult } from './errors.js';
+import { checkedArgs, searchInput } from './schemas.js';
 import { searchAnswer, toSearchOptions } from './search-answer.js';
 
-const { query, scope, ...shared } = queryArgs;
-
+/**
+ * What `rye_fetch` states: ID mode's arguments, and query mode's by reference to `rye_search`
+ * (every one of its arguments is taken, and checked by its schema: `searchInput`). Stating them
+ * twice would double what every client loads into every context (issue #63).
+ */
 const fetchArgs = {
-  item_id: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('ID mode: kind:id or an id relative to .ai/<kind>/ without extension, e.g. "rye/core/create_tool"'),
+  item_id: z.string().min(1).optional().describe('"kind:id" (or an id and item_type)'),
   item_ids: z
     .array(z.string().min(1))
     .min(1)
     .max(MAX_ITEM_IDS)
     .optional()
-    .describe(
-      `ID mode, several items in one call (at most ${MAX_ITEM_IDS}): one result or error per id, in order, under "items"`,
-    ),
-  item_type: z
-    .enum(['directive', 'tool', 'knowledge'])
-    .optional()
-    .describe('ID mode: the kind, when a bare id exists under several'),
-  query: query.optional(),
-  scope: scope.optional(),
-  source: z
-    .string()
-    .optional()
-    .describe(
-      'ID mode: "project", "user", "system" or "system:<bundle_id>" (default: cascade). Query mode: "all" (default), "local", "project", "user", "system"',
-    ),
-  space: z.string().optional().describe('Alias of source (the name rye_search uses)'),
-  destination: z
-    .enum(['project', 'user'])
-    .optional()
-    .describe('ID mode: copy the item into this space, keeping its nested path'),
-  overwrite: z.boolean().optional().describe('ID mode: replace a different file at the destination'),
-  version: z.string().optional().describe('Registry sources only; ignored for local spaces'),
-  ...shared,
+    .describe('Several ids: an answer or error each, under items'),
+  item_type: z.enum(KINDS).optional().describe('Kind of a bare item_id'),
+  source: z.string().optional().describe('Only this space: project, user, system, system:<bundle_id>'),
+  destination: z.enum(['project', 'user']).optional().describe('Copy the item into this space'),
+  overwrite: z.boolean().optional().describe('Replace a different file at destination'),
+  version: z.string().optional().describe('Registry sources only'),
+  query: searchInput.shape.query.describe('Query mode: rye_search, with any of its arguments'),
+  project_path: searchInput.shape.project_path,
 };
 
-/** Unknown arguments are errors, not silently dropped: a misspelt option must not look applied. */
-const fetchInput = z.object(fetchArgs).strict();
-
+/** ID mode's arguments; query mode takes rye_search's (with `source` as its alias of `space`). */
+const idInput = z.object({ ...fetchArgs, space: z.string().optional() }).strict();
 const ID_ONLY = ['item_type', 'destination', 'overwrite', 'version'] as const;
-/** Every search argument but the project: the one list rye_search's schema already is. */
-const QUERY_ONLY = Object.keys(shared).filter((k) => k !== 'project_path');
 
-/** Query mode answers with rye_search's envelope, every field optional (ID mode has none of them). */
-const envelopeFields = Object.fromEntries(
-  Object.entries(envelopeShape).map(([key, schema]) => [key, schema.optional()]),
-) as { [K in keyof typeof envelopeShape]: z.ZodOptional<(typeof envelopeShape)[K]> };
-
-const fetchOutput = {
-  status: z.literal('success').optional(),
-  content: z.string().optional(),
-  metadata: z
-    .object({ name: z.string(), path: z.string(), extension: z.string(), version: z.string().optional() })
-    .optional(),
-  path: z.string().optional(),
-  source: z.string().optional(),
-  item_type: z.string().optional(),
-  item_id: z.string().optional(),
-  bundle: z.string().optional(),
-  signed: z.boolean().optional(),
-  integrity: z.string().optional(),
-  copied_to: z.enum(['project', 'user']).optional(),
-  destination_path: z.string().optional(),
-  warning: z.string().optional(),
-  ...envelopeFields,
-  items: z
-    .array(z.record(z.unknown()))
-    .optional()
-    .describe('item_ids: per id, the fetch response or its failure document, in order'),
-};
+/** ID mode's answer: the item (or `items`); query mode answers with rye_search's envelope. */
+const fetchOutput = z
+  .object({
+    content: z.string().optional(),
+    path: z.string().optional(),
+    source: z.string().optional(),
+    integrity: z.string().optional(),
+    items: z.array(z.record(z.unknown())).optional(),
+  })
+  .passthrough();
 
 export function registerFetchTool(server: McpServer, ctx: McpContext): void {
   server.registerTool(
@@ -88,14 +54,15 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
     {
       title: 'Fetch RYE items',
       description:
-        'Load what rye_search found. ID mode (item_id, or item_ids for up to 50): the verified content of an item, cascading ' +
-        'project → user → system, optionally copied to the project or user space. Query mode (query + scope): discover ' +
-        'items like rye_search. Example: {"item_id": "tool:rye/core/sign"}.',
-      inputSchema: fetchInput,
+        'Load an item rye_search found, its signature checked (from the first space that has it), or copy it ' +
+        'to a space. Example: {"item_id": "tool:rye/core/sign"}',
+      // Stated loosely so query mode can take rye_search's arguments; checked strictly below.
+      inputSchema: z.object(fetchArgs).passthrough(),
       outputSchema: fetchOutput,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    async (args) => {
+    async (given) => {
+      const args: Record<string, unknown> = given;
       const many = args.item_ids !== undefined;
       const idMode = args.item_id !== undefined || many;
       try {
@@ -114,8 +81,10 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
             hint: 'e.g. {"item_id": "tool:rye/core/bash/bash"} or {"query": "bash", "scope": "tool"}',
           });
         }
-        const given: Record<string, unknown> = args;
-        const misplaced = (idMode ? QUERY_ONLY : ID_ONLY).filter((k) => given[k] !== undefined);
+        const given = Object.keys(args).filter((k) => args[k] !== undefined);
+        const misplaced = idMode
+          ? given.filter((k) => !(k in idInput.shape) && k in searchInput.shape)
+          : ID_ONLY.filter((k) => given.includes(k));
         if (misplaced.length) {
           throw new InvalidArgumentError(
             `${misplaced.join(', ')} ${misplaced.length === 1 ? 'is' : 'are'} not used in ${idMode ? 'ID' : 'query'} mode`,
@@ -126,29 +95,33 @@ export function registerFetchTool(server: McpServer, ctx: McpContext): void {
             },
           );
         }
+        if (!idMode) {
+          const search = checkedArgs('rye_fetch', searchInput, args);
+          return await ctx.withIndex(search.project_path, async (index) => {
+            const res = await index.search(toSearchOptions({ scope: '*', ...search }));
+            return searchAnswer(res, search);
+          });
+        }
+        const id = checkedArgs('rye_fetch', idInput, args);
         const one = {
-          item_type: args.item_type,
-          source: args.source,
-          space: args.space,
-          destination: args.destination,
-          overwrite: args.overwrite,
+          item_type: id.item_type,
+          source: id.source,
+          space: id.space,
+          destination: id.destination,
+          overwrite: id.overwrite,
         };
-        return await ctx.withIndex(args.project_path, async (index) => {
-          if (many) {
-            const res = await index.fetchMany({ item_ids: args.item_ids, ...one });
-            return okResult(res as unknown as Record<string, unknown>);
+        return await ctx.withIndex(id.project_path, async (index) => {
+          if (id.item_ids) {
+            const res = await index.fetchMany({ item_ids: id.item_ids, ...one });
+            return okResult(res as unknown as Record<string, unknown>, fetchManyText(res.items));
           }
-          if (idMode) {
-            const res = await index.fetch({ item_id: args.item_id!, ...one });
-            return okResult(res as unknown as Record<string, unknown>);
-          }
-          const res = await index.search(toSearchOptions({ ...args, query: args.query!, scope: args.scope ?? '*' }));
-          return searchAnswer(res, args.max_answer_tokens);
+          const res = await index.fetch({ item_id: id.item_id!, ...one });
+          return okResult(res as unknown as Record<string, unknown>, fetchText(res));
         });
       } catch (err) {
-        return errorResult({
-          ...fetchFailure(err, idMode ? args.item_id : undefined, idMode ? args.item_type : undefined),
-        });
+        const itemId = typeof args.item_id === 'string' ? args.item_id : undefined;
+        const itemType = typeof args.item_type === 'string' ? args.item_type : undefined;
+        return errorResult({ ...fetchFailure(err, itemId, itemType) });
       }
     },
   );

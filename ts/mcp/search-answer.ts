@@ -1,9 +1,10 @@
 /** What both tools answer a search with: the options an MCP call gives, and the answer an agent gets. */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-import { OPTION_NAMES, type SearchOptions } from '../search-options.js';
+import { OPTION_NAMES, optionValue, type SearchOptions } from '../search-options.js';
 import type { SearchResponse } from '../search-results.js';
 import { fitAnswer } from './answer-budget.js';
+import { searchText } from './answer-text.js';
 import { okResult } from './errors.js';
 
 /** The search options among a tool's arguments (by their MCP names, which the options accept). */
@@ -11,10 +12,17 @@ export function toSearchOptions(args: Record<string, unknown>): SearchOptions {
   return Object.fromEntries(Object.entries(args).filter(([name]) => OPTION_NAMES.has(name))) as SearchOptions;
 }
 
-/** A search page as an MCP answer: within its size budget, with the agent's next step. */
-export function searchAnswer(page: SearchResponse, maxTokens?: number): CallToolResult {
-  const answer = fitAnswer(page, maxTokens, (res) => ({ ...res, usage_hint: usageHint(res) }));
-  return okResult(answer as unknown as Record<string, unknown>);
+/**
+ * A search page as an MCP answer to a call's `args`: text and structured content, within the
+ * call's size budget (`max_answer_tokens`, counting both), with the agent's next step.
+ */
+export function searchAnswer(page: SearchResponse, args: Record<string, unknown>): CallToolResult {
+  const asked = optionValue(toSearchOptions(args), 'includeFields');
+  const maxTokens = typeof args.max_answer_tokens === 'number' ? args.max_answer_tokens : undefined;
+  return fitAnswer(page, maxTokens, (res) => {
+    const body = { ...res, usage_hint: usageHint(res) };
+    return okResult(body as unknown as Record<string, unknown>, searchText(body, asked));
+  });
 }
 
 /** One line telling an agent its next step: load an item, or ask for the next page. */

@@ -4,11 +4,12 @@ import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-import { errorPayload, fetchFailure, InvalidArgumentError } from '../errors.js';
+import { errorPayload, fetchFailure } from '../errors.js';
 
 import type { McpContext } from './context.js';
 import { errorResult } from './errors.js';
 import { registerFetchTool } from './fetch-tool.js';
+import { invalidArguments } from './schemas.js';
 import { registerSearchTool } from './search-tool.js';
 
 const VERSION = (
@@ -43,9 +44,7 @@ function typeSchemaFailures(server: McpServer): void {
       message,
     );
     if (!tool) return plain(message);
-    const error = new InvalidArgumentError(`invalid arguments for ${tool[1]}: ${tool[2]!.trim()}`, {
-      hint: `check the arguments against ${tool[1]}'s input schema (tools/list): names, types and bounds`,
-    });
+    const error = invalidArguments(tool[1]!, tool[2]!.trim());
     return errorResult(tool[1] === 'rye_fetch' ? { ...fetchFailure(error) } : { error: errorPayload(error) });
   };
 }
