@@ -36,6 +36,7 @@ import {
   type Space,
   type SystemBundle,
 } from './spaces.js';
+import type { Kind } from './scope.js';
 import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust/trust.js';
 
 /** Most ids one `fetchMany` (and `rye_fetch` with `item_ids`) loads. */
@@ -157,6 +158,21 @@ export class RyeIndex {
    * or its failure document. Verification and copy rules are those of `fetch`; one failure
    * stays in its place and does not stop the others.
    */
+  /**
+   * Ids of the items of `kind` (any kind when undefined) that start with `prefix`, each once,
+   * sorted, at most `limit`: what a client completes an item id from (MCP completion).
+   */
+  itemIds(kind: Kind | undefined, prefix: string, limit = 1000): string[] {
+    this.assertOpen();
+    const ids = new Set<string>();
+    for (const key of this.indexer.byId.keys()) {
+      const sep = key.indexOf('\0');
+      const id = key.slice(sep + 1);
+      if ((kind === undefined || key.slice(0, sep) === kind) && id.startsWith(prefix)) ids.add(id);
+    }
+    return [...ids].sort().slice(0, limit);
+  }
+
   async fetchMany(opts: FetchManyOptions): Promise<{ items: (FetchResponse | FetchFailure)[] }> {
     this.assertOpen();
     const { item_ids: ids, itemIds, ...one } = opts ?? ({} as FetchManyOptions);

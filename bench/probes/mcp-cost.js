@@ -1,8 +1,9 @@
 // What an agent pays for rye-search over MCP, as a real client receives it (the SDK's stdio
 // client, the real RYE corpus): the tool surface (`tools/list`: both tools, schemas included) and
 // answers to realistic calls, in characters and estimated tokens (UTF-8 bytes / 4, the rule the
-// server's budget uses). For an answer, `text` is the content block (what clients put before the
-// model), `structured` the structuredContent JSON (for programs), `sent` both.
+// server's budget uses). For an answer, `text` is the text block (what clients put before the
+// model), `link` its resource links (one per result, which a client may attach), `structured` the
+// structuredContent JSON (for programs), `sent` all of it as JSON.
 //   node bench/probes/mcp-cost.js [--json]
 import fs from 'node:fs';
 import os from 'node:os';
@@ -56,6 +57,7 @@ const answers = [];
 for (const [tool, call, a] of CALLS) {
   const res = await client.callTool({ name: tool, arguments: a });
   const text = res.content.map((c) => c.text ?? '').join('');
+  const links = res.content.filter((c) => c.type === 'resource_link');
   const structured = res.structuredContent ? JSON.stringify(res.structuredContent) : '';
   answers.push({
     call: `${tool}: ${call}`,
@@ -63,8 +65,9 @@ for (const [tool, call, a] of CALLS) {
     total: res.structuredContent?.total,
     'text chars': chars(text),
     'text tokens': tokens(text),
+    'link tokens': links.length ? tokens(JSON.stringify(links)) : 0,
     'structured tokens': tokens(structured),
-    'sent tokens': tokens(text) + tokens(structured),
+    'sent tokens': tokens(JSON.stringify({ content: res.content, structuredContent: res.structuredContent })),
     cut: !!res.structuredContent?.warnings?.some((w) => w.includes('cut')),
   });
 }

@@ -5,6 +5,7 @@ import { OPTION_NAMES, optionValue, type SearchOptions } from '../search-options
 import type { SearchResponse } from '../search-results.js';
 import { fitAnswer } from './answer-budget.js';
 import { searchText } from './answer-text.js';
+import { resultLinks } from './item-resources.js';
 import { okResult } from './errors.js';
 
 /** The search options among a tool's arguments (by their MCP names, which the options accept). */
@@ -21,7 +22,9 @@ export function searchAnswer(page: SearchResponse, args: Record<string, unknown>
   const maxTokens = typeof args.max_answer_tokens === 'number' ? args.max_answer_tokens : undefined;
   return fitAnswer(page, maxTokens, (res) => {
     const body = { ...res, usage_hint: usageHint(res) };
-    return okResult(body as unknown as Record<string, unknown>, searchText(body, asked));
+    // A caller who named its fields (include_fields) gets those: no links beside them.
+    const links = asked ? [] : resultLinks(res.results);
+    return okResult(body as unknown as Record<string, unknown>, searchText(body, asked), links);
   });
 }
 

@@ -9,6 +9,7 @@ import { errorPayload, fetchFailure } from '../errors.js';
 import type { McpContext } from './context.js';
 import { errorResult } from './errors.js';
 import { registerFetchTool } from './fetch-tool.js';
+import { registerItemResources } from './item-resources.js';
 import { invalidArguments } from './schemas.js';
 import { registerSearchTool } from './search-tool.js';
 
@@ -26,6 +27,7 @@ export function createMcpServer(ctx: McpContext): McpServer {
   );
   registerSearchTool(server, ctx);
   registerFetchTool(server, ctx);
+  registerItemResources(server, ctx);
   typeSchemaFailures(server);
   return server;
 }
