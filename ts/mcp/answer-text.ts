@@ -77,15 +77,15 @@ function resultLines(r: SearchResult, rank: number, asked: ReadonlySet<string>):
     r.shadowed_by && `shadowed by ${r.shadowed_by}`,
     r.shadows?.length && `shadows ${r.shadows.map((s) => s.space).join(', ')}`,
   ].filter((f): f is string => typeof f === 'string' && f !== '');
-  const lines = [`${rank}. ${r.type}:${r.id}${facts.length ? ` | ${facts.join(' | ')}` : ''}`];
+  const lines = [`${rank}. ${r.type}:${visible(r.id)}${facts.length ? ` | ${facts.join(' | ')}` : ''}`];
   const leaf = r.id.slice(r.id.lastIndexOf('/') + 1);
   const parent = r.id.includes('/') ? r.id.slice(0, r.id.lastIndexOf('/')) : '';
   const title = r.title && (asked.has('title') || r.title !== leaf) ? r.title : undefined;
-  const about = [title, r.description].filter(Boolean).join(' - ');
+  const about = oneLine([title, r.description].filter(Boolean).join(' - '));
   if (about) lines.push(`   ${about}`);
   if (r.name !== undefined && (asked.has('name') || (r.name !== leaf && r.name !== r.title)))
-    lines.push(`   name: ${r.name}`);
-  if (r.category && (asked.has('category') || r.category !== parent)) lines.push(`   category: ${r.category}`);
+    lines.push(`   name: ${oneLine(r.name)}`);
+  if (r.category && (asked.has('category') || r.category !== parent)) lines.push(`   category: ${oneLine(r.category)}`);
   if (r.preview) lines.push(`   > ${oneLine(r.preview)}`);
   for (const [key, value] of Object.entries(r)) {
     if (value === undefined || SHOWN_INLINE.has(key) || (ONLY_WHEN_ASKED.has(key) && !asked.has(key))) continue;
@@ -116,8 +116,15 @@ export function fetchManyText(items: readonly (FetchResponse | FetchFailure)[]):
     .join('\n\n---\n\n');
 }
 
+/** `text` on one line: runs of white space as one space, other control characters escaped. */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return visible(text.replace(/\s+/g, ' ').trim());
+}
+
+/** Control characters (a file name may hold a newline) as JSON escapes: one result, one line. */
+function visible(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function plain(value: unknown): string {
