@@ -7,6 +7,13 @@
 //! the page (an item the list reaches only for a deeper page would jump ahead), so the keyword
 //! list is deepened until nothing it has not reached could enter the part of the list that is
 //! answered.
+//!
+//! Ranks are fused; what an answer *shows* as an item's score is evidence, the same in every mode
+//! (issue #63): how strongly its words match (BM25 over the best match's) or its meaning does
+//! (similarity above the model's floor, over the best's), whichever is stronger, relative to the
+//! first result, and never more than the result above it has — so scores fall with the ranking,
+//! and a `min_score` cut keeps the head of the list whose evidence holds. RRF's own shares are
+//! rank-based and flat (noise at rank 10 kept 0.88 of the best), so a cut could not tell it apart.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -34,9 +41,10 @@ pub(super) const SEMANTIC_WINDOW: usize = 60;
 const RRF_K: f32 = 60.0;
 
 /// A fused list, exact from its best item down to the end of the page (and, with `min_score`,
-/// down to the bound).
+/// down to the cut).
 pub(super) struct Fused {
-    /// Fused score, address and how each item was found, best first.
+    /// Evidence shown as the score (see the module's doc: falls with the rank), address and how
+    /// each item was found, in fused order.
     pub ranked: Vec<(f32, DocAddress, Matched)>,
     /// Items found either way, each once.
     pub total: usize,
@@ -72,6 +80,34 @@ impl KeywordWeight<'_> {
     fn most(&self) -> f32 {
         self.named.max(self.other)
     }
+
+    /// How much a hit's words count as evidence: fully, or as weak evidence when it weighs less
+    /// than meaning does (a relaxed list, words only in the body).
+    fn evidence(&self, address: DocAddress) -> f32 {
+        match self.of(address) >= 1.0 {
+            true => 1.0,
+            false => WEAK_EVIDENCE,
+        }
+    }
+}
+
+/// The semantic list a fusion takes: similarities and addresses, best first, and the model's floor.
+pub(super) struct ByMeaning<'a> {
+    pub ranked: &'a [(f32, DocAddress)],
+    pub floor: f32,
+}
+
+/// What weak keyword evidence counts for against a full match of the words.
+/// `bench/probes/score-scale.js` measures the cut it gives.
+const WEAK_EVIDENCE: f32 = 0.5;
+
+/// A similarity as evidence: 0 at the model's floor (where "found by meaning" starts), 1 at the
+/// best similarity of the query.
+pub(super) fn similarity_evidence(sim: f32, best: f32, floor: f32) -> f32 {
+    match best > floor {
+        true => ((sim - floor) / (best - floor)).clamp(0.0, 1.0),
+        false => 1.0,
+    }
 }
 
 impl SearchIndex {
@@ -85,42 +121,60 @@ impl SearchIndex {
         parts: &[Arc<SegmentParts>],
         mut keyword: Ranking,
         keyword_weight: KeywordWeight,
-        semantic: &[(f32, DocAddress)],
+        meaning: ByMeaning,
     ) -> Result<Fused> {
+        let ByMeaning { ranked: semantic, floor } = meaning;
+        let best_similarity = semantic.first().map_or(0.0, |s| s.0);
         let only_semantic = semantic.iter().filter(|s| !keyword.matches.contains(s.1)).count();
         let wanted = (req.offset + req.limit).max(1);
         // A deeper ranking that holds no more than the last ends the loop, whatever the count says.
         let mut stalled = false;
         loop {
             let complete = keyword.top.len() >= keyword.total || stalled;
-            let mut fused: HashMap<DocAddress, (f32, Matched)> =
+            // Fused score, how found, evidence.
+            let mut fused: HashMap<DocAddress, (f32, Matched, f32)> =
                 HashMap::with_capacity(keyword.top.len() + semantic.len());
-            for (rank, &(_, address)) in keyword.top.iter().enumerate() {
-                fused.insert(address, (share(keyword_weight.of(address), rank), Matched::Keyword));
+            let best_words = keyword.top.first().map_or(0.0, |t| t.0);
+            for (rank, &(raw, address)) in keyword.top.iter().enumerate() {
+                let evidence = keyword_weight.evidence(address) * ratio(raw, best_words);
+                fused.insert(address, (share(keyword_weight.of(address), rank), Matched::Keyword, evidence));
             }
             // Found by meaning and matched by the words past the keyword list: its keyword share is
             // not known yet, at most that of the list's next rank.
             let mut unreached_semantic = 0.0f32;
-            for (rank, &(_, address)) in semantic.iter().enumerate() {
+            for (rank, &(sim, address)) in semantic.iter().enumerate() {
                 let part = share(1.0, rank);
+                let evidence = similarity_evidence(sim, best_similarity, floor);
                 match fused.get_mut(&address) {
-                    Some(entry) => *entry = (entry.0 + part, Matched::Both),
+                    Some(entry) => *entry = (entry.0 + part, Matched::Both, entry.2.max(evidence)),
                     None if keyword.matches.contains(address) => unreached_semantic = unreached_semantic.max(part),
                     None => {
-                        fused.insert(address, (part, Matched::Semantic));
+                        fused.insert(address, (part, Matched::Semantic, evidence));
                     }
                 }
             }
-            let mut ranked: Vec<(f32, DocAddress, Matched)> = fused.into_iter().map(|(a, (s, m))| (s, a, m)).collect();
+            let mut ranked: Vec<(f32, DocAddress, Matched, f32)> =
+                fused.into_iter().map(|(a, (s, m, e))| (s, a, m, e)).collect();
             ranked.sort_by(|a, b| best_first((a.0, a.1), (b.0, b.1)));
-            // The lowest score that must be exact: the page's last; with `min_score`, the bound
-            // (every item above it is counted, and the page holds only such items).
+            // Each item's shown score: the least evidence at or above its rank.
+            let mut held = f32::MAX;
+            for r in ranked.iter_mut() {
+                held = held.min(r.3);
+                r.3 = held;
+            }
+            // The lowest fused score that must be exact: the page's last; with `min_score`, the
+            // first item whose score falls under the cut (everything above it is counted, and the
+            // page holds only such items; with none yet, every match must be reached).
             let needed = match req.min_score > 0.0 {
-                true => min_bound(req.min_score, ranked.first().map_or(0.0, |r| r.0)),
+                true => {
+                    let bound = min_bound(req.min_score, ranked.first().map_or(0.0, |r| r.3));
+                    ranked.iter().find(|r| r.3 < bound).map_or(f32::MIN, |r| r.0)
+                }
                 false => ranked.get(wanted - 1).map_or(f32::MIN, |r| r.0),
             };
             let unreached = share(keyword_weight.most(), keyword.top.len()) + unreached_semantic;
             if complete || unreached < needed {
+                let ranked = ranked.into_iter().map(|(_, a, m, e)| (e, a, m)).collect();
                 return Ok(Fused { ranked, total: keyword.total + only_semantic, keyword });
             }
             // Straight to the rank whose share no longer reaches `needed` (at least twice as deep):
@@ -137,6 +191,14 @@ impl SearchIndex {
             self.deepen(req, searcher, parts, &mut keyword, deeper)?;
             stalled = keyword.top.len() <= reached;
         }
+    }
+}
+
+/// `raw` over `best` (1 when there is no best to compare with).
+fn ratio(raw: f32, best: f32) -> f32 {
+    match best > 0.0 {
+        true => (raw / best).clamp(0.0, 1.0),
+        false => 1.0,
     }
 }
 

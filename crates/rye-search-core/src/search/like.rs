@@ -13,7 +13,7 @@ use tantivy::DocAddress;
 use tantivy::Searcher;
 
 use super::facets::MatchSet;
-use super::fusion::{Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
+use super::fusion::{similarity_evidence, ByMeaning, Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
 use super::keyword::{min_bound, normalise, Ranking, Want};
 use super::semantic_scan::Scan;
 use super::{above_min_score, found_either_way, only};
@@ -88,6 +88,7 @@ impl SearchIndex {
                 false => "nothing found by meaning: no vector for this item (no embedding model loaded)".into(),
             });
         }
+        let floor = meaning.as_ref().map_or(0.0, |m| m.floor());
         let semantic = match (&vector, &meaning) {
             (Some(v), Some(meaning)) => {
                 let narrow_query = match &narrow {
@@ -102,8 +103,14 @@ impl SearchIndex {
         };
         let (mut ranked, mut total, keyword) = match (keyword, &semantic) {
             (Some(keyword), Some(semantic)) => {
-                let Fused { ranked, total, keyword } =
-                    self.fuse(req, searcher, parts, keyword, KeywordWeight::uniform(1.0), semantic)?;
+                let Fused { ranked, total, keyword } = self.fuse(
+                    req,
+                    searcher,
+                    parts,
+                    keyword,
+                    KeywordWeight::uniform(1.0),
+                    ByMeaning { ranked: semantic, floor },
+                )?;
                 (ranked, total, Some(keyword))
             }
             (Some(keyword), None) => {
@@ -113,7 +120,12 @@ impl SearchIndex {
                 (ranked, keyword.total, Some(keyword))
             }
             (None, Some(semantic)) => {
-                (semantic.iter().map(|&(s, a)| (s, a, Matched::Semantic)).collect(), semantic.len(), None)
+                let best = semantic.first().map_or(0.0, |s| s.0);
+                let ranked = semantic
+                    .iter()
+                    .map(|&(s, a)| (similarity_evidence(s, best, floor), a, Matched::Semantic))
+                    .collect();
+                (ranked, semantic.len(), None)
             }
             (None, None) => (Vec::new(), 0, None),
         };

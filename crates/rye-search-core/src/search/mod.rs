@@ -37,7 +37,7 @@ use tantivy::DocAddress;
 use tantivy::Searcher;
 
 use self::facets::MatchSet;
-use self::fusion::{Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
+use self::fusion::{similarity_evidence, ByMeaning, Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
 use self::keyword::{min_bound, normalise, Built, Ranking, Want, Words};
 use self::semantic_scan::{Scan, SemanticRanking};
 use crate::collect::Matches;
@@ -187,6 +187,10 @@ impl SearchIndex {
             req.offset + req.limit,
             Scan::marking(sets.as_deref_mut()),
         )?;
+        // Shown as evidence, as in hybrid: 0 at the model's floor, 1 at the best similarity.
+        let best = top.first().map_or(1.0, |t| t.0);
+        let floor = vector.1.floor();
+        top.iter_mut().for_each(|t| t.0 = similarity_evidence(t.0, best, floor));
         let best = top.first().map_or(1.0, |t| t.0);
         if above_min_score(req, &mut top, |t| t.0, best, &mut total) {
             sets = sets.map(|_| only(searcher, top.iter().map(|t| t.1)));
@@ -250,8 +254,14 @@ impl SearchIndex {
             false => KeywordWeight { named: KEYWORD_WEIGHT, other: WEAK_KEYWORD_WEIGHT, naming: named.as_ref() },
         };
         let semantic = semantic?.top;
-        let Fused { mut ranked, mut total, keyword } =
-            self.fuse(req, searcher, parts, keyword, keyword_weight, &semantic)?;
+        let Fused { mut ranked, mut total, keyword } = self.fuse(
+            req,
+            searcher,
+            parts,
+            keyword,
+            keyword_weight,
+            ByMeaning { ranked: &semantic, floor: vector.1.floor() },
+        )?;
         let best = ranked.first().map_or(1.0, |r| r.0);
         let mut sets = req.facets.then(|| found_either_way(searcher, &keyword, &semantic));
         if req.min_score > 0.0 {
