@@ -1,6 +1,6 @@
 // The options table is the one place an option is declared: the Node API accepts each name and
-// alias, both MCP tools state each one (with the table's doc and ranges), and the CLI has each
-// flag in its help and applies it.
+// alias, rye_search states each one offered over MCP (with the table's doc and ranges), and the
+// CLI has each flag in its help and applies it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
@@ -29,6 +29,11 @@ describe('the options table', () => {
     const props = Object.fromEntries(tools.map((t) => [t.name, t.inputSchema.properties]));
     for (const [name, spec] of Object.entries(SEARCH_OPTIONS)) {
       const [snake] = snakeNames(name);
+      // An API-only option (`mcp: false`) is not offered to agents.
+      if (spec.mcp === false) {
+        assert.equal(props.rye_search[snake], undefined, `rye_search leaves out ${snake}`);
+        continue;
+      }
       assert.ok(props.rye_search[snake], `rye_search states ${snake}`);
       if (name !== 'query') assert.equal(props.rye_search[snake].description, spec.doc, snake);
     }

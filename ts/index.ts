@@ -9,13 +9,13 @@ export {
   type OpenIndexOptions,
   type VerifyReport,
 } from './rye-index.js';
-export type { SearchFailure } from './search-runner.js';
+export type { SearchFailure, StreamOptions } from './search-runner.js';
 export type { ReadyOptions, SemanticStatus } from './encoder-tier.js';
 export { parseItemRef, InvalidIdError, type FetchOptions, type FetchResponse } from './fetch.js';
 export { verifyItem } from './trust/verify-item.js';
 export { createMemoryIndex, MemoryIndex, type PlainDocument, type MemorySearchOptions } from './memory-index.js';
 export type { DistanceOption, SearchOptions } from './search-options.js';
-export type { SortBy } from './wire.js';
+export type { SortBy, TotalCount } from './wire.js';
 export type { SearchResponse, SearchResult, ShadowEntry, Source } from './search-results.js';
 export type { IndexReport, IndexWarning, Progress } from './indexer.js';
 export type { Skip, SkipReason } from './discovery.js';

@@ -8,7 +8,7 @@ import { embeddingModel, native, nativeAsync, type NativeBatch, type NativeIndex
 import { isKind, type Kind } from './scope.js';
 import type { SearchOptions } from './search-request.js';
 import type { Prepared, SearchResponse } from './search-results.js';
-import { prepareSearch, SearchRunner, type SearchFailure } from './search-runner.js';
+import { prepareSearch, SearchRunner, type SearchFailure, type StreamOptions, streamBatch } from './search-runner.js';
 import { parseDate, wellFormed } from './validate.js';
 import type { NativeDocument, NativeFilter } from './wire.js';
 
@@ -256,6 +256,15 @@ export class MemoryIndex {
     if (!Array.isArray(list))
       throw new InvalidArgumentError('searchMany takes an array of search options', { hint: 'pass [{ query }, …]' });
     return this.runner.searchMany(list as SearchOptions[], prepare);
+  }
+
+  /** Searches answered as they are ready, in order, from any iterable: see `RyeIndex.searchStream`. */
+  searchStream(
+    source: Iterable<MemorySearchOptions> | AsyncIterable<MemorySearchOptions>,
+    opts?: StreamOptions,
+  ): AsyncGenerator<SearchResponse | SearchFailure, void, undefined> {
+    const batch = streamBatch(source, opts);
+    return this.runner.stream(source as Iterable<SearchOptions>, prepare, batch);
   }
 
   /** Stops the background encoding (its threads end after the batch in hand). */

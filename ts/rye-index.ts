@@ -24,7 +24,7 @@ import { embeddingModel, native, nativeAsync, type NativeIndex } from './native.
 import { readFiles, realPathOf } from './read-file.js';
 import type { SearchOptions } from './search-request.js';
 import { type Prepared, shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
-import { prepareSearch, SearchRunner, type SearchFailure } from './search-runner.js';
+import { prepareSearch, SearchRunner, type SearchFailure, type StreamOptions, streamBatch } from './search-runner.js';
 
 import {
   checkProjectDir,
@@ -139,6 +139,25 @@ export class RyeIndex {
         hint: 'pass [{ query, scope }, …]',
       });
     return this.runner.searchMany(list, (opts) => this.prepare(opts));
+  }
+
+  /**
+   * Searches answered as they are ready, in order, each an envelope or an error: `source` may be
+   * an array, a generator or an async iterable (1M queries need not be held), and memory holds
+   * two batches of answers at most. Closing the index ends the stream with its error.
+   */
+  searchStream(
+    source: Iterable<SearchOptions> | AsyncIterable<SearchOptions>,
+    opts?: StreamOptions,
+  ): AsyncGenerator<SearchResponse | SearchFailure, void, undefined> {
+    this.assertOpen();
+    const batch = streamBatch(source, opts);
+    return this.runner.stream(
+      source,
+      (o) => this.prepare(o),
+      batch,
+      () => this.assertOpen(),
+    );
   }
 
   /** ID mode: the verified content of one item (cascade project → user → bundles). */

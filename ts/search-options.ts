@@ -6,7 +6,15 @@
  * row here, its use in `buildRequest` and the core, and a test.
  */
 import { RESULT_FIELDS, type ResultField } from './result-fields.js';
-import { type NativeRequest, SEARCH_MODES, type SearchMode, SORT_ORDERS, type SortBy } from './wire.js';
+import {
+  type NativeRequest,
+  SEARCH_MODES,
+  type SearchMode,
+  SORT_ORDERS,
+  type SortBy,
+  TOTAL_COUNTS,
+  type TotalCount,
+} from './wire.js';
 
 /** Typo tolerance or nearness: `{ enabled, max_distance }`. */
 export interface DistanceOption {
@@ -69,6 +77,8 @@ export interface OptionSpec {
   default?: unknown;
   /** The hint of the error a wrong value gets, when the shape's own is not enough. */
   hint?: string;
+  /** `false`: not an MCP argument (an API throughput option agents need not load). */
+  mcp?: false;
 }
 
 /** Marks an option's value type in the table. */
@@ -255,6 +265,17 @@ export const SEARCH_OPTIONS = {
     shape: { type: 'string', nonEmpty: true },
     doc: '"kind:id": the items most like it (query optional, narrows)',
     cli: { flag: 'like', arg: 'ID', help: 'items most like this one (kind:id); QUERY may then be left out' },
+  },
+  /** How exact `total` must be: a Node API option for code that pages by `has_more`. */
+  count: {
+    value: is<TotalCount>(),
+    wire: 'count',
+    default: 'exact',
+    mcp: false,
+    shape: { type: 'enum', values: TOTAL_COUNTS },
+    doc:
+      'How exact total must be: exact (default); lower_bound, what the ranking visited (total_relation "gte" ' +
+      'when top-k skipped matches, "eq" when exact anyway); none, the same (a lower bound costs nothing more)',
   },
   /** Each result says what each query term gave it. */
   explain: {

@@ -61,6 +61,11 @@ export interface SearchResponse {
    * first answer) or `encoder` (the sentence encoder, once every item has its vector).
    */
   vectors?: VectorTier;
+  /**
+   * With `count: 'lower_bound'` or `'none'`: `eq` when `total` is exact anyway, `gte` when it is
+   * a lower bound (top-k skipped matches that could not reach the page, uncounted).
+   */
+  total_relation?: 'eq' | 'gte';
   /** More results follow this page: ask again with `offset: next_offset`. */
   has_more: boolean;
   next_offset?: number;
@@ -150,11 +155,13 @@ export function envelope(p: Prepared, res: NativeResponse): SearchResponse {
     limit: req.limit,
     offset: req.offset,
     search_type: res.searchType,
-    has_more: after < res.total,
+    // A lower bound means matches were skipped: there are more than it counts.
+    has_more: after < res.total || res.totalRelation === 'gte',
   };
   if (res.vectors) out.vectors = res.vectors;
+  if (res.totalRelation) out.total_relation = res.totalRelation;
   // Only a page that moved on has a next one (with `limit: 0`, the same offset would loop forever).
-  if (after < res.total && after > req.offset) out.next_offset = after;
+  if (out.has_more && after > req.offset) out.next_offset = after;
   if (res.relaxed) out.relaxed = true;
   if (res.counts) out.counts = res.counts;
   const all = [...p.warnings, ...res.warnings];

@@ -3,7 +3,7 @@
  * prepared once (`prepareSearch`); a single search answers on the calling thread when it is cheap
  * (`mayBeSlow`), else on the thread pool; many searches go to the native threads in chunks.
  */
-import { errorPayload } from './errors.js';
+import { errorPayload, InvalidArgumentError } from './errors.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, checkOptions, type SearchOptions } from './search-request.js';
 import { envelope, type Prepared, type SearchResponse } from './search-results.js';
@@ -127,6 +127,40 @@ export class SearchRunner {
     return res;
   }
 
+  /**
+   * Searches handed over as they are answered (`searchStream` of both facades; `streamBatch`
+   * checks its arguments), `batch` at a time off the JS thread (the next
+   * batch runs while this one is consumed): memory holds two batches, however long `source` is.
+   */
+  async *stream(
+    source: Iterable<SearchOptions> | AsyncIterable<SearchOptions>,
+    prepare: (opts: SearchOptions) => Prepared,
+    batch: number,
+    stillOpen: () => void = () => undefined,
+  ): AsyncGenerator<SearchResponse | SearchFailure, void, undefined> {
+    let chunk: SearchOptions[] = [];
+    let pending: Promise<Array<SearchResponse | SearchFailure>> | undefined;
+    const start = () => {
+      // A closed index ends the stream (its failure would otherwise fill every answer, forever).
+      stillOpen();
+      const running = this.searchMany(chunk, prepare);
+      // Awaited below; a consumer that stops early must not leave it unhandled.
+      running.catch(() => undefined);
+      chunk = [];
+      return running;
+    };
+    for await (const opts of source) {
+      chunk.push(opts);
+      if (chunk.length < batch) continue;
+      const next = start();
+      if (pending) yield* await pending;
+      pending = next;
+    }
+    const last = chunk.length ? start() : undefined;
+    if (pending) yield* await pending;
+    if (last) yield* await last;
+  }
+
   /** Many searches off the JS thread; each entry is an envelope or an error, in order. */
   async searchMany(
     list: SearchOptions[],
@@ -156,4 +190,32 @@ export class SearchRunner {
     }
     return out;
   }
+}
+
+/** `searchStream`'s options. */
+export interface StreamOptions {
+  /** Searches per native call (default 256; 1 to 10,000): two batches' answers are held at most. */
+  batch?: number;
+}
+
+export const DEFAULT_STREAM_BATCH = 256;
+const MAX_STREAM_BATCH = 10_000;
+
+/** The batch size of a stream over `source`, or the coded error of a bad source or option. */
+export function streamBatch(source: unknown, opts: StreamOptions | undefined): number {
+  const iterable =
+    source !== null &&
+    typeof source === 'object' &&
+    (Symbol.iterator in source || Symbol.asyncIterator in source) &&
+    typeof source !== 'string';
+  if (!iterable)
+    throw new InvalidArgumentError('searchStream takes an iterable of search options', {
+      hint: 'pass an array, a generator or an async iterable of { query, … }',
+    });
+  const batch = opts?.batch ?? DEFAULT_STREAM_BATCH;
+  if (!Number.isInteger(batch) || batch < 1 || batch > MAX_STREAM_BATCH)
+    throw new InvalidArgumentError(`batch must be an integer from 1 to ${MAX_STREAM_BATCH}, got ${String(batch)}`, {
+      hint: `leave it out for ${DEFAULT_STREAM_BATCH}`,
+    });
+  return batch;
 }

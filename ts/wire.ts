@@ -11,6 +11,9 @@ export type SortBy = (typeof SORT_ORDERS)[number];
 
 /** How a search runs (see `Mode` in request.rs). */
 export const SEARCH_MODES = ['auto', 'keyword', 'semantic', 'hybrid'] as const;
+/** How exact `total` must be (the core's `Count`): counting every match is half a common term's cost. */
+export const TOTAL_COUNTS = ['exact', 'lower_bound', 'none'] as const;
+export type TotalCount = (typeof TOTAL_COUNTS)[number];
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
 /** How a hit matched, in hybrid and semantic searches. */
@@ -64,6 +67,7 @@ export interface NativeRequest {
   /** Hits carry only the item's kind (`[kind]`): the answer needs no other item field. */
   itemless: boolean;
   mode: SearchMode;
+  count: TotalCount;
 }
 
 /**
@@ -149,6 +153,8 @@ export interface NativeResponse {
   searchType: SearchType;
   counts?: Counts;
   vectors?: VectorTier;
+  /** With a count other than exact: whether `total` is exact (`eq`) or a lower bound (`gte`). */
+  totalRelation?: 'eq' | 'gte';
 }
 
 /** Facet → value → number of matches. */

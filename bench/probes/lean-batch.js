@@ -1,6 +1,7 @@
 // searchMany throughput of single-term queries at a Debian tier (default c60k), in the shapes
 // agents ask for: default options (previews on), no previews, and lean answers (no preview,
-// only id and score), after the items were added in batches of 5,000. Each row also says how
+// only id and score), each also with `count: 'lower_bound'` (no recount of what top-k skipped),
+// after the items were added in batches of 5,000. Each row also says how
 // much of the call the JS thread spent in garbage collection: every answer is kept until the
 // call returns, so the young generation's collections copy all of them.
 //   node bench/probes/lean-batch.js [c10k|c60k]
@@ -24,6 +25,8 @@ const SHAPES = {
   'default (previews on)': {},
   'preview_chars: 0': { preview_chars: 0 },
   'lean: preview_chars 0, include_fields [id, score]': { preview_chars: 0, include_fields: ['id', 'score'] },
+  "lean, count: 'lower_bound'": { preview_chars: 0, include_fields: ['id', 'score'], count: 'lower_bound' },
+  "default, count: 'lower_bound'": { count: 'lower_bound' },
 };
 // Pauses of the JS thread for garbage collection, summed while a timed call runs.
 let gcMs = 0;

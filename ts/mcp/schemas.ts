@@ -52,7 +52,9 @@ export function optionArgs(names: readonly OptionName[]): Record<string, z.ZodTy
 
 /** The arguments of a search (rye_search's, and rye_fetch's query mode); values are typed by `buildRequest`. */
 const searchArgs = {
-  ...optionArgs(Object.keys(SEARCH_OPTIONS) as OptionName[]),
+  ...optionArgs(
+    (Object.keys(SEARCH_OPTIONS) as OptionName[]).filter((n) => (SEARCH_OPTIONS[n] as OptionSpec).mcp !== false),
+  ),
   // Optional: `like` may stand alone; without either, `buildRequest` says what is missing.
   query: z.string().optional().describe(SEARCH_OPTIONS.query.doc),
   project_path: z.string().min(1).optional().describe("Project root (holds .ai/); default the server's"),

@@ -65,7 +65,8 @@ impl Matches {
 /// What a search collected: matches seen, the best score among all matches, the top.
 pub struct Collected {
     pub seen: u64,
-    /// Segments where block-max WAND skipped documents, with what `seen` counted there.
+    /// Segments where block-max WAND skipped documents, with what `seen` counted there: after
+    /// `totals::collect`, only those not counted again (`seen` is then a lower bound).
     pub pruned: Vec<(SegmentOrdinal, u64)>,
     pub best: Score,
     pub top: Vec<Ranked>,
@@ -91,6 +92,8 @@ pub struct TopRanked {
     pub recency: Option<Recency>,
     /// Keep a bit for every match ([`Collected::matches`]).
     pub marks: bool,
+    /// Count every match, also where top-k skipped some (else `seen` is a lower bound there).
+    pub exact_total: bool,
 }
 
 /// What ranks a segment's matches: the query's weight, or MaxScore over its clauses.

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use rye_search_core::wire::{Hit, ItemDoc, Scope, SearchRequest, SearchResponse, ITEM_FIELDS};
+use rye_search_core::wire::{Count, Hit, ItemDoc, Scope, SearchRequest, SearchResponse, ITEM_FIELDS};
 use rye_search_core::{MAX_LIMIT, MAX_PREVIEW_CHARS, MAX_PROXIMITY};
 
 fn wire_ts() -> String {
@@ -70,10 +70,23 @@ fn the_answer_has_the_same_keys_on_both_sides() {
         search_type: "hybrid",
         counts: Some(Default::default()),
         vectors: Some("encoder"),
+        total_relation: Some("gte"),
         ..Default::default()
     };
     let rust = keys(serde_json::from_str(&res.to_json()).unwrap());
     assert_eq!(rust, interface("NativeResponse"));
+}
+
+#[test]
+fn the_count_modes_are_named_alike_on_both_sides() {
+    let text = wire_ts();
+    let ts = body(&text, "export const TOTAL_COUNTS = [", "] as const;");
+    let names: Vec<String> = ts.split(',').map(|n| n.trim().trim_matches('\'').to_string()).collect();
+    let rust: Vec<String> = [Count::Exact, Count::LowerBound, Count::None]
+        .iter()
+        .map(|c| serde_json::to_value(c).unwrap().as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, rust);
 }
 
 #[test]

@@ -22,7 +22,7 @@ use crate::query::{parse, relax};
 use crate::schema::{self};
 use crate::stem;
 use crate::tokenizer::{self};
-use crate::wire::{Filter, SearchRequest, SortBy};
+use crate::wire::{Count, Filter, SearchRequest, SortBy};
 
 /// The ranked matches of one query, before their page is loaded.
 pub(super) struct Ranking {
@@ -35,6 +35,8 @@ pub(super) struct Ranking {
     pub relaxed: bool,
     /// Every match, when the ranking was asked for them ([`Want::matches`]).
     pub matches: Matches,
+    /// `total` counts only the matches the ranking visited (the request let the count go).
+    pub lower_bound: bool,
 }
 
 impl Ranking {
@@ -47,6 +49,7 @@ impl Ranking {
             query,
             warnings,
             relaxed: false,
+            lower_bound: !found.pruned.is_empty(),
             matches: found.matches,
         }
     }
@@ -197,11 +200,13 @@ impl SearchIndex {
         if req.sort_by == SortBy::Score && ranking.top.last().is_some_and(|t| t.0 < bound) {
             ranking.top.retain(|t| t.0 >= bound);
             ranking.total = ranking.top.len();
+            ranking.lower_bound = false;
             return Ok(ranking);
         }
         let found = self.collect_best(req, searcher, parts, &*ranking.query, Want::top(wanted), bound)?;
         ranking.top = found.top.iter().map(|r| (r.score, r.address)).collect();
         ranking.total = found.seen as usize;
+        ranking.lower_bound = !found.pruned.is_empty();
         Ok(ranking)
     }
 
@@ -218,6 +223,7 @@ impl SearchIndex {
         ranking.top = found.top.iter().map(|r| (r.score, r.address)).collect();
         ranking.total = found.seen as usize;
         ranking.best = found.best;
+        ranking.lower_bound = !found.pruned.is_empty();
         Ok(())
     }
 
@@ -244,6 +250,7 @@ impl SearchIndex {
             min_score,
             recency: req.recency(),
             marks: want.matches,
+            exact_total: req.count == Count::Exact,
         }
     }
 

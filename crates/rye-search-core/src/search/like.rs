@@ -146,8 +146,10 @@ impl SearchIndex {
             ),
             false => None,
         };
+        let mut total_relation = None;
         if let Some(k) = keyword {
             warnings.extend(k.warnings);
+            total_relation = k.lower_bound.then_some("gte");
         }
         let search_type = match (by_words, &semantic) {
             (true, Some(_)) => "hybrid",
@@ -155,7 +157,7 @@ impl SearchIndex {
             (true, None) => "keyword",
         };
         let vectors = semantic.as_ref().and(meaning.as_ref()).map(|m| m.tier());
-        Ok(SearchResponse { total, hits, warnings, relaxed: false, search_type, counts, vectors })
+        Ok(SearchResponse { total, hits, warnings, relaxed: false, search_type, counts, vectors, total_relation })
     }
 
     /// What a `like` search's counts cover, the items its total counts: with a semantic list,

@@ -45,7 +45,7 @@ use crate::error::Result;
 use crate::index::parts::SegmentParts;
 use crate::index::SearchIndex;
 use crate::query::{parse, relax};
-use crate::wire::{Matched, Mode, Weights};
+use crate::wire::{Count, Matched, Mode, Weights};
 use crate::wire::{SearchRequest, SearchResponse, SortBy};
 
 /// Weight of keyword hits the words name — every word in the item's title, name, description,
@@ -71,7 +71,12 @@ pub(crate) type QueryVector<'a> = (&'a [f32], &'a meaning::Meaning);
 impl SearchIndex {
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
         let res = self.search_as_written(req)?;
-        self.rescued(req, res)
+        let mut res = self.rescued(req, res)?;
+        // A caller who let the count go is told whether it is exact.
+        if req.count != Count::Exact {
+            res.total_relation = res.total_relation.or(Some("eq"));
+        }
+        Ok(res)
     }
 
     /// The search as the request says it, without the typo rescue (`typos.rs`).
@@ -168,6 +173,7 @@ impl SearchIndex {
             search_type: "keyword",
             counts,
             vectors: None,
+            total_relation: ranking.lower_bound.then_some("gte"),
         })
     }
 
@@ -208,6 +214,7 @@ impl SearchIndex {
             search_type: "semantic",
             counts,
             vectors,
+            total_relation: None,
         })
     }
 
@@ -274,9 +281,10 @@ impl SearchIndex {
             ranked.iter().skip(req.offset).take(req.limit).map(|&(s, a, m)| (normalise(s, best), a, m)).collect();
         let hits = self.load_page(req, searcher, parts, Some(&*keyword.query), &page)?;
         let counts = sets.map(|sets| self.counts(searcher, &sets)).transpose()?;
-        let Ranking { warnings, relaxed, .. } = keyword;
+        let Ranking { warnings, relaxed, lower_bound, .. } = keyword;
         let vectors = Some(vector.1.tier());
-        Ok(SearchResponse { total, hits, warnings, relaxed, search_type: "hybrid", counts, vectors })
+        let total_relation = lower_bound.then_some("gte");
+        Ok(SearchResponse { total, hits, warnings, relaxed, search_type: "hybrid", counts, vectors, total_relation })
     }
 
     /// A plain question's every-word query (stop words aside), which `auto` starts from, ranked

@@ -37,7 +37,7 @@ pub(super) fn collect(
     collector.prune = collector.min_score == f32::MIN
         && collector.recency.is_none()
         && is_term_union(query)
-        && (postings < 2 * collector.wanted as u64 || postings >= PRUNE_MIN_POSTINGS);
+        && (postings < 2 * collector.wanted as u64 || postings >= PRUNE_MIN_POSTINGS || !collector.exact_total);
     let segments = searcher.segment_readers();
     // Largest segment first: its top sets the score the others must beat to matter.
     let mut order: Vec<usize> = (0..segments.len()).collect();
@@ -56,8 +56,9 @@ pub(super) fn collect(
         fruits.push(fruit);
     }
     let marks = collector.marks;
+    let exact = collector.exact_total || marks;
     let mut found = collector.merge_fruits(fruits)?;
-    if !found.pruned.is_empty() {
+    if exact && !found.pruned.is_empty() {
         let mut terms = Vec::new();
         query.query_terms(&mut |term, _| terms.push(term.clone()));
         for &(ord, visited) in &found.pruned {
@@ -67,6 +68,7 @@ pub(super) fn collect(
                 found.matches.set_segment(ord, bits);
             }
         }
+        found.pruned.clear();
     }
     Ok(found)
 }

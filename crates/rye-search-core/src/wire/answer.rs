@@ -71,6 +71,8 @@ pub struct SearchResponse {
     pub counts: Option<Counts>,
     /// Which vectors ranked by meaning, when any did: `static` or `encoder`.
     pub vectors: Option<&'static str>,
+    /// With a count other than exact: `eq` (`total` is exact anyway) or `gte` (at least).
+    pub total_relation: Option<&'static str>,
 }
 
 impl SearchResponse {
@@ -156,6 +158,11 @@ impl SearchResponse {
         if let Some(vectors) = self.vectors {
             out.extend_from_slice(b",\"vectors\":\"");
             out.extend_from_slice(vectors.as_bytes());
+            out.push(b'"');
+        }
+        if let Some(relation) = self.total_relation {
+            out.extend_from_slice(b",\"totalRelation\":\"");
+            out.extend_from_slice(relation.as_bytes());
             out.push(b'"');
         }
         out.extend_from_slice(b",\"searchType\":\"");

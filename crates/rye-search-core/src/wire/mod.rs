@@ -10,4 +10,4 @@ pub mod request;
 
 pub use answer::{Counts, Hit, Matched, SearchResponse, ITEM_FIELDS};
 pub use document::{ItemDoc, ManifestEntry};
-pub use request::{Filter, LikeRef, Mode, Scope, SearchRequest, SortBy, Weights};
+pub use request::{Count, Filter, LikeRef, Mode, Scope, SearchRequest, SortBy, Weights};

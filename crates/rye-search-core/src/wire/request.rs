@@ -103,6 +103,25 @@ pub struct SearchRequest {
     /// Hits carry only the item's kind as their item (`["tool"]`): the caller wants no other
     /// item field, and a short answer parses several times faster.
     pub itemless: bool,
+    /// How exact `total` must be (see [`Count`]).
+    pub count: Count,
+}
+
+/// How exact a keyword search's `total` must be. Counting every match after top-k skipped
+/// most of them (block-max WAND) is half a common term's cost; a caller who pages by
+/// `has_more` or shows "1,000+" does not need it (Lucene's `TotalHits`, Elasticsearch's
+/// `track_total_hits`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Count {
+    /// Every match counted.
+    #[default]
+    Exact,
+    /// At least this many: the matches the ranking visited (the answer says `gte` when some
+    /// were skipped).
+    LowerBound,
+    /// Not asked for: reported as the lower bound, which costs nothing more.
+    None,
 }
 
 /// An item by id, of any of `kinds` (a bare id may name an item of several kinds).
@@ -137,6 +156,7 @@ impl Default for SearchRequest {
             like: None,
             explain: false,
             itemless: false,
+            count: Count::Exact,
         }
     }
 }

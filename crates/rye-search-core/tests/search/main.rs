@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use rye_search_core::wire::Count;
 use rye_search_core::{Error, Filter, ItemDoc, LikeRef, Scope, SearchIndex, SearchRequest, SortBy};
 
 mod answers;

@@ -154,6 +154,51 @@ fn totals_are_exact_for_every_query_shape() {
     }
 }
 
+/// A count other than exact keeps the page exactly as it is and says what the total is: `eq`
+/// when nothing was skipped, else `gte` with a total between the page's end and the exact one
+/// (and `has more` then holds, since skipped documents are matches of a term union).
+#[test]
+fn a_count_let_go_keeps_the_page_and_says_whether_the_total_is_exact() {
+    // Common words in thousands of documents with varied frequencies: block-max WAND skips.
+    let index = SearchIndex::in_memory().unwrap();
+    let docs: Vec<ItemDoc> = (0..6000)
+        .map(|i| {
+            let text =
+                format!("{} {} {}", "common ".repeat(1 + i % 7), "word ".repeat(i % 5), "filler ".repeat(i % 11));
+            doc(&format!("d/{i}"), "project", "", "", &text)
+        })
+        .collect();
+    let mut batch = index.batch_for(docs.len()).unwrap();
+    batch.upsert(&docs).unwrap();
+    batch.commit().unwrap();
+    let mut skipped = 0;
+    for query in ["common", "common OR word", "word", "common word", "\"common word\"", "filler NOT word"] {
+        let exact = index.search(&SearchRequest { preview_chars: 0, ..q(query) }).unwrap();
+        assert_eq!(exact.total_relation, None, "{query}: exact by default, said by nothing");
+        for count in [Count::LowerBound, Count::None] {
+            let res = index.search(&SearchRequest { preview_chars: 0, count, ..q(query) }).unwrap();
+            let page = |r: &rye_search_core::wire::SearchResponse| {
+                r.hits.iter().map(|h| (h.id.clone(), h.score)).collect::<Vec<_>>()
+            };
+            assert_eq!(page(&res), page(&exact), "{query} {count:?}: the same page");
+            match res.total_relation {
+                Some("eq") => assert_eq!(res.total, exact.total, "{query}"),
+                Some("gte") => {
+                    skipped += 1;
+                    assert!(
+                        res.total < exact.total && res.total >= res.hits.len(),
+                        "{query}: {} of {}",
+                        res.total,
+                        exact.total
+                    );
+                }
+                other => panic!("{query}: total_relation {other:?}"),
+            }
+        }
+    }
+    assert!(skipped > 0, "no query skipped: the test does not reach the lower bound");
+}
+
 #[test]
 fn sort_by_name_and_date() {
     let mut a = doc("x/b_item", "project", "Bravo", "", "");

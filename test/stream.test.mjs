@@ -1,0 +1,105 @@
+// Streaming batches (issue #64): searchStream answers any iterable of searches in order, a batch
+// at a time, holding two batches of answers at most — a million queries need not be held, and
+// neither need their answers. Node API, both facades.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { createMemoryIndex, openIndex } from '../dist/index.js';
+import { pyTool, workspace, wsOptions } from './helpers.mjs';
+
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'nothing-matches-this'];
+
+async function memIndex() {
+  const mem = createMemoryIndex();
+  await mem.add(Array.from({ length: 500 }, (_, i) => ({ id: `d${i}`, title: `${WORDS[i % 4]} item ${i}` })));
+  return mem;
+}
+
+describe('searchStream', () => {
+  it('answers in order what searchMany answers, errors in place, from arrays, generators and async iterables', async () => {
+    const mem = await memIndex();
+    const list = Array.from({ length: 1000 }, (_, i) =>
+      i % 97 === 5 ? { query: '(' } : { query: WORDS[i % 5], limit: 3 },
+    );
+    const many = await mem.searchMany(list);
+    async function* slowly() {
+      for (const q of list) {
+        await Promise.resolve();
+        yield q;
+      }
+    }
+    for (const [source, batch] of [
+      [list, undefined],
+      [list.values(), 7],
+      [slowly(), 100],
+      [list, 1],
+    ]) {
+      const got = [];
+      for await (const answer of mem.searchStream(source, batch === undefined ? undefined : { batch }))
+        got.push(answer);
+      assert.equal(got.length, list.length);
+      assert.deepEqual(
+        got.map((a) => ('error' in a ? a.error.code : a.results.map((r) => r.id).join())),
+        many.map((a) => ('error' in a ? a.error.code : a.results.map((r) => r.id).join())),
+      );
+    }
+    // A consumer may stop early; the stream ends quietly.
+    let taken = 0;
+    for await (const _ of mem.searchStream(list, { batch: 10 })) if (++taken === 15) break;
+    assert.equal(taken, 15);
+  });
+
+  it('checks its arguments with coded errors', async () => {
+    const mem = await memIndex();
+    for (const bad of [undefined, 42, 'alpha', { query: 'x' }])
+      assert.throws(() => mem.searchStream(bad), { code: 'E_INVALID_ARGUMENT' });
+    for (const batch of [0, -1, 1.5, 10_001, 'many'])
+      assert.throws(() => mem.searchStream([], { batch }), { code: 'E_INVALID_ARGUMENT' });
+    const out = [];
+    for await (const a of mem.searchStream([])) out.push(a);
+    assert.deepEqual(out, []);
+  });
+
+  it('memory stays flat over 200,000 streamed queries (no answer is kept past its batch)', async () => {
+    const mem = await memIndex();
+    function* queries(n) {
+      for (let i = 0; i < n; i++) yield { query: WORDS[i % 4], limit: 10, previewChars: 0 };
+    }
+    const heapAfter = async (n) => {
+      let count = 0;
+      for await (const a of mem.searchStream(queries(n), { batch: 500 })) count += a.results.length > 0;
+      assert.equal(count, n);
+      global.gc?.();
+      return process.memoryUsage().heapUsed;
+    };
+    await heapAfter(20_000);
+    const small = await heapAfter(20_000);
+    const large = await heapAfter(200_000);
+    // Holding 180,000 more answers would take hundreds of MB; a flat stream stays within noise.
+    assert.ok(large - small < 40 * 1024 * 1024, `heap grew ${(large - small) / 1e6} MB`);
+  });
+
+  it('a persistent index streams too, and closing it ends an endless stream with a coded error', async () => {
+    const ws = workspace();
+    ws.write('project', { 'tools/a/read.py': pyTool({ description: 'Read a file' }) });
+    const index = await openIndex(wsOptions(ws));
+    const got = [];
+    for await (const a of index.searchStream([{ query: 'read' }, { query: 'file' }])) got.push(a.total);
+    assert.deepEqual(got, [1, 1]);
+    const stream = index.searchStream(
+      (function* () {
+        for (;;) yield { query: 'read' };
+      })(),
+      { batch: 4 },
+    );
+    await stream.next();
+    await index.close();
+    await assert.rejects(
+      (async () => {
+        for await (const _ of stream);
+      })(),
+      { code: 'E_INVALID_ARGUMENT', message: /closed/ },
+    );
+    ws.cleanup();
+  });
+});
