@@ -1,0 +1,40 @@
+// Where a lean searchMany's time goes (issue #64): the whole call, the native searches alone
+// (requests as the facade sends them, answers left unparsed) and parsing the answers alone, at a
+// Debian tier, with the sentence encoder off so that nothing else takes the cores. When the
+// native searches alone are far from a target, the wire is not what stands in the way.
+//   RYE_SEARCH_ENCODER=off node bench/probes/wire-share.js [c10k|c60k] [default|lean]
+import { createMemoryIndex } from '../../dist/index.js';
+import { buildRequest } from '../../dist/search-request.js';
+import { tier } from '../corpus.js';
+import { queryMix } from '../queries.js';
+
+const name = process.argv[2] ?? 'c60k';
+const shape = process.argv[3] ?? 'lean';
+const COUNT = 20_000;
+const CHUNK = 512;
+const extra =
+  shape === 'lean' ? { preview_chars: 0, include_fields: ['id', 'score'], count: 'lower_bound' } : { count: 'exact' };
+const index = createMemoryIndex();
+const docs = tier(name).map(({ base, ...d }) => d);
+for (let i = 0; i < docs.length; i += 5000) await index.add(docs.slice(i, i + 5000));
+const terms = queryMix().queries.filter((q) => q.kind.startsWith('single')).map((q) => q.terms[0]);
+const list = Array.from({ length: COUNT }, (_, i) => ({ query: terms[i % terms.length], scope: 'knowledge', limit: 10, ...extra }));
+const reqs = list.map((o) => buildRequest(o, undefined).req);
+const qps = (ms) => Math.round(COUNT / (ms / 1000));
+const best = { searchMany: 0, 'native searches alone': 0, 'parsing answers alone': 0 };
+await index.searchMany(list.slice(0, 2000));
+for (let round = 0; round < 3; round++) {
+  let t = performance.now();
+  await index.searchMany(list);
+  best.searchMany = Math.max(best.searchMany, qps(performance.now() - t));
+  const raws = [];
+  t = performance.now();
+  for (let f = 0; f < COUNT; f += CHUNK) raws.push(await index.native.searchMany(JSON.stringify(reqs.slice(f, f + CHUNK))));
+  best['native searches alone'] = Math.max(best['native searches alone'], qps(performance.now() - t));
+  t = performance.now();
+  for (const raw of raws) for (const line of raw.split('\n')) JSON.parse(line);
+  best['parsing answers alone'] = Math.max(best['parsing answers alone'], qps(performance.now() - t));
+}
+await index.close();
+console.log(`${name}, ${shape} single-term queries (scope knowledge, limit 10), queries per second (best of 3):`);
+console.table(best);
