@@ -301,6 +301,13 @@ impl SearchIndex {
         let (words, _stop_words) = relax::without_stop_words(words);
         let built = self.node_query(req, searcher, parts, relax::all_of(&words))?;
         let mut ranking = self.rank_query(req, searcher, parts, built, Want::top(req.offset + req.limit))?;
+        // How `auto` answers turns on how many items hold every word: a count the request let go
+        // (a lower bound) is made exact when it falls short of deciding, so the page never depends on it.
+        if ranking.lower_bound && ranking.total < WORDS_SETTLE {
+            let exact = SearchRequest { count: Count::Exact, ..req.clone() };
+            let built = Built { query: ranking.query, warnings: ranking.warnings };
+            ranking = self.rank_query(&exact, searcher, parts, built, Want::top(req.offset + req.limit))?;
+        }
         Ok(Some(match ranking.total {
             total if total >= WORDS_SETTLE => EveryWord::Settles(ranking),
             // A page holding every match is the ranking fusion wants, once they are marked.

@@ -172,7 +172,10 @@ fn a_count_let_go_keeps_the_page_and_says_whether_the_total_is_exact() {
     batch.upsert(&docs).unwrap();
     batch.commit().unwrap();
     let mut skipped = 0;
-    for query in ["common", "common OR word", "word", "common word", "\"common word\"", "filler NOT word"] {
+    let queries = ["common", "common OR word", "word", "common word", "\"common word\"", "filler NOT word"];
+    // Small pages too: `auto` decides by how many items hold every word, which must not turn on the count.
+    for (query, limit) in queries.iter().flat_map(|q| [(*q, 10), (*q, 2)]) {
+        let q = |query: &str| SearchRequest { limit, ..q(query) };
         let exact = index.search(&SearchRequest { preview_chars: 0, ..q(query) }).unwrap();
         assert_eq!(exact.total_relation, None, "{query}: exact by default, said by nothing");
         for count in [Count::LowerBound, Count::None] {
