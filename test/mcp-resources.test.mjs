@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { signText, trustFile } from '../dist/index.js';
-import { connectMcp, describeIf, pyTool, ROOT, sentTokens, workspace, wsArgs } from './helpers.mjs';
+import { openIndex, signText, trustFile } from '../dist/index.js';
+import { connectMcp, describeIf, pyTool, ROOT, sentTokens, workspace, wsArgs, wsOptions } from './helpers.mjs';
 
 const TEMPLATE = 'rye://{kind}/{+id}';
 const author = generateKeyPairSync('ed25519').privateKey;
@@ -127,6 +127,33 @@ describe('MCP: what an agent pays, and items as resources (SDK client)', () => {
     // A file added on disk is completed by the next request (the index refreshes first).
     ws.write('project', { 'tools/rye/file/remove.py': pyTool({ description: 'Remove a file' }) });
     assert.ok((await complete('id', 'rye/file/rem', { kind: 'tool' })).completion.values.includes('rye/file/remove'));
+  });
+});
+
+describe('RyeIndex.itemIds (what completion reads)', () => {
+  it('gives the first ids of a kind by prefix, in order, each once, however many match', async () => {
+    const ws = workspace();
+    const files = {};
+    const ids = Array.from({ length: 300 }, (_, i) => `ns/t${String((i * 7919) % 1000).padStart(3, '0')}`);
+    for (const id of ids) files[`tools/${id}.py`] = pyTool({ description: id });
+    files['directives/ns/t000.md'] = '# t000';
+    ws.write('project', files);
+    ws.write('core', { 'tools/ns/t001.py': pyTool({ description: 'system copy' }) });
+    const index = await openIndex({ ...wsOptions(ws), systemBundles: [{ id: 'core', root: ws.bundle('core') }] });
+    try {
+      const all = [...new Set([...ids, 'ns/t001'])].sort();
+      assert.deepEqual(index.itemIds('tool', 'ns/', 5), all.slice(0, 5));
+      assert.deepEqual(
+        index.itemIds('tool', 'ns/t0', 1000),
+        all.filter((id) => id.startsWith('ns/t0')),
+      );
+      assert.deepEqual(index.itemIds('directive', ''), ['ns/t000']);
+      assert.deepEqual(index.itemIds(undefined, 'ns/t00', 3), all.filter((id) => id.startsWith('ns/t00')).slice(0, 3));
+      assert.deepEqual(index.itemIds('tool', 'nope'), []);
+    } finally {
+      await index.close();
+      ws.cleanup();
+    }
   });
 });
 

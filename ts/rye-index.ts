@@ -183,13 +183,25 @@ export class RyeIndex {
    */
   itemIds(kind: Kind | undefined, prefix: string, limit = 1000): string[] {
     this.assertOpen();
-    const ids = new Set<string>();
+    // The first `limit` in order, without sorting every id of a large index on each keystroke:
+    // what is kept is cut back to `limit` whenever it reaches four times that.
+    let ids: string[] = [];
+    // Once `limit` are kept, an id that sorts after the last of them cannot enter.
+    let last: string | undefined;
+    const cut = () => {
+      ids = [...new Set(ids)].sort().slice(0, limit);
+      last = ids.length === limit ? ids[limit - 1] : undefined;
+    };
     for (const key of this.indexer.byId.keys()) {
       const sep = key.indexOf('\0');
+      if (kind !== undefined && key.slice(0, sep) !== kind) continue;
       const id = key.slice(sep + 1);
-      if ((kind === undefined || key.slice(0, sep) === kind) && id.startsWith(prefix)) ids.add(id);
+      if (!id.startsWith(prefix) || (last !== undefined && id >= last)) continue;
+      ids.push(id);
+      if (ids.length >= 4 * limit) cut();
     }
-    return [...ids].sort().slice(0, limit);
+    cut();
+    return ids;
   }
 
   async fetchMany(opts: FetchManyOptions): Promise<{ items: (FetchResponse | FetchFailure)[] }> {
