@@ -1,0 +1,65 @@
+// Where a build's time goes (issue #64 point 4): a Debian tier added in batches of 5,000 (as users
+// add) and in one add, beside SQLite FTS5 in one transaction, each setting in its own process
+// (the settings are read when the addon loads): default; without the static model's embedding
+// (RYE_SEARCH_MODEL=off); without the background sentence encoder (RYE_SEARCH_ENCODER=off); both
+// off. Wall time of the adds (the first answers are available when they return) and peak RSS.
+//   node bench/probes/build-phases.js [c10k|c60k]
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const name = process.argv[2] ?? 'c60k';
+const self = fileURLToPath(import.meta.url);
+
+if (process.argv[3] === '--child') {
+  const { tier } = await import('../corpus.js');
+  const docs = tier(name).map(({ base, ...d }) => d);
+  const engine = process.argv[4];
+  let ms;
+  if (engine === 'fts5') {
+    const { ENGINES } = await import('../engines.js');
+    const fts5 = await ENGINES.fts5(undefined, 'default');
+    const t0 = performance.now();
+    await fts5.build(docs);
+    ms = performance.now() - t0;
+  } else {
+    const { createMemoryIndex } = await import('../../dist/index.js');
+    const index = createMemoryIndex();
+    const batch = engine === 'one add' ? docs.length : 5000;
+    const t0 = performance.now();
+    for (let i = 0; i < docs.length; i += batch) await index.add(docs.slice(i, i + batch));
+    ms = performance.now() - t0;
+    await index.close();
+  }
+  console.log(JSON.stringify({ ms: Math.round(ms), peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024) }));
+  process.exit(0);
+}
+
+const SETTINGS = [
+  ['default', {}],
+  ['no static embedding', { RYE_SEARCH_MODEL: 'off' }],
+  ['no background encoder', { RYE_SEARCH_ENCODER: 'off' }],
+  ['neither', { RYE_SEARCH_MODEL: 'off', RYE_SEARCH_ENCODER: 'off' }],
+];
+const run = (engine, env) =>
+  JSON.parse(
+    execFileSync(process.execPath, [self, name, '--child', engine], { env: { ...process.env, ...env }, encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .at(-1),
+  );
+const fts5 = run('fts5', {});
+const rows = [{ engine: 'SQLite FTS5, one transaction', setting: '', 'add ms': fts5.ms, 'peak RSS MB': fts5.peakRssMB }];
+for (const engine of ['batches of 5,000', 'one add']) {
+  for (const [setting, env] of SETTINGS) {
+    const r = run(engine, env);
+    rows.push({
+      engine: `rye-search, ${engine}`,
+      setting,
+      'add ms': r.ms,
+      'peak RSS MB': r.peakRssMB,
+      '× FTS5 time': +(r.ms / fts5.ms).toFixed(1),
+    });
+  }
+}
+console.log(`${name}: adds until they return (keyword answers available), one process each`);
+console.table(rows);
