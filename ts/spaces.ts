@@ -115,6 +115,11 @@ export function resolveSpaces(opts: SpaceOptions): Space[] {
   return spaces;
 }
 
+/** A space's label from what a result or a fetch shows (`source` and `bundle`): `sourceOf` undone. */
+export function spaceLabel<S extends string | undefined>(source: S, bundle?: string): string | S {
+  return bundle ? `system:${bundle}` : source;
+}
+
 /** The `source` a result shows: system labels collapse to `system` (the seeds' convention). */
 export function sourceOf(label: string): string {
   return label.startsWith('system') ? 'system' : label;

@@ -4,6 +4,7 @@ import { type FetchFailure, fetchFailure, InvalidArgumentError, NotFoundError, R
 import type { FetchOptions, FetchResponse } from '../fetch.js';
 import { MAX_ITEM_IDS, openIndex } from '../rye-index.js';
 import { isKind } from '../scope.js';
+import { spaceLabel } from '../spaces.js';
 import { COMMON_HELP, COMMON_OPTIONS, openOptions } from './args.js';
 import { printable } from './format.js';
 
@@ -82,7 +83,7 @@ export async function fetchCommand(argv: string[]): Promise<number> {
 }
 
 function printItem(res: FetchResponse): void {
-  const where = res.bundle ? `system:${res.bundle}` : res.source;
+  const where = spaceLabel(res.source, res.bundle);
   process.stderr.write(
     `${printable(`# ${res.item_type}:${res.item_id} from ${where} (${res.integrity}) ${res.path}`)}\n`,
   );

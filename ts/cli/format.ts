@@ -1,5 +1,6 @@
 /** Human output: aligned columns that read at a glance. */
 import type { SearchResponse, SearchResult } from '../search-results.js';
+import { spaceLabel } from '../spaces.js';
 
 const MARK: Record<string, string> = {
   verified: 'ok',
@@ -29,10 +30,6 @@ function pad(s: string, n: number): string {
 
 function cut(s: string, n: number): string {
   return s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`;
-}
-
-function spaceLabel(r: SearchResult): string {
-  return r.bundle ? `system:${r.bundle}` : (r.source ?? '-');
 }
 
 export function formatTable(cells: string[][]): string {
@@ -90,7 +87,7 @@ export function formatSearch(res: SearchResponse, dates = false, marks = false):
     rows.push([
       typeof r.score === 'number' ? r.score.toFixed(3) : '-',
       r.type ?? '-',
-      spaceLabel(r),
+      spaceLabel(r.source, r.bundle) ?? '-',
       MARK[r.integrity] ?? r.integrity ?? '-',
       ...(dated ? [r.date?.slice(0, 10) ?? '-'] : []),
       id,

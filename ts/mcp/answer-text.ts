@@ -9,6 +9,7 @@
 import type { FetchFailure } from '../errors.js';
 import type { FetchResponse } from '../fetch.js';
 import type { SearchResponse, SearchResult } from '../search-results.js';
+import { spaceLabel } from '../spaces.js';
 
 /** Fields the text shows in its own way (the rest, when present, as `key: value` lines). */
 const SHOWN_INLINE = new Set([
@@ -68,7 +69,7 @@ export function searchText(res: SearchResponse & { usage_hint?: string }, asked?
 function resultLines(r: SearchResult, rank: number, asked: ReadonlySet<string>): string[] {
   const facts = [
     r.score !== undefined && `score ${r.score}`,
-    r.bundle ? `system:${r.bundle}` : r.source,
+    spaceLabel(r.source, r.bundle),
     r.integrity ?? (r.signed === undefined ? undefined : r.signed ? 'signed' : 'not signed'),
     typeof r.metadata?.version === 'string' && `v${r.metadata.version}`,
     r.tokens !== undefined && `~${r.tokens} tokens`,
@@ -96,7 +97,7 @@ function resultLines(r: SearchResult, rank: number, asked: ReadonlySet<string>):
 
 /** An item loaded by rye_fetch: what it is and where it comes from, then its content as it is. */
 export function fetchText(res: FetchResponse): string {
-  const space = res.bundle ? `system:${res.bundle}` : res.source;
+  const space = spaceLabel(res.source, res.bundle);
   const version = res.metadata?.version ? `v${res.metadata.version}` : undefined;
   const head = [`${res.item_type}:${res.item_id}`, space, res.integrity, version].filter(Boolean).join(' | ');
   const lines = [head, `path: ${res.path}`];

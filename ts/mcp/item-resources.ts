@@ -10,6 +10,7 @@ import { errorPayload, InvalidArgumentError } from '../errors.js';
 import type { FetchResponse } from '../fetch.js';
 import { isKind, KINDS } from '../scope.js';
 import type { SearchResult } from '../search-results.js';
+import { spaceLabel } from '../spaces.js';
 import type { McpContext } from './context.js';
 
 /** `+`: the id keeps its slashes (RFC 6570 reserved expansion). */
@@ -105,7 +106,7 @@ function mimeType(item: FetchResponse): string {
 /** Where the item came from and what its signature says, for clients that show it. */
 function trust(item: FetchResponse): Record<string, unknown> {
   return {
-    'rye-search/source': item.bundle ? `system:${item.bundle}` : item.source,
+    'rye-search/source': spaceLabel(item.source, item.bundle),
     'rye-search/integrity': item.integrity,
     'rye-search/path': item.path,
     ...(item.warning && { 'rye-search/warning': item.warning }),

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use tantivy::DocAddress;
 use tantivy::Searcher;
 
-use super::keyword::{min_bound, Ranking};
+use super::keyword::{min_bound, ratio, Ranking};
 use crate::collect::Matches;
 use crate::error::Result;
 use crate::index::parts::SegmentParts;
@@ -191,14 +191,6 @@ impl SearchIndex {
             self.deepen(req, searcher, parts, &mut keyword, deeper)?;
             stalled = keyword.top.len() <= reached;
         }
-    }
-}
-
-/// `raw` over `best` (1 when there is no best to compare with).
-fn ratio(raw: f32, best: f32) -> f32 {
-    match best > 0.0 {
-        true => (raw / best).clamp(0.0, 1.0),
-        false => 1.0,
     }
 }
 

@@ -403,6 +403,13 @@ pub(super) fn min_bound(min_score: f64, best: f32) -> f32 {
 }
 
 pub(super) fn normalise(raw: f32, best: f32) -> f64 {
-    let s = if best > 0.0 { (raw / best).clamp(0.0, 1.0) as f64 } else { 1.0 };
-    (s * 10_000.0).round() / 10_000.0
+    (ratio(raw, best) as f64 * 10_000.0).round() / 10_000.0
+}
+
+/// `raw` over `best`, 0 to 1 (1 when there is no best to compare with).
+pub(super) fn ratio(raw: f32, best: f32) -> f32 {
+    match best > 0.0 {
+        true => (raw / best).clamp(0.0, 1.0),
+        false => 1.0,
+    }
 }

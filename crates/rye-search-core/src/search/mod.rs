@@ -193,11 +193,12 @@ impl SearchIndex {
             req.offset + req.limit,
             Scan::marking(sets.as_deref_mut()),
         )?;
-        // Shown as evidence, as in hybrid: 0 at the model's floor, 1 at the best similarity.
+        // Shown as evidence, as in hybrid: 0 at the model's floor, 1 at the best similarity (so
+        // the best is 1, what `min_score` and the scores are relative to).
         let best = top.first().map_or(1.0, |t| t.0);
         let floor = vector.1.floor();
         top.iter_mut().for_each(|t| t.0 = similarity_evidence(t.0, best, floor));
-        let best = top.first().map_or(1.0, |t| t.0);
+        let best = 1.0;
         if above_min_score(req, &mut top, |t| t.0, best, &mut total) {
             sets = sets.map(|_| only(searcher, top.iter().map(|t| t.1)));
         }
