@@ -57,6 +57,9 @@ describe('semantic search', () => {
       description: `a chess game to play ${'well '.repeat(i % 4)}against the computer`,
     }));
     await index.add([...DOCS, ...boards]);
+    // Compared answers must come from one tier of vectors: the sentence encoder settling between
+    // two searches (a loaded machine) would change the second's ranking by meaning.
+    await index.ready({ semantic: 'full', timeoutMs: 60_000 });
     const settled = await index.search({ query: 'chess game' });
     assert.equal(settled.search_type, 'keyword', 'fourteen items have both words');
     const hybrid = await index.search({ query: 'chess game', mode: 'hybrid' });
