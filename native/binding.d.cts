@@ -60,6 +60,13 @@ export declare class NativeIndex {
    * thread: they finish the batch in hand).
    */
   stopEncoding(): Promise<void>
+  /**
+   * Merges parked after bulk adds: run now (`run`) or dropped, and those under way waited
+   * for; resolves on a worker thread once none is left.
+   */
+  settleMerges(run: boolean): Promise<void>
+  /** Whether merges are parked after bulk adds or under way. */
+  mergesPending(): boolean
   /** Where the background encoding stands; `null` when it was never started. */
   encodingStatus(): EncodingProgress | null
   /**

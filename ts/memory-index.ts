@@ -191,8 +191,14 @@ export class MemoryIndex {
     return semanticStatus(this.native, embeddingModel() !== 'none');
   }
 
-  /** Resolves when ready as asked: `{ semantic: 'full' }` waits for every item's encoder vector (see `RyeIndex.ready`). */
-  ready(opts?: ReadyOptions): Promise<SemanticStatus> {
+  /**
+   * Resolves when ready as asked: always once the merges left after bulk adds have run (searches
+   * then read as few segments as they will), and with `{ semantic: 'full' }` once every item has
+   * its encoder vector (see `RyeIndex.ready`).
+   */
+  async ready(opts?: ReadyOptions): Promise<SemanticStatus> {
+    await this.writes;
+    await nativeAsync(() => this.native.settleMerges(true));
     return ready(() => this.semanticStatus(), opts);
   }
 
@@ -229,6 +235,9 @@ export class MemoryIndex {
 
   /** One write batch: `fill` it, then commit; a failure anywhere commits nothing of it. */
   private async inBatch(size: number, fill: (batch: NativeBatch) => unknown): Promise<void> {
+    // Merges parked after the last bulk add wait for the next pause; one under way is waited
+    // for here, off this thread (the batch would wait for the writer's lock on it).
+    if (this.native.mergesPending()) await nativeAsync(() => this.native.settleMerges(false));
     const batch = native(() => this.native.batch(size));
     try {
       await fill(batch);
@@ -267,8 +276,9 @@ export class MemoryIndex {
     return this.runner.stream(source as Iterable<SearchOptions>, prepare, batch);
   }
 
-  /** Stops the background encoding (its threads end after the batch in hand). */
+  /** Stops the background encoding (its threads end after the batch in hand) and the merges. */
   async close(): Promise<void> {
+    await nativeAsync(() => this.native.settleMerges(false));
     await nativeAsync(() => this.native.stopEncoding());
   }
 }

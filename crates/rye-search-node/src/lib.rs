@@ -176,6 +176,19 @@ impl NativeIndex {
         AsyncTask::new(StopEncodingTask { index: self.inner.clone() })
     }
 
+    /// Merges parked after bulk adds: run now (`run`) or dropped, and those under way waited
+    /// for; resolves on a worker thread once none is left.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn settle_merges(&self, run: bool) -> AsyncTask<SettleMergesTask> {
+        AsyncTask::new(SettleMergesTask { index: self.inner.clone(), run })
+    }
+
+    /// Whether merges are parked after bulk adds or under way.
+    #[napi]
+    pub fn merges_pending(&self) -> bool {
+        self.inner.merges_pending()
+    }
+
     /// Where the background encoding stands; `null` when it was never started.
     #[napi]
     pub fn encoding_status(&self) -> napi::Result<Option<EncodingProgress>> {
@@ -332,6 +345,30 @@ impl Task for StopEncodingTask {
         guarded(|| {
             self.index.stop_encoding();
             Ok(())
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, _output: ()) -> napi::Result<()> {
+        Ok(())
+    }
+}
+
+pub struct SettleMergesTask {
+    index: Arc<SearchIndex>,
+    run: bool,
+}
+
+impl Task for SettleMergesTask {
+    type Output = ();
+    type JsValue = ();
+
+    fn compute(&mut self) -> napi::Result<()> {
+        guarded(|| match self.run {
+            true => self.index.settle_merges().map_err(to_js),
+            false => {
+                self.index.forgo_merges();
+                Ok(())
+            }
         })
     }
 

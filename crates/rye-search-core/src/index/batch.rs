@@ -9,6 +9,7 @@ use tantivy::schema::{Field, Term};
 use tantivy::InvertedIndexReader;
 use tantivy::{Index, IndexReader, IndexWriter, SegmentReader, TantivyDocument};
 
+use super::bulk_run::{BulkWrite, Parked, DEFERRED_SEGMENTS_MAX};
 use crate::error::Result;
 use crate::exact::{composed, meta_facet};
 use crate::schema::{version_number, Fields};
@@ -29,6 +30,8 @@ pub struct Batch {
     pub(super) keys: KnownKeys,
     /// Which segments merge after a commit (the writer's own policy merges nothing).
     pub(super) merges: Box<dyn MergePolicy>,
+    /// A bulk batch's place in its run of adds (see [`super::bulk_run`]).
+    pub(super) run: Option<BulkWrite>,
 }
 
 /// Which keys an upsert must delete first: those in the index when the batch began and those
@@ -105,7 +108,8 @@ impl Batch {
     }
 
     /// Commits atomically, then merges what the batch's policy picks among the committed
-    /// segments, one merge at a time, before the result becomes visible to this index's readers.
+    /// segments, one merge at a time, before the result becomes visible to this index's readers
+    /// (a bulk batch of an index in memory parks them instead: see [`super::bulk_run`]).
     ///
     /// Merges run only here, after the commit, never beside it. A merge Tantivy starts on its
     /// own while a commit applies its deletes (it starts them as the commit hands over the new
@@ -125,24 +129,50 @@ impl Batch {
                 self.writer.merge(&written).wait()?;
             }
         }
-        // One round: a merge's segment that makes a candidate with others of its size merges at
-        // a later commit, as when Tantivy started the merges. Running the cascade at once merged
-        // everything at the end of a build: 1,000,000 items in batches of 5,000 peaked at 4.2 GB
-        // instead of 3.6 (3.8 with one round).
-        // The segment metas are dropped before the merges: Tantivy deletes a merged segment's
-        // files only once nothing holds its meta, and holding them kept a built index in memory
-        // twice over until the next commit (c60k: 153 MB of files for 77; the build's memory
-        // after it, 197 → 105 MB).
-        let candidates = self.merges.compute_merge_candidates(&self.writer.index().searchable_segment_metas()?);
-        for candidate in candidates {
-            let segments = in_stable_order(self.writer.index(), self.fields.key, &candidate.0)?;
-            self.writer.merge(&segments).wait()?;
+        if self.run.as_ref().is_some_and(BulkWrite::defers_merges) {
+            let segments = self.writer.index().searchable_segment_metas()?;
+            if segments.len() <= DEFERRED_SEGMENTS_MAX {
+                // Searchable at once; merged after the run of adds (or when a run never pauses,
+                // once it has written too many segments).
+                self.reader.reload()?;
+                if !self.merges.compute_merge_candidates(&segments).is_empty() {
+                    let Batch { writer, merges, fields, reader, run, .. } = self;
+                    if let Some(run) = run {
+                        run.park(Parked { writer, merges, key: fields.key, reader });
+                    }
+                }
+                return Ok(());
+            }
         }
-        self.writer.wait_merging_threads()?;
-        // Once, after the merges: readers never open the segments a merge replaces.
-        self.reader.reload()?;
-        Ok(())
+        merge_by_policy(self.writer, self.merges.as_ref(), self.fields.key, &self.reader)
     }
+}
+
+/// Runs one round of the merges `policy` picks among the committed segments, one at a time and
+/// each waited for, then shows the result to `reader`.
+pub(super) fn merge_by_policy(
+    mut writer: IndexWriter<TantivyDocument>,
+    policy: &dyn MergePolicy,
+    key: Field,
+    reader: &IndexReader,
+) -> Result<()> {
+    // One round: a merge's segment that makes a candidate with others of its size merges at
+    // a later commit, as when Tantivy started the merges. Running the cascade at once merged
+    // everything at the end of a build: 1,000,000 items in batches of 5,000 peaked at 4.2 GB
+    // instead of 3.6 (3.8 with one round).
+    // The segment metas are dropped before the merges: Tantivy deletes a merged segment's
+    // files only once nothing holds its meta, and holding them kept a built index in memory
+    // twice over until the next commit (c60k: 153 MB of files for 77; the build's memory
+    // after it, 197 → 105 MB).
+    let candidates = policy.compute_merge_candidates(&writer.index().searchable_segment_metas()?);
+    for candidate in candidates {
+        let segments = in_stable_order(writer.index(), key, &candidate.0)?;
+        writer.merge(&segments).wait()?;
+    }
+    writer.wait_merging_threads()?;
+    // Once, after the merges: readers never open the segments a merge replaces.
+    reader.reload()?;
+    Ok(())
 }
 
 /// `ids` in an order their contents decide: by the smallest and largest key each segment holds,

@@ -225,6 +225,8 @@ impl Encoding {
             loop {
                 let i = next.fetch_add(1, Ordering::AcqRel);
                 let Some(batch) = work.get(i) else { return Ok(()) };
+                // Bulk adds first: their commits make the first answers.
+                index.bulk_run.wait_for_pause(|| self.stopped());
                 if self.stopped() {
                     return Ok(());
                 }

@@ -24,6 +24,7 @@ use crate::tokenizer::{IdentTokenizer, TOKENIZER_NAME};
 use crate::wire::ManifestEntry;
 
 pub(crate) mod batch;
+mod bulk_run;
 mod encoding;
 pub(crate) mod memory_dir;
 mod merge;
@@ -31,6 +32,7 @@ pub(crate) mod parts;
 
 pub use batch::Batch;
 use batch::KnownKeys;
+use bulk_run::BulkRun;
 use encoding::EncodingSlot;
 pub use encoding::EncodingStatus;
 use memory_dir::MemoryDirectory;
@@ -58,6 +60,8 @@ pub struct SearchIndex {
     pub(crate) reloaded_at: AtomicU64,
     /// Sentence-encoder vectors made in the background, once started.
     pub(crate) encoding: EncodingSlot,
+    /// The bulk batches under way and what waits for them to pause (see [`bulk_run`]).
+    pub(crate) bulk_run: Arc<BulkRun>,
 }
 
 impl SearchIndex {
@@ -135,6 +139,7 @@ impl SearchIndex {
             segments: Mutex::default(),
             reloaded_at: AtomicU64::new(u64::MAX),
             encoding: EncodingSlot::default(),
+            bulk_run: Arc::default(),
         })
     }
 
@@ -178,6 +183,8 @@ impl SearchIndex {
     /// of two indexing threads cost more than the second thread saved. Larger batches use two.
     pub fn batch_for(&self, expected_docs: usize) -> Result<Batch> {
         let small = expected_docs <= SMALL_BATCH_DOCS;
+        // A parked writer holds the lock: its merges wait for the next pause.
+        self.bulk_run.claim();
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let (threads, memory) = match expected_docs {
             n if n <= SMALL_BATCH_DOCS => (1, 15 * MB),
@@ -200,7 +207,8 @@ impl SearchIndex {
         // The writer's lock is held, so the latest commit is what this batch writes over.
         self.reader.reload()?;
         let keys = KnownKeys::of(&self.reader.searcher(), self.fields.key)?;
-        Ok(Batch { writer, fields: self.fields, reader: self.reader.clone(), bulk, keys, merges })
+        let run = (!small).then(|| BulkRun::begin(&self.bulk_run, self.memory.is_some()));
+        Ok(Batch { writer, fields: self.fields, reader: self.reader.clone(), bulk, keys, merges, run })
     }
 
     /// What the index holds: key, mtime and size of every live document.

@@ -170,6 +170,60 @@ fn an_upsert_after_small_edits_leaves_one_version_of_each_item() {
     }
 }
 
+/// Bulk adds to an index in memory return before their merges, which run once the adds pause:
+/// every item is found once all along, upserts replace across the run whether the merges have
+/// not begun, are under way or are done, and the merges end in one segment.
+#[test]
+fn bulk_adds_in_memory_merge_once_they_pause() {
+    let batch_of = |part: usize, version: &str| -> Vec<ItemDoc> {
+        (0..300).map(|i| doc(&format!("p{}/item{i}", part % 5), "project", version, "bulk", "body")).collect()
+    };
+    let write = |index: &SearchIndex, docs: Vec<ItemDoc>| {
+        let mut batch = index.batch_for(docs.len()).unwrap();
+        batch.upsert(&docs).unwrap();
+        batch.commit().unwrap();
+    };
+    let settled = |index: &SearchIndex| {
+        let start = std::time::Instant::now();
+        while index.merges_pending() {
+            assert!(start.elapsed().as_secs() < 30, "merges still pending after 30 s");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    };
+    // The second write comes before the pause ends (0 ms), near it, while the merges run or after.
+    for (round, pause_ms) in [0u64, 60, 95, 100, 105, 110, 120, 150, 250].into_iter().enumerate() {
+        let index = SearchIndex::in_memory().unwrap();
+        for part in 0..5 {
+            write(&index, batch_of(part, "first"));
+        }
+        // Searchable at once, before any merge.
+        assert!(index.num_segments() > 1, "round {round}: merged in the commits");
+        assert_eq!(index.search(&q("first")).unwrap().total, 1500, "round {round}");
+        std::thread::sleep(std::time::Duration::from_millis(pause_ms));
+        for part in 0..5 {
+            write(&index, batch_of(part, "second"));
+        }
+        settled(&index);
+        assert_eq!(index.num_docs(), 1500, "round {round}");
+        assert_eq!(index.search(&q("first")).unwrap().total, 0, "round {round}: old versions alive");
+        assert_eq!(index.search(&q("second")).unwrap().total, 1500, "round {round}");
+        assert_eq!(index.num_segments(), 1, "round {round}");
+    }
+    // Asked for, the merges run at once; a run that never pauses leaves a bounded number of
+    // segments.
+    let index = SearchIndex::in_memory().unwrap();
+    for part in 0..40 {
+        let docs: Vec<ItemDoc> =
+            (0..300).map(|i| doc(&format!("q{part}/item{i}"), "project", "many", "", "")).collect();
+        write(&index, docs);
+        assert!(index.num_segments() <= 33, "{} segments after {} adds", index.num_segments(), part + 1);
+    }
+    index.settle_merges().unwrap();
+    assert!(!index.merges_pending());
+    assert_eq!(index.num_segments(), 1);
+    assert_eq!(index.search(&q("many")).unwrap().total, 12_000);
+}
+
 /// The files of segments a merge replaced are deleted when the batch commits, not one commit
 /// later: in memory, they held a built index twice over.
 #[test]
@@ -205,8 +259,8 @@ fn merged_segments_leave_no_files_behind() {
 
 #[test]
 fn the_same_adds_merge_into_the_same_order_of_items() {
-    // Batches large enough to be bulk, three of a size merging at every other commit: the order
-    // of items after a merge must follow from what was added, never from the random segment ids.
+    // Batches large enough to be bulk, merging after them: the order of items after a merge must
+    // follow from what was added, never from the random segment ids.
     let docs: Vec<ItemDoc> = (0..1_500)
         .map(|i| doc(&format!("bulk/item-{:04}", (i * 7_919) % 1_500), "project", "bulk", "item", "words"))
         .collect();
@@ -217,6 +271,8 @@ fn the_same_adds_merge_into_the_same_order_of_items() {
             batch.upsert(part).unwrap();
             batch.commit().unwrap();
         }
+        // In memory, bulk adds merge once they pause (or when asked).
+        index.settle_merges().unwrap();
         assert!(index.num_segments() < 5, "the batches merged");
         index.manifest().unwrap().into_iter().map(|e| e.key).collect::<Vec<_>>()
     };
