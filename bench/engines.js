@@ -62,6 +62,8 @@ export const ENGINES = {
         // batches, as users add (kind defaults to knowledge).
         for (const part of batches(docs, ids ? docs.length : addBatch)) await index.add(part);
       },
+      // The adds return once searchable; their merges run when they pause, or here, at once.
+      settle: () => index.ready(),
       run: async (q) => idsOf(await index.search(opts(q))),
       // The same query without a preview: what a preview costs (default profile only).
       bare: ids ? undefined : async (q) => idsOf(await index.search(opts(q, { previewChars: 0 }))),

@@ -83,7 +83,7 @@ function run(script, args, limitMs) {
 }
 
 /** Measures where a lower value is better, and where a higher one is (the host's load only ever slows). */
-const LOWER_IS_BETTER = ['buildMs', 'addOneP50Ms', 'midAfterAddsP50Ms', 'openFirstMs'];
+const LOWER_IS_BETTER = ['buildMs', 'settleMs', 'addOneP50Ms', 'midAfterAddsP50Ms', 'openFirstMs'];
 const HIGHER_IS_BETTER = ['sequentialQps', 'batchQps'];
 
 /**
@@ -121,7 +121,8 @@ function table(tierName, results, e2e, ran, title) {
     return n === 'rye' || v === undefined || v === null || !x ? fmt(v, d) : `${fmt(v, d)} (${x})`;
   };
   const rows = [
-    ['build (ms)', (r) => r.buildMs, 0],
+    ['build: adds until they return, searchable (ms)', (r) => r.buildMs, 0],
+    ['then merged (ready(), ms)', (r) => r.settleMs, 0],
     ['peak RSS (MB)', (r) => r.peakRssMb, 0],
     ['on-disk / serialised size (MB)', (r) => r.diskMb, 1],
     ['open + first query (ms)', (r) => r.openFirstMs, 1],
@@ -265,7 +266,7 @@ function batchedAdds(batched) {
 }
 
 /** The issue's targets on the default path, each met or not, from one run. */
-function targets(results, batched) {
+function targets(results, batched, tierName) {
   const rye = results.rye;
   if (!rye || rye.error) return '';
   const ok = (b) => (b ? 'met' : '**missed**');
@@ -308,8 +309,10 @@ function targets(results, batched) {
       `- every kind ${label}: ${missed.length ? `missed on ${missed.map(([k, x]) => `${k} (${x.toFixed(2)}×)`).join(', ')}` : `met (lowest ${lowest}×)`}`,
     );
     if (peer === 'fts5') {
+      // Issue #64: adds in batches of 5,000 within 2× of FTS5's one transaction (3× at a million).
+      const bar = tierName === 'c1m' ? 3 : 2;
       out.push(
-        `- build no slower than FTS5's in-memory build: ${rye.buildMs} vs ${r.buildMs} ms — ${ok(rye.buildMs <= r.buildMs)}; peak RSS ≤ 1.5× FTS5's: ${rye.peakRssMb} vs ${r.peakRssMb} MB (${(rye.peakRssMb / r.peakRssMb).toFixed(2)}×) — ${ok(rye.peakRssMb <= 1.5 * r.peakRssMb)}`,
+        `- build ≤ ${bar}× FTS5's: ${rye.buildMs} vs ${r.buildMs} ms (${(rye.buildMs / r.buildMs).toFixed(2)}×) — ${ok(rye.buildMs <= bar * r.buildMs)}; peak RSS ≤ 1.5× FTS5's: ${rye.peakRssMb} vs ${r.peakRssMb} MB (${(rye.peakRssMb / r.peakRssMb).toFixed(2)}×) — ${ok(rye.peakRssMb <= 1.5 * r.peakRssMb)}`,
       );
     }
   }
@@ -346,7 +349,7 @@ function writeReport() {
         ),
       ];
       if (profile === 'default')
-        parts.push(previewCost(results), batchedAdds(saved.batchedAdds), targets(results, saved.batchedAdds));
+        parts.push(previewCost(results), batchedAdds(saved.batchedAdds), targets(results, saved.batchedAdds, t));
       sections.push(parts.filter(Boolean).join('\n\n'));
     }
   }
