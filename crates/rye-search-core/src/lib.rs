@@ -24,7 +24,7 @@ pub mod wire;
 
 pub use error::{contained, Error, Result};
 pub use exact::meta_facet;
-pub use index::{Batch, EncodingStatus, SearchIndex};
+pub use index::{set_merge_guard, Batch, EncodingStatus, SearchIndex};
 pub use schema::{version_number, SCHEMA_VERSION, TEXT_FIELDS};
 pub use search::{MAX_LIMIT, MAX_OFFSET, MAX_PREVIEW_CHARS, MAX_PROXIMITY};
 pub use wire::{

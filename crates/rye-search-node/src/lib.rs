@@ -65,6 +65,8 @@ pub struct NativeIndex {
 
 impl NativeIndex {
     fn new(index: SearchIndex) -> Self {
+        // Merges a memory index runs after its bulk adds free memory as a bulk write does.
+        rye_search_core::set_merge_guard(|| Box::new(PromptReturn::begin()));
         let inner = Arc::new(index);
         NativeIndex { memory: ToldMemory::new(inner.clone()), inner }
     }

@@ -19,7 +19,7 @@
 //! it took most of a core from the adds it followed (c60k in batches of 5,000: 3.9 s with it,
 //! 3.1 s without).
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use tantivy::indexer::MergePolicy;
@@ -34,6 +34,15 @@ use crate::error::{contained, Result};
 const QUIET: Duration = Duration::from_millis(100);
 /// Segments a run of bulk adds may leave unmerged; past it, a commit merges as on disk.
 pub(super) const DEFERRED_SEGMENTS_MAX: usize = 32;
+
+/// What the program embedding the index holds while merges run on a thread of their own (the
+/// Node binding: memory they free goes back to the system at once, as in a commit's merges).
+static MERGE_GUARD: OnceLock<fn() -> Box<dyn Send>> = OnceLock::new();
+
+/// Sets what [`MERGE_GUARD`] makes (once per process; later calls change nothing).
+pub fn set_merge_guard(guard: fn() -> Box<dyn Send>) {
+    let _ = MERGE_GUARD.set(guard);
+}
 
 /// A committed batch's writer, with what its merges need.
 pub(super) struct Parked {
@@ -193,7 +202,10 @@ impl BulkRun {
 
     /// Merges `parked` (when there is one), then marks the run over, whatever happened in it.
     fn run(&self, parked: Option<Parked>) -> Result<()> {
-        let result = parked.map_or(Ok(()), |p| contained(|| p.merge()));
+        let result = parked.map_or(Ok(()), |p| {
+            let _guard = MERGE_GUARD.get().map(|make| make());
+            contained(|| p.merge())
+        });
         self.slot().merging = false;
         self.idle.notify_all();
         result

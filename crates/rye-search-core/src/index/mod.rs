@@ -32,6 +32,7 @@ pub(crate) mod parts;
 
 pub use batch::Batch;
 use batch::KnownKeys;
+pub use bulk_run::set_merge_guard;
 use bulk_run::BulkRun;
 use encoding::EncodingSlot;
 pub use encoding::EncodingStatus;
