@@ -59,6 +59,12 @@ const MERGE_AT_SEGMENTS: usize = 3;
 /// (with 100,000, a million items added in 5,000s took 269 s against 123 s before; separate
 /// runs); 20,000 left three segments at c60k.
 const BULK_FLOOR_DOCS: u32 = 50_000;
+/// Segments one merge takes at most (`Batch::commit` cuts a larger candidate, in the order of
+/// the segments' contents). A run of adds to an index in memory merges once it pauses
+/// (`bulk_run`): a million items in 5,000s leave 200 segments, and one merge of them all held the
+/// index twice over (peak RSS 2.7 → 4.3 GB while it ran); merges of 32 (~160,000 items) add a few
+/// hundred MB at a time.
+pub(super) const MERGE_SEGMENTS_MAX: usize = 32;
 /// Small edits: segments under this many documents count as one size (see [`EditPolicy`]).
 const EDIT_FLOOR_DOCS: u32 = 1_000;
 /// Small edits' segments merged together, at least (see [`EditPolicy`]).

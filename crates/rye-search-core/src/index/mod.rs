@@ -31,7 +31,7 @@ mod merge;
 pub(crate) mod parts;
 
 pub use batch::Batch;
-use batch::KnownKeys;
+use batch::{KnownKeys, WrittenKeys};
 pub use bulk_run::set_merge_guard;
 use bulk_run::BulkRun;
 use encoding::EncodingSlot;
@@ -61,6 +61,8 @@ pub struct SearchIndex {
     pub(crate) reloaded_at: AtomicU64,
     /// Sentence-encoder vectors made in the background, once started.
     pub(crate) encoding: EncodingSlot,
+    /// An index in memory: hashes of every key it was given (see `batch::KnownKeys`).
+    pub(crate) written_keys: Option<Arc<Mutex<WrittenKeys>>>,
     /// The bulk batches under way and what waits for them to pause (see [`bulk_run`]).
     pub(crate) bulk_run: Arc<BulkRun>,
 }
@@ -112,7 +114,8 @@ impl SearchIndex {
         let (schema, fields) = schema::build();
         let memory = MemoryDirectory::default();
         let index = Index::builder().schema(schema).settings(index_settings()).open_or_create(memory.clone())?;
-        Ok(SearchIndex { memory: Some(memory), ..Self::wrap(index, fields, None)? })
+        let written_keys = Some(Arc::default());
+        Ok(SearchIndex { memory: Some(memory), written_keys, ..Self::wrap(index, fields, None)? })
     }
 
     /// Bytes this index holds in the process's own memory: the files of an index held in memory
@@ -124,7 +127,11 @@ impl SearchIndex {
         let segments = self.segments.lock().unwrap_or_else(|e| e.into_inner());
         let vectors = |cell: &parts::VectorsCell| cell.get().map_or(0, |v| v.bytes());
         let built = |p: &Arc<SegmentParts>| vectors(&p.vectors) + vectors(&p.encoded) + p.all_terms.bytes();
-        files + segments.values().map(built).sum::<u64>() + self.encoded_bytes()
+        let keys = self.written_keys.as_ref().map_or(0, |k| {
+            // A hash and a control byte a slot.
+            k.lock().unwrap_or_else(|e| e.into_inner()).capacity() as u64 * 9
+        });
+        files + segments.values().map(built).sum::<u64>() + self.encoded_bytes() + keys
     }
 
     fn wrap(index: Index, fields: Fields, location: Option<PathBuf>) -> Result<Self> {
@@ -140,6 +147,7 @@ impl SearchIndex {
             segments: Mutex::default(),
             reloaded_at: AtomicU64::new(u64::MAX),
             encoding: EncodingSlot::default(),
+            written_keys: None,
             bulk_run: Arc::default(),
         })
     }
@@ -207,7 +215,10 @@ impl SearchIndex {
         let bulk = if small { None } else { Some(self.index.searchable_segment_ids()?) };
         // The writer's lock is held, so the latest commit is what this batch writes over.
         self.reader.reload()?;
-        let keys = KnownKeys::of(&self.reader.searcher(), self.fields.key)?;
+        let keys = match &self.written_keys {
+            Some(written) => KnownKeys::Written(written.clone()),
+            None => KnownKeys::of(&self.reader.searcher(), self.fields.key)?,
+        };
         let run = (!small).then(|| BulkRun::begin(&self.bulk_run, self.memory.is_some()));
         Ok(Batch { writer, fields: self.fields, reader: self.reader.clone(), bulk, keys, merges, run })
     }
