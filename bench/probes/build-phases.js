@@ -3,7 +3,9 @@
 // (the settings are read when the addon loads): default; without the static model's embedding
 // (RYE_SEARCH_MODEL=off); without the background sentence encoder (RYE_SEARCH_ENCODER=off); both
 // off. Wall time of the adds (the first answers are available when they return) and peak RSS.
-//   node bench/probes/build-phases.js [c10k|c60k]
+// Then, with the adds' merges and the encoder still to come, `ready()`: the time it takes to merge.
+//   node bench/probes/build-phases.js [c10k|c60k|c1m] [default]   (`default`: that setting alone,
+//   in batches of 5,000: at c1m the whole table takes a quarter of an hour)
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -15,6 +17,8 @@ if (process.argv[3] === '--child') {
   const docs = tier(name).map(({ base, ...d }) => d);
   const engine = process.argv[4];
   let ms;
+  let peakAtAdds;
+  let mergeMs;
   if (engine === 'fts5') {
     const { ENGINES } = await import('../engines.js');
     const fts5 = await ENGINES.fts5(undefined, 'default');
@@ -28,18 +32,24 @@ if (process.argv[3] === '--child') {
     const t0 = performance.now();
     for (let i = 0; i < docs.length; i += batch) await index.add(docs.slice(i, i + batch));
     ms = performance.now() - t0;
+    peakAtAdds = Math.round(process.resourceUsage().maxRSS / 1024);
+    const t1 = performance.now();
+    await index.ready();
+    mergeMs = Math.round(performance.now() - t1);
     await index.close();
   }
-  console.log(JSON.stringify({ ms: Math.round(ms), peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024) }));
+  const peakRssMB = Math.round(process.resourceUsage().maxRSS / 1024);
+  console.log(JSON.stringify({ ms: Math.round(ms), peakRssMB: peakAtAdds ?? peakRssMB, mergeMs, peakMergedMB: peakRssMB }));
   process.exit(0);
 }
 
-const SETTINGS = [
+const ALL_SETTINGS = [
   ['default', {}],
   ['no static embedding', { RYE_SEARCH_MODEL: 'off' }],
   ['no background encoder', { RYE_SEARCH_ENCODER: 'off' }],
   ['neither', { RYE_SEARCH_MODEL: 'off', RYE_SEARCH_ENCODER: 'off' }],
 ];
+const SETTINGS = process.argv[3] === 'default' ? ALL_SETTINGS.slice(0, 1) : ALL_SETTINGS;
 const run = (engine, env) =>
   JSON.parse(
     execFileSync(process.execPath, [self, name, '--child', engine], { env: { ...process.env, ...env }, encoding: 'utf8' })
@@ -49,7 +59,7 @@ const run = (engine, env) =>
   );
 const fts5 = run('fts5', {});
 const rows = [{ engine: 'SQLite FTS5, one transaction', setting: '', 'add ms': fts5.ms, 'peak RSS MB': fts5.peakRssMB }];
-for (const engine of ['batches of 5,000', 'one add']) {
+for (const engine of process.argv[3] === 'default' ? ['batches of 5,000'] : ['batches of 5,000', 'one add']) {
   for (const [setting, env] of SETTINGS) {
     const r = run(engine, env);
     rows.push({
@@ -58,8 +68,10 @@ for (const engine of ['batches of 5,000', 'one add']) {
       'add ms': r.ms,
       'peak RSS MB': r.peakRssMB,
       '× FTS5 time': +(r.ms / fts5.ms).toFixed(1),
+      'then merged (ready) ms': r.mergeMs,
+      'peak RSS merged MB': r.peakMergedMB,
     });
   }
 }
-console.log(`${name}: adds until they return (keyword answers available), one process each`);
+console.log(`${name}: adds until they return (keyword answers available), then ready() (the merges they left), one process each`);
 console.table(rows);

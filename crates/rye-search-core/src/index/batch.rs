@@ -55,6 +55,11 @@ pub(super) enum KnownKeys {
 /// Hashes of every key an index in memory was given.
 pub(crate) type WrittenKeys = FxHashSet<u64>;
 
+/// What [`WrittenKeys`] holds of a key.
+pub(crate) fn key_hash(key: &str) -> u64 {
+    FxBuildHasher.hash_one(key)
+}
+
 impl KnownKeys {
     pub(super) fn of(searcher: &tantivy::Searcher, key: Field) -> Result<Self> {
         let committed =
@@ -66,8 +71,7 @@ impl KnownKeys {
     fn add(&mut self, key: &str) -> Result<bool> {
         let (committed, added) = match self {
             KnownKeys::Written(written) => {
-                let hash = FxBuildHasher.hash_one(key);
-                return Ok(!written.lock().unwrap_or_else(|e| e.into_inner()).insert(hash));
+                return Ok(!written.lock().unwrap_or_else(|e| e.into_inner()).insert(key_hash(key)));
             }
             KnownKeys::Looked { committed, added } => (committed, added),
         };

@@ -47,6 +47,9 @@ const SMALL_BATCH_DOCS: usize = 256;
 /// takes ~3 KB of indexing memory, which is only taken as it is used): one segment, so no merge.
 const ONE_SEGMENT_DOCS: usize = 150_000;
 const DOC_STORE_BLOCK_BYTES: usize = 2048;
+/// Keys an index in memory may have been given beyond twice what it holds before it forgets the
+/// removed ones (see [`SearchIndex::forget_removed_keys`]).
+const KEYS_SLACK: usize = 4096;
 
 pub struct SearchIndex {
     pub(crate) index: Index,
@@ -216,11 +219,31 @@ impl SearchIndex {
         // The writer's lock is held, so the latest commit is what this batch writes over.
         self.reader.reload()?;
         let keys = match &self.written_keys {
-            Some(written) => KnownKeys::Written(written.clone()),
+            Some(written) => {
+                self.forget_removed_keys(written)?;
+                KnownKeys::Written(written.clone())
+            }
             None => KnownKeys::of(&self.reader.searcher(), self.fields.key)?,
         };
         let run = (!small).then(|| BulkRun::begin(&self.bulk_run, self.memory.is_some()));
         Ok(Batch { writer, fields: self.fields, reader: self.reader.clone(), bulk, keys, merges, run })
+    }
+
+    /// Keeps an index in memory's set of written keys near what it holds: keys added and then
+    /// removed stay in the set, so an index whose items come and go would grow it without bound.
+    /// Once it holds twice the live items (and a few thousand more), it is made again from them.
+    fn forget_removed_keys(&self, written: &Mutex<WrittenKeys>) -> Result<()> {
+        let live = self.reader.searcher().num_docs() as usize;
+        let mut keys = written.lock().unwrap_or_else(|e| e.into_inner());
+        if keys.len() <= 2 * live + KEYS_SLACK {
+            return Ok(());
+        }
+        let mut fresh = WrittenKeys::with_capacity_and_hasher(live, Default::default());
+        for entry in self.manifest()? {
+            fresh.insert(batch::key_hash(&entry.key));
+        }
+        *keys = fresh;
+        Ok(())
     }
 
     /// What the index holds: key, mtime and size of every live document.

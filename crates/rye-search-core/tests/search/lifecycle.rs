@@ -224,6 +224,35 @@ fn bulk_adds_in_memory_merge_once_they_pause() {
     assert_eq!(index.num_docs(), 12_000);
 }
 
+/// An index in memory knows which keys it may hold by a set of their hashes: items that come and
+/// go do not grow it without bound, and an item still held is replaced after the set was made
+/// again from what the index holds.
+#[test]
+fn keys_added_and_removed_are_forgotten_and_live_ones_still_replaced() {
+    let index = SearchIndex::in_memory().unwrap();
+    let write = |docs: Vec<ItemDoc>| {
+        let mut batch = index.batch_for(docs.len()).unwrap();
+        batch.upsert(&docs).unwrap();
+        batch.commit().unwrap();
+    };
+    write(vec![doc("keep/one", "project", "original", "", "")]);
+    for round in 0..30 {
+        let keys: Vec<String> = (0..1000).map(|i| format!("r{round}/item{i}")).collect();
+        write(keys.iter().map(|k| doc(k, "project", "passing", "", "")).collect());
+        let mut batch = index.batch_for(keys.len()).unwrap();
+        batch.delete(&keys.iter().map(|k| format!("project:{k}")).collect::<Vec<_>>());
+        batch.commit().unwrap();
+    }
+    index.settle_merges().unwrap();
+    assert_eq!(index.num_docs(), 1);
+    // 30,000 keys were given: their hashes alone would hold ~300 KB.
+    assert!(index.memory_bytes() < 150_000, "{} bytes held", index.memory_bytes());
+    write(vec![doc("keep/one", "project", "replaced", "", "")]);
+    assert_eq!(index.num_docs(), 1);
+    assert_eq!(index.search(&q("original")).unwrap().total, 0);
+    assert_eq!(ids(&index, q("replaced")), vec!["keep/one"]);
+}
+
 /// The files of segments a merge replaced are deleted when the batch commits, not one commit
 /// later: in memory, they held a built index twice over.
 #[test]
