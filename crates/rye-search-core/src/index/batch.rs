@@ -34,7 +34,8 @@ pub struct Batch {
     pub(super) keys: KnownKeys,
     /// Which segments merge after a commit (the writer's own policy merges nothing).
     pub(super) merges: Box<dyn MergePolicy>,
-    /// A bulk batch's place in its run of adds (see [`super::bulk_run`]).
+    /// A bulk batch's place in its run of adds, or a small one's that took the place of the
+    /// run's parked merges (see [`super::bulk_run`]).
     pub(super) run: Option<BulkWrite>,
 }
 

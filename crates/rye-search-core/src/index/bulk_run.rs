@@ -77,6 +77,10 @@ struct Slot {
     last_end: Option<Instant>,
     parked: Option<Parked>,
     merging: bool,
+    /// A write took a parked writer's place before its merges ran: that write parks its own
+    /// merges by the bulk policy, small as it may be (else a one-item add right after a run
+    /// merged the run's segments in its commit).
+    owed: bool,
     /// Bumped by every park and claim: a waiting thread merges only what was parked when it began.
     generation: u64,
 }
@@ -150,9 +154,16 @@ impl BulkRun {
         let parked = {
             let mut slot = self.wait_idle();
             slot.generation += 1;
-            slot.parked.take()
+            let parked = slot.parked.take();
+            slot.owed |= parked.is_some();
+            parked
         };
         drop(parked);
+    }
+
+    /// Whether merges were parked and then left for the next write to park again (see `owed`).
+    pub(super) fn owed(&self) -> bool {
+        self.slot().owed
     }
 
     /// Runs what is parked now, without waiting for a pause, and waits for merges under way: the
@@ -212,11 +223,15 @@ impl BulkRun {
 
     /// Merges `parked` (when there is one), then marks the run over, whatever happened in it.
     fn run(&self, parked: Option<Parked>) -> Result<()> {
+        let ran = parked.is_some();
         let result = parked.map_or(Ok(()), |p| {
             let _guard = MERGE_GUARD.get().map(|make| make());
             contained(|| p.merge())
         });
-        self.slot().merging = false;
+        let mut slot = self.slot();
+        slot.merging = false;
+        slot.owed &= !ran;
+        drop(slot);
         self.idle.notify_all();
         result
     }

@@ -211,7 +211,9 @@ impl SearchIndex {
         })?;
         // Tantivy merges nothing by itself: the batch merges after its commit (see `Batch::commit`).
         writer.set_merge_policy(Box::new(NoMergePolicy));
-        let merges: Box<dyn MergePolicy> = match small {
+        // A small write that took the place of a bulk run's parked merges parks them again.
+        let owed = self.memory.is_some() && self.bulk_run.owed();
+        let merges: Box<dyn MergePolicy> = match small && !owed {
             true => Box::new(merge::EditPolicy::new()),
             false => Box::new(merge::bulk_policy()),
         };
@@ -225,7 +227,7 @@ impl SearchIndex {
             }
             None => KnownKeys::of(&self.reader.searcher(), self.fields.key)?,
         };
-        let run = (!small).then(|| BulkRun::begin(&self.bulk_run, self.memory.is_some()));
+        let run = (!small || owed).then(|| BulkRun::begin(&self.bulk_run, self.memory.is_some()));
         Ok(Batch { writer, fields: self.fields, reader: self.reader.clone(), bulk, keys, merges, run })
     }
 

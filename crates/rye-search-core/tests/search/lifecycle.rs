@@ -209,6 +209,19 @@ fn bulk_adds_in_memory_merge_once_they_pause() {
         assert_eq!(index.search(&q("second")).unwrap().total, 1500, "round {round}");
         assert_eq!(index.num_segments(), 1, "round {round}");
     }
+    // A one-item add right after a run takes the parked writer's place: the run's segments are
+    // not merged in its commit, but at the next pause.
+    let index = SearchIndex::in_memory().unwrap();
+    for part in 0..5 {
+        write(&index, batch_of(part, "first"));
+    }
+    write(&index, vec![doc("late/one", "project", "late", "", "")]);
+    assert!(index.num_segments() > 2, "the small add merged the run in its commit");
+    settled(&index);
+    assert_eq!(index.num_segments(), 1);
+    assert_eq!(index.num_docs(), 1501);
+    assert_eq!(ids(&index, q("late")), vec!["late/one"]);
+
     // Asked for, the merges run at once, 32 segments at most to a merge (40 adds: two merges).
     let index = SearchIndex::in_memory().unwrap();
     for part in 0..40 {
