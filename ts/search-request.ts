@@ -284,14 +284,17 @@ function halfLife(value: unknown): number | undefined {
  */
 function asGiven(opts: SearchOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(SEARCH_OPTIONS) as [OptionName, OptionSpec][]) {
-    if (spec.wire === undefined) continue;
+  for (const { name, spec, wire, shownName } of WIRE_OPTIONS) {
     const value = optionValue(opts, name);
-    const [shownName] = snakeNames(name);
-    out[spec.wire] = value === undefined || value === null ? spec.default : checked(shownName!, spec, value);
+    out[wire] = value === undefined || value === null ? spec.default : checked(shownName, spec, value);
   }
   return out;
 }
+
+/** The options the request carries as given, with the names errors show: made once, read by every search. */
+const WIRE_OPTIONS = (Object.entries(SEARCH_OPTIONS) as [OptionName, OptionSpec][]).flatMap(([name, spec]) =>
+  spec.wire === undefined ? [] : [{ name, spec, wire: spec.wire, shownName: snakeNames(name)[0] ?? name }],
+);
 
 /** `value` if the option's shape takes it, else a coded error naming the option. */
 function checked(name: string, spec: OptionSpec, value: unknown): unknown {
