@@ -81,8 +81,10 @@ struct Slot {
     /// merges by the bulk policy, small as it may be (else a one-item add right after a run
     /// merged the run's segments in its commit).
     owed: bool,
-    /// Bumped by every park and claim: a waiting thread merges only what was parked when it began.
-    generation: u64,
+    /// When the writer now parked was parked.
+    parked_at: Option<Instant>,
+    /// Whether the thread that merges after a pause is alive.
+    waiter: bool,
 }
 
 /// One bulk batch of a run, open until dropped.
@@ -97,32 +99,24 @@ impl BulkWrite {
         self.defer_merges
     }
 
-    /// Ends this batch and keeps `parked` until the run pauses, then merges on a thread of its own.
+    /// Ends this batch and keeps `parked` until the run pauses, then merges on a thread of its own
+    /// (one an index, however fast the writes come).
     pub(super) fn park(self, parked: Parked) {
         let run = self.run.clone();
         drop(self);
-        let generation = {
+        let start_waiter = {
             let mut slot = run.slot();
-            slot.generation += 1;
             slot.parked = Some(parked);
-            slot.generation
+            slot.parked_at = Some(Instant::now());
+            !std::mem::replace(&mut slot.waiter, true)
         };
+        if !start_waiter {
+            return;
+        }
         let waiting = run.clone();
-        let waiter = std::thread::Builder::new().name("rye-merge".into()).spawn(move || {
-            // Past a pause since the park, unless a write has claimed the writer meanwhile.
-            std::thread::sleep(QUIET);
-            let parked = {
-                let mut slot = waiting.slot();
-                if slot.generation != generation || slot.merging {
-                    return;
-                }
-                slot.merging = true;
-                slot.parked.take()
-            };
-            // A failed merge leaves the segments as they were: searchable, merged at a later pause.
-            let _ = waiting.run(parked);
-        });
+        let waiter = std::thread::Builder::new().name("rye-merge".into()).spawn(move || waiting.merge_when_paused());
         if waiter.is_err() {
+            run.slot().waiter = false;
             // No thread to wait on: merge now, as a commit on disk does.
             let _ = run.settle();
         }
@@ -153,7 +147,6 @@ impl BulkRun {
     pub(super) fn claim(&self) {
         let parked = {
             let mut slot = self.wait_idle();
-            slot.generation += 1;
             let parked = slot.parked.take();
             slot.owed |= parked.is_some();
             parked
@@ -171,12 +164,42 @@ impl BulkRun {
     pub(super) fn settle(&self) -> Result<()> {
         let parked = {
             let mut slot = self.wait_idle();
-            slot.generation += 1;
             let parked = slot.parked.take();
             slot.merging = parked.is_some();
             parked
         };
         self.run(parked)
+    }
+
+    /// The waiter's life: merges what is parked once it has been parked for [`QUIET`] (a write
+    /// that comes first takes it away, and a later park starts the wait again); ends when nothing
+    /// is parked.
+    fn merge_when_paused(&self) {
+        loop {
+            let parked = {
+                let mut slot = self.slot();
+                let Some(at) = slot.parked_at.filter(|_| slot.parked.is_some()) else {
+                    slot.waiter = false;
+                    return;
+                };
+                match QUIET.checked_sub(at.elapsed()).filter(|left| !left.is_zero()) {
+                    Some(left) => {
+                        drop(self.idle.wait_timeout(slot, left));
+                        continue;
+                    }
+                    None if slot.merging => {
+                        drop(self.idle.wait_timeout(slot, QUIET));
+                        continue;
+                    }
+                    None => {
+                        slot.merging = true;
+                        slot.parked.take()
+                    }
+                }
+            };
+            // A failed merge leaves the segments as they were: searchable, merged at a later pause.
+            let _ = self.run(parked);
+        }
     }
 
     /// Whether merges are parked or under way.
