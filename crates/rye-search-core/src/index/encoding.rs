@@ -296,13 +296,19 @@ fn pending(searcher: &Searcher, store: &EncodedStore) -> Result<(Pending, u64)> 
     Ok((pending.collect(), total))
 }
 
-/// Runs the calling thread at a lower priority (Linux: a nice value of 10 for this thread
-/// alone), so encoding yields the cores to searches and the event loop.
+/// Runs the calling thread at the lowest priority, so encoding yields the cores to searches,
+/// writes and the event loop. Linux: `SCHED_IDLE` for this thread alone — any other thread that
+/// wakes takes the core at once. A nice value of 10 (the fallback) still ran the encoder in
+/// whole slices before a woken thread: a one-item add, which hands work between four threads,
+/// took 8.9 ms beside the encoder instead of 3.9 ms without it (c10k).
 fn lower_priority() {
     #[cfg(target_os = "linux")]
-    // SAFETY: setpriority on this thread's own id changes only its scheduling.
+    // SAFETY: both calls change only this thread's scheduling (0 is the calling thread).
     unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+        let param = libc::sched_param { sched_priority: 0 };
+        if libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) != 0 {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            libc::setpriority(libc::PRIO_PROCESS, tid, 10);
+        }
     }
 }
