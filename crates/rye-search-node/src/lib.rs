@@ -174,15 +174,26 @@ impl NativeIndex {
     /// Stops the background encoding and resolves once its threads have ended (on a worker
     /// thread: they finish the batch in hand).
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn stop_encoding(&self) -> AsyncTask<StopEncodingTask> {
-        AsyncTask::new(StopEncodingTask { index: self.inner.clone() })
+    pub fn stop_encoding(&self) -> AsyncTask<IndexTask> {
+        let work = |index: &SearchIndex| {
+            index.stop_encoding();
+            Ok(())
+        };
+        AsyncTask::new(IndexTask { index: self.inner.clone(), work })
     }
 
     /// Merges parked after bulk adds: run now (`run`) or dropped, and those under way waited
     /// for; resolves on a worker thread once none is left.
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn settle_merges(&self, run: bool) -> AsyncTask<SettleMergesTask> {
-        AsyncTask::new(SettleMergesTask { index: self.inner.clone(), run })
+    pub fn settle_merges(&self, run: bool) -> AsyncTask<IndexTask> {
+        let work = match run {
+            true => SearchIndex::settle_merges,
+            false => |index: &SearchIndex| {
+                index.forgo_merges();
+                Ok(())
+            },
+        };
+        AsyncTask::new(IndexTask { index: self.inner.clone(), work })
     }
 
     /// Whether merges are parked after bulk adds or under way.
@@ -335,43 +346,19 @@ impl Task for ReadFilesTask {
     }
 }
 
-pub struct StopEncodingTask {
+/// Work on an index that answers nothing, run on a worker thread: stopping the encoding,
+/// settling merges.
+pub struct IndexTask {
     index: Arc<SearchIndex>,
+    work: fn(&SearchIndex) -> rye_search_core::Result<()>,
 }
 
-impl Task for StopEncodingTask {
+impl Task for IndexTask {
     type Output = ();
     type JsValue = ();
 
     fn compute(&mut self) -> napi::Result<()> {
-        guarded(|| {
-            self.index.stop_encoding();
-            Ok(())
-        })
-    }
-
-    fn resolve(&mut self, _env: Env, _output: ()) -> napi::Result<()> {
-        Ok(())
-    }
-}
-
-pub struct SettleMergesTask {
-    index: Arc<SearchIndex>,
-    run: bool,
-}
-
-impl Task for SettleMergesTask {
-    type Output = ();
-    type JsValue = ();
-
-    fn compute(&mut self) -> napi::Result<()> {
-        guarded(|| match self.run {
-            true => self.index.settle_merges().map_err(to_js),
-            false => {
-                self.index.forgo_merges();
-                Ok(())
-            }
-        })
+        guarded(|| (self.work)(&self.index).map_err(to_js))
     }
 
     fn resolve(&mut self, _env: Env, _output: ()) -> napi::Result<()> {
