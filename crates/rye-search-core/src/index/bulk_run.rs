@@ -26,7 +26,7 @@ use tantivy::indexer::MergePolicy;
 use tantivy::schema::Field;
 use tantivy::{IndexReader, IndexWriter, TantivyDocument};
 
-use super::batch::merge_by_policy;
+use super::merge::merge_by_policy;
 use crate::error::{contained, Result};
 
 /// How long no bulk write must come before what waits for a pause starts: far longer than the
