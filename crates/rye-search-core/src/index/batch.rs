@@ -70,21 +70,20 @@ impl KnownKeys {
 
     /// Records `key` as added; true when a document with it may already exist.
     fn add(&mut self, key: &str) -> Result<bool> {
-        let (committed, added) = match self {
-            KnownKeys::Written(written) => {
-                return Ok(!written.lock().unwrap_or_else(|e| e.into_inner()).insert(key_hash(key)));
+        match self {
+            KnownKeys::Written(written) => Ok(!written.lock().unwrap_or_else(|e| e.into_inner()).insert(key_hash(key))),
+            KnownKeys::Looked { committed, added } => {
+                if !added.insert(key.to_owned()) {
+                    return Ok(true);
+                }
+                for segment in committed.iter() {
+                    if segment.terms().get(key.as_bytes())?.is_some() {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
             }
-            KnownKeys::Looked { committed, added } => (committed, added),
-        };
-        if !added.insert(key.to_owned()) {
-            return Ok(true);
         }
-        for segment in committed.iter() {
-            if segment.terms().get(key.as_bytes())?.is_some() {
-                return Ok(true);
-            }
-        }
-        Ok(false)
     }
 }
 

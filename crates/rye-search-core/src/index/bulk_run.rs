@@ -182,7 +182,7 @@ impl BulkRun {
                     slot.waiter = false;
                     return;
                 };
-                match QUIET.checked_sub(at.elapsed()).filter(|left| !left.is_zero()) {
+                match quiet_left(at) {
                     Some(left) => {
                         drop(self.idle.wait_timeout(slot, left));
                         continue;
@@ -221,9 +221,9 @@ impl BulkRun {
                 } else {
                     match (slot.open, slot.last_end) {
                         (0, None) => return,
-                        (0, Some(end)) => match QUIET.checked_sub(end.elapsed()) {
-                            Some(left) if !left.is_zero() => left,
-                            _ => return,
+                        (0, Some(end)) => match quiet_left(end) {
+                            Some(left) => left,
+                            None => return,
                         },
                         _ => QUIET,
                     }
@@ -258,6 +258,11 @@ impl BulkRun {
         self.idle.notify_all();
         result
     }
+}
+
+/// What is left of [`QUIET`] since `since`; none once it has passed.
+fn quiet_left(since: Instant) -> Option<Duration> {
+    QUIET.checked_sub(since.elapsed()).filter(|left| !left.is_zero())
 }
 
 impl super::SearchIndex {

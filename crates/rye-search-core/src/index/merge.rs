@@ -66,8 +66,8 @@ const MERGE_AT_SEGMENTS: usize = 3;
 /// (with 100,000, a million items added in 5,000s took 269 s against 123 s before; separate
 /// runs); 20,000 left three segments at c60k.
 const BULK_FLOOR_DOCS: u32 = 50_000;
-/// Segments one merge takes at most (`Batch::commit` cuts a larger candidate, in the order of
-/// the segments' contents). A run of adds to an index in memory merges once it pauses
+/// Segments one merge takes at most ([`merge_by_policy`] cuts a larger candidate, in the order
+/// of the segments' contents). A run of adds to an index in memory merges once it pauses
 /// (`bulk_run`): a million items in 5,000s leave 200 segments, and one merge of them all held the
 /// index twice over (peak RSS 2.7 → 4.3 GB while it ran); merges of 32 (~160,000 items) add a few
 /// hundred MB at a time.
@@ -116,7 +116,7 @@ pub(super) fn merge_by_policy(
 /// then its size. A merge stacks its segments' documents in the order it is given, and which items
 /// a semantic scan shortlists depends on that order; segment ids are random, so in their order the
 /// same adds gave slightly different hybrid answers from one process to the next. (An add of more
-/// than [`ONE_SEGMENT_DOCS`] items is split among indexing threads as they come free, which no
+/// than [`super::ONE_SEGMENT_DOCS`] items is split among indexing threads as they come free, which no
 /// order undoes.)
 pub(super) fn in_stable_order(index: &Index, key: Field, ids: &[SegmentId]) -> Result<Vec<SegmentId>> {
     let metas = index.searchable_segment_metas()?;
