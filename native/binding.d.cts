@@ -48,8 +48,8 @@ export declare class NativeIndex {
    * fails with E_INDEX_LOCKED while another writer is active.
    */
   batch(expectedDocs?: number | undefined | null): NativeBatch
-  search(request: string): Promise<string>
-  searchSync(request: string): string
+  search(request: string): Promise<{ texts: string[]; table: Float64Array }>
+  searchSync(request: string): { texts: string[]; table: Float64Array }
   /**
    * Starts encoding this index's items with the sentence encoder in the background, on up to
    * `threads` threads at a lower priority (once; see `useEncoder`).
@@ -70,10 +70,10 @@ export declare class NativeIndex {
   /** Where the background encoding stands; `null` when it was never started. */
   encodingStatus(): EncodingProgress | null
   /**
-   * JSON array of requests in; JSON Lines out, one `{ok}` / `{error}` per request, in the same
-   * order (see `wire::batch`).
+   * JSON array of requests in; a page out, an answer or an error per request, in the same
+   * order (see `wire::page`).
    */
-  searchMany(requests: string): Promise<string>
+  searchMany(requests: string): Promise<{ texts: string[]; table: Float64Array }>
 }
 
 /** Where an index's background encoding stands. */

@@ -1,11 +1,13 @@
 /**
- * The native response → the `rye_search` envelope: results with their space, trust and shadows.
+ * An answer read from the native page → the `rye_search` envelope: results with their space,
+ * trust and shadows.
  */
 import type { Kind } from './scope.js';
 import { sourceOf } from './spaces.js';
 import type { BuiltRequest } from './search-request.js';
 import type { Integrity } from './trust/trust.js';
-import type { Contribution, Counts, MatchKind, NativeHit, NativeResponse, SearchType, VectorTier } from './wire.js';
+import type { AnswerRead, HitRead, PageReader } from './answer-page.js';
+import type { Contribution, Counts, MatchKind, SearchType, VectorTier } from './wire.js';
 import type { SOURCES } from './items.js';
 
 /** Where a result comes from: its space's kind (a bundle's id is in `bundle`). */
@@ -101,33 +103,36 @@ export function shadowsAmong(lookup: ShadowLookup, searched: readonly { label: s
   return (kind, id) => lookup(kind, id)?.filter((r) => labels.has(r.label));
 }
 
-function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
-  const [id, score, preview, item, matched, marks, explain] = hit;
-  const [kind, space, name, title, description, category, path, date, extra] = item;
+function shapeResult(hit: HitRead, shadows?: ShadowLookup): SearchResult {
+  const { id, kind, path } = hit;
+  const space = hit.space!;
   const result: SearchResult = {
     id,
-    name,
-    title,
-    description,
-    category,
-    score,
-    type: kind,
+    name: hit.name,
+    title: hit.title,
+    description: hit.description,
+    category: hit.category,
+    score: hit.score,
+    type: kind as Kind,
     source: sourceOf(space) as Source,
-    preview,
+    preview: hit.preview,
     path,
-    signed: extra?.[0] ?? false,
-    integrity: (extra?.[1] ?? 'unsigned') as Integrity,
+    signed: (hit.signed ?? false) as boolean,
+    integrity: (hit.integrity ?? 'unsigned') as Integrity,
   };
   // A date JavaScript cannot hold (an index written by older code) is left out, never thrown.
-  const when = new Date(date ?? Number.NaN);
-  if (Number.isFinite(when.getTime())) result.date = when.toISOString();
-  if (typeof extra?.[3] === 'number') result.tokens = extra[3];
+  const date = hit.date;
+  if (date !== null && date !== undefined && !Number.isNaN(date)) {
+    const when = new Date(date as number);
+    if (Number.isFinite(when.getTime())) result.date = when.toISOString();
+  }
+  if (typeof hit.tokens === 'number') result.tokens = hit.tokens;
   if (space.startsWith('system:')) result.bundle = space.slice('system:'.length);
-  if (extra?.[2]) result.metadata = extra[2];
-  if (matched) result.match = matched;
-  if (marks) result.highlights = pairs(marks);
-  if (explain) result.explain = explain;
-  const copies = shadows?.(kind, id);
+  if (hit.metadata) result.metadata = hit.metadata as Record<string, unknown>;
+  if (hit.matched) result.match = hit.matched;
+  if (hit.highlights) result.highlights = hit.highlights;
+  if (hit.explain) result.explain = hit.explain;
+  const copies = shadows?.(kind as Kind, id);
   if (copies && copies.length > 1) {
     const [winner, ...rest] = copies;
     if (winner!.path === path && winner!.label === space) result.shadows = rest.map((r) => ({ space: r.label }));
@@ -136,15 +141,19 @@ function shapeResult(hit: NativeHit, shadows?: ShadowLookup): SearchResult {
   return result;
 }
 
-export function envelope(p: Prepared, res: NativeResponse): SearchResponse {
+/** The envelope of the answer `reader` stands at, its results shaped for `p`. */
+export function envelope(p: Prepared, res: AnswerRead, reader: PageReader): SearchResponse {
   const { req, keep, shadows } = p;
-  const results = !keep
-    ? res.hits.map((h) => shapeResult(h, shadows))
-    : req.itemless
-      ? res.hits.map((h) => shapeItemless(h, keep))
-      : res.hits.map((h) =>
-          only(shapeResult(h, keep.has('shadows') || keep.has('shadowed_by') ? shadows : undefined), keep),
-        );
+  const results: SearchResult[] = new Array(res.hits);
+  const shadowsShown = !keep || keep.has('shadows') || keep.has('shadowed_by') ? shadows : undefined;
+  for (let k = 0; k < res.hits; k++) {
+    const hit = reader.next();
+    results[k] = !keep
+      ? shapeResult(hit, shadows)
+      : req.itemless
+        ? shapeItemless(hit, keep)
+        : only(shapeResult(hit, shadowsShown), keep);
+  }
   const after = req.offset + results.length;
   const out: SearchResponse = {
     results,
@@ -169,12 +178,6 @@ export function envelope(p: Prepared, res: NativeResponse): SearchResponse {
   return out;
 }
 
-function pairs(flat: number[]): [number, number][] {
-  const out: [number, number][] = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
-  return out;
-}
-
 /** A result narrowed to the fields asked for (`id` and `type` always). */
 function only(r: SearchResult, keep: Set<string>): SearchResult {
   const out: Record<string, unknown> = {};
@@ -185,14 +188,13 @@ function only(r: SearchResult, keep: Set<string>): SearchResult {
   return out as unknown as SearchResult;
 }
 
-/** A hit of an itemless answer (`[id, score, preview, [kind], …]`), narrowed to `keep`. */
-function shapeItemless(hit: NativeHit, keep: Set<string>): SearchResult {
-  const [id, score, preview, [kind], matched, marks, explain] = hit;
-  const out: Record<string, unknown> = { id, type: kind };
-  if (keep.has('score')) out.score = score;
-  if (keep.has('preview') && preview) out.preview = preview;
-  if (keep.has('match') && matched) out.match = matched;
-  if (keep.has('highlights') && marks) out.highlights = pairs(marks);
-  if (keep.has('explain') && explain) out.explain = explain;
+/** A hit of an itemless answer (its kind alone), narrowed to `keep`. */
+function shapeItemless(hit: HitRead, keep: Set<string>): SearchResult {
+  const out: Record<string, unknown> = { id: hit.id, type: hit.kind };
+  if (keep.has('score')) out.score = hit.score;
+  if (keep.has('preview') && hit.preview) out.preview = hit.preview;
+  if (keep.has('match') && hit.matched) out.match = hit.matched;
+  if (keep.has('highlights') && hit.highlights) out.highlights = hit.highlights;
+  if (keep.has('explain') && hit.explain) out.explain = hit.explain;
   return out as unknown as SearchResult;
 }

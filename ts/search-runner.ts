@@ -8,26 +8,29 @@ import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, checkOptions, type SearchOptions } from './search-request.js';
 import { envelope, type Prepared, type SearchResponse } from './search-results.js';
 import { requestedSpace, type Space } from './spaces.js';
-import type { NativeRequest, NativeResponse } from './wire.js';
+import type { NativeRequest } from './wire.js';
+import { type AnswerRead, type NativePage, PageReader } from './answer-page.js';
 
 export interface SearchFailure {
   error: { code: string; message: string; hint: string; position?: number };
 }
 
-/** Searches per native call in `searchMany`: one chunk is parsed while the next is searched. */
+/** Searches per native call in `searchMany`: one chunk is read while the next ones are searched. */
 const SEARCH_MANY_CHUNK = 2048;
+/** Chunks searched ahead of the one being read: two keep the native threads busy while it is. */
+const CHUNKS_AHEAD = 2;
 
 /**
  * Runs many prepared searches in native calls of `SEARCH_MANY_CHUNK`, keeping each invalid one's
  * error in place. `prepare` throws for bad options; `run` gets valid requests and resolves to
- * their answers, one JSON text per line, in order. While the native threads search one chunk,
- * this thread parses and shapes the one before, so parsing hides behind searching.
+ * their answers as a page, in order. While the native threads search one chunk, this thread
+ * reads and shapes the one before, so reading hides behind searching.
  */
 async function searchMany<P extends { req: NativeRequest }>(
   count: number,
   prepare: (i: number) => P,
-  run: (reqs: NativeRequest[]) => Promise<string>,
-  shape: (i: number, prepared: P, res: NativeResponse) => SearchResponse,
+  run: (reqs: NativeRequest[]) => Promise<NativePage>,
+  shape: (prepared: P, res: AnswerRead, reader: PageReader) => SearchResponse,
   failure: (err: unknown) => SearchFailure,
 ): Promise<Array<SearchResponse | SearchFailure>> {
   const out: Array<SearchResponse | SearchFailure> = new Array(count);
@@ -44,16 +47,24 @@ async function searchMany<P extends { req: NativeRequest }>(
     task.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
     return task;
   };
-  let pending = valid.length ? start(0) : undefined;
-  for (let from = 0; pending; from += SEARCH_MANY_CHUNK) {
-    const raw = await pending;
-    pending = from + SEARCH_MANY_CHUNK < valid.length ? start(from + SEARCH_MANY_CHUNK) : undefined;
-    // One answer per line (see `many.rs`): each is parsed, shaped and dropped in turn.
-    const answers = raw ? raw.split('\n') : [];
-    for (let k = 0; k < answers.length; k++) {
+  // Chunks in flight: while this thread reads one, the native threads search the next ones.
+  const pending: Promise<NativePage>[] = [];
+  let next = 0;
+  const fill = () => {
+    while (pending.length < CHUNKS_AHEAD && next < valid.length) {
+      pending.push(start(next));
+      next += SEARCH_MANY_CHUNK;
+    }
+  };
+  fill();
+  for (let from = 0; pending.length; from += SEARCH_MANY_CHUNK) {
+    const page = await pending.shift()!;
+    fill();
+    const reader = new PageReader(page);
+    for (let k = 0; k < page.texts.length; k++) {
       const { i, p } = valid[from + k]!;
-      const r = JSON.parse(answers[k]!) as { ok: NativeResponse } | SearchFailure;
-      out[i] = 'error' in r ? r : shape(i, p, r.ok);
+      const r = reader.answer(k);
+      out[i] = 'error' in r ? r : shape(p, r, reader);
     }
   }
   return out;
@@ -105,10 +116,12 @@ export class SearchRunner {
     const payload = JSON.stringify(p.req);
     // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
     const encoderAnswers = () => this.index.encodingStatus()?.state === 'settled';
-    const raw = mayBeSlow(p.req, () => this.index.numDocs(), encoderAnswers)
+    const page = mayBeSlow(p.req, () => this.index.numDocs(), encoderAnswers)
       ? await nativeAsync(() => this.index.search(payload))
       : native(() => this.index.searchSync(payload));
-    return this.noted(envelope(p, JSON.parse(raw) as NativeResponse));
+    const reader = new PageReader(page);
+    // A failed search throws from the binding: its page holds the one answer.
+    return this.noted(envelope(p, reader.answer(0) as AnswerRead, reader));
   }
 
   /**
@@ -171,7 +184,7 @@ export class SearchRunner {
       list.length,
       (i) => (prepared[i] = prepare(list[i]!)),
       (reqs) => nativeAsync(() => this.index.searchMany(JSON.stringify(reqs))),
-      (_i, p, res) => this.noted(envelope(p, res)),
+      (p, res, reader) => this.noted(envelope(p, res, reader)),
       searchFailure,
     );
     // Searches that left the package's documentation aside and found nothing: again over everything.
@@ -181,7 +194,7 @@ export class SearchRunner {
         again.length,
         (k) => prepared[again[k]!]!.widened!,
         (reqs) => nativeAsync(() => this.index.searchMany(JSON.stringify(reqs))),
-        (_k, p, res) => this.noted(envelope(p, res)),
+        (p, res, reader) => this.noted(envelope(p, res, reader)),
         searchFailure,
       );
       again.forEach((i, k) => {

@@ -1,7 +1,8 @@
 /**
  * The shapes that cross N-API, one type each (the Rust side rejects unknown keys): the request
  * (`SearchRequest` in crates/rye-search-core/src/request.rs), the document (`ItemDoc` in
- * document.rs) and the response. Requests and documents go as JSON text, one buffer per call.
+ * document.rs), and the names an answer page codes by number (`answer-page.ts` reads the page).
+ * Requests and documents go as JSON text, one buffer per call.
  */
 import type { Kind } from './scope.js';
 
@@ -124,17 +125,6 @@ export type NativeItem = [
   extra: StoredExtra | null,
 ];
 
-/** `matched` is null in keyword searches; `highlights` (flat start, end pairs) comes with a preview. */
-export type NativeHit = [
-  id: string,
-  score: number,
-  preview: string,
-  item: NativeItem,
-  matched?: MatchKind | null,
-  highlights?: number[] | null,
-  explain?: Contribution[],
-];
-
 /** What one query term gave a hit (`explain`). */
 export interface Contribution {
   field: string;
@@ -142,19 +132,6 @@ export interface Contribution {
   how: 'exact' | 'word form' | 'phrase' | 'typo' | 'wildcard';
   weight: number;
   bm25: number;
-}
-
-export interface NativeResponse {
-  total: number;
-  hits: NativeHit[];
-  warnings: string[];
-  /** A plain question was answered without some of its words. */
-  relaxed?: true;
-  searchType: SearchType;
-  counts?: Counts;
-  vectors?: VectorTier;
-  /** With a count other than exact: whether `total` is exact (`eq`) or a lower bound (`gte`). */
-  totalRelation?: 'eq' | 'gte';
 }
 
 /** Facet → value → number of matches. */

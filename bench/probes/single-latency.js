@@ -1,13 +1,14 @@
 // Where one `search()` of a single term spends its time (issue #64: "p50 at or below MiniSearch's
 // on rare, mid and common terms at 60k, previews on"): the whole call as users make it; the native
 // search alone, answer left unparsed (what no wire change can remove); the request's build and
-// JSON; the answer's parse and shaping — beside MiniSearch's whole search on the same terms, in
+// JSON; reading the answer's page and shaping it — beside MiniSearch's whole search on the same terms, in
 // one process, timed alternately. The sentence encoder is off, so nothing else takes the cores.
 //   RYE_SEARCH_ENCODER=off node bench/probes/single-latency.js [c10k|c60k]
 import { createRequire } from 'node:module';
 
 import { createMemoryIndex } from '../../dist/index.js';
 import { buildRequest } from '../../dist/search-request.js';
+import { PageReader } from '../../dist/answer-page.js';
 import { envelope } from '../../dist/search-results.js';
 import { tier } from '../corpus.js';
 import { queryMix } from '../queries.js';
@@ -59,7 +60,8 @@ for (const kind of ['single-rare', 'single-mid', 'single-common']) {
   }
   for (const [i, raw] of raws.entries()) {
     const s = performance.now();
-    envelope({ ...built[i][0], space: 'all', warnings: [] }, JSON.parse(raw));
+    const reader = new PageReader(raw);
+    envelope({ ...built[i][0], space: 'all', warnings: [] }, reader.answer(0), reader);
     t.answer.push(performance.now() - s);
   }
   for (let i = 0; i < ROUNDS; i++) {
@@ -74,7 +76,7 @@ for (const kind of ['single-rare', 'single-mid', 'single-common']) {
     'search() µs': us(p50(half(t.whole))),
     'native alone µs': us(p50(half(t.native))),
     'request µs': us(p50(half(t.request))),
-    'parse + shape µs': us(p50(half(t.answer))),
+    'read + shape µs': us(p50(half(t.answer))),
     'MiniSearch µs': us(p50(half(t.minisearch))),
     'search() ÷ MiniSearch': +(p50(half(t.whole)) / p50(half(t.minisearch))).toFixed(2),
     'native alone ÷ MiniSearch': +(p50(half(t.native)) / p50(half(t.minisearch))).toFixed(2),

@@ -5,8 +5,8 @@
 //! each query, `KNOWN=file.tsv` known-item MRR (`DUMP=out.txt` writes every result list),
 //! `MODEL=file` embed with that model, `MODE=auto|keyword|semantic|hybrid` (default keyword),
 //! `ONLY_MANY=1` / `NO_MANY=1` time only `search_many` / only single searches, `GAP_US=n` work n µs
-//! between searches (as a caller does; the pool may fall asleep meanwhile), `JSON=1` write each
-//! answer's JSON (as the Node binding does), `THRASH_MB=n` write over n MB between searches (as a
+//! between searches (as a caller does; the pool may fall asleep meanwhile), `PAGE=1` write each
+//! answer as a page (as the Node binding does), `THRASH_MB=n` write over n MB between searches (as a
 //! Node process's own work evicts the caches; the searches alone are then timed apart).
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -14,6 +14,7 @@ use std::time::Instant;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use rye_search_core::wire::page::AnswerPage;
 use rye_search_core::{ItemDoc, Scope, SearchIndex, SearchRequest};
 
 fn main() {
@@ -153,7 +154,7 @@ fn run_each(index: &SearchIndex, reqs: &[SearchRequest]) {
     }
 }
 
-/// Time spent in `run_warm`'s searches (and their JSON), without what it does between them.
+/// Time spent in `run_warm`'s searches (and their pages), without what it does between them.
 static SEARCH_NANOS: AtomicU64 = AtomicU64::new(0);
 
 /// Repeated searches, apart from the first ones for `callgrind --toggle-collect='*run_warm*'`.
@@ -162,8 +163,8 @@ fn run_warm(index: &SearchIndex, reqs: &[SearchRequest]) {
     // `GAP_US=n`: this thread works n µs between searches, as a caller does with each answer
     // (the pool's threads may fall asleep meanwhile).
     let gap = std::env::var("GAP_US").ok().and_then(|g| g.parse().ok()).map(std::time::Duration::from_micros);
-    // `JSON=1`: each answer is written as the Node binding hands it over.
-    let json = std::env::var_os("JSON").is_some();
+    // `PAGE=1`: each answer is written as the Node binding hands it over.
+    let page = std::env::var_os("PAGE").is_some();
     // `THRASH_MB=n`: n MB written over between searches, a cache line at a time.
     let thrash_mb: usize = std::env::var("THRASH_MB").ok().and_then(|t| t.parse().ok()).unwrap_or(0);
     let mut thrash = vec![0u8; thrash_mb << 20];
@@ -173,9 +174,11 @@ fn run_warm(index: &SearchIndex, reqs: &[SearchRequest]) {
         }
         std::hint::black_box(&mut thrash);
         let t = Instant::now();
-        let answer = index.search(req).unwrap();
-        if json {
-            std::hint::black_box(answer.to_json());
+        let answer = index.search(req);
+        if page {
+            std::hint::black_box(AnswerPage::of(answer));
+        } else {
+            std::hint::black_box(answer.unwrap());
         }
         SEARCH_NANOS.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
         if let Some(gap) = gap {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use rye_search_core::wire::{Count, Hit, ItemDoc, Scope, SearchRequest, SearchResponse, ITEM_FIELDS};
+use rye_search_core::wire::{page, Count, ItemDoc, Scope, SearchRequest, ITEM_FIELDS};
 use rye_search_core::{MAX_LIMIT, MAX_PREVIEW_CHARS, MAX_PROXIMITY};
 
 fn wire_ts() -> String {
@@ -60,21 +60,32 @@ fn the_document_has_the_same_keys_on_both_sides() {
     assert_eq!(rust, interface("NativeDocument"));
 }
 
+/// The names in `export const NAME = [ … ] as const;` of `ts/wire.ts`.
+fn const_list(text: &str, name: &str) -> Vec<String> {
+    let list = body(text, &format!("export const {name} = ["), "] as const;");
+    list.split(',').map(|n| n.trim().trim_matches('\'').to_string()).filter(|n| !n.is_empty()).collect()
+}
+
 #[test]
-fn the_answer_has_the_same_keys_on_both_sides() {
-    // Every optional part present, so every key is written.
-    let res = SearchResponse {
-        total: 1,
-        hits: vec![Hit { id: "a".into(), item: "[]".into(), ..Default::default() }],
-        relaxed: true,
-        search_type: "hybrid",
-        counts: Some(Default::default()),
-        vectors: Some("encoder"),
-        total_relation: Some("gte"),
-        ..Default::default()
-    };
-    let rust = keys(serde_json::from_str(&res.to_json()).unwrap());
-    assert_eq!(rust, interface("NativeResponse"));
+fn an_answer_page_codes_names_alike_on_both_sides() {
+    // The page writes an index in these lists; `ts/answer-page.ts` reads it in wire.ts's lists,
+    // after a leading "absent" where the entry may be absent.
+    let text = wire_ts();
+    let absent_first = |list: &[&str]| list[1..].iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(const_list(&text, "SEARCH_TYPES"), page::SEARCH_TYPES.map(String::from).to_vec());
+    assert_eq!(const_list(&text, "VECTOR_TIERS"), absent_first(&page::VECTORS));
+    assert_eq!(const_list(&text, "MATCH_KINDS"), absent_first(&page::MATCHED));
+    let reader = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../ts/answer-page.ts")).unwrap();
+    assert!(reader.contains("const TOTAL_RELATIONS = [undefined, 'eq', 'gte'] as const;"));
+    assert_eq!(page::TOTAL_RELATIONS, ["", "eq", "gte"]);
+    for (name, code) in [
+        ("STATUS_ERROR", page::STATUS_ERROR),
+        ("FORM_ITEM", page::FORM_ITEM),
+        ("FORM_KIND", page::FORM_KIND),
+        ("FORM_RAW", page::FORM_RAW),
+    ] {
+        assert!(reader.contains(&format!("export const {name} = {code};")), "{name} = {code} in ts/answer-page.ts");
+    }
 }
 
 #[test]

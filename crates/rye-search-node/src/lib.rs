@@ -1,5 +1,5 @@
-//! N-API binding: translation only. Requests and responses cross as JSON strings (one buffer
-//! per call); searches run on libuv's pool via `AsyncTask`; every core error becomes a JS
+//! N-API binding: translation only. Requests cross as JSON strings (one buffer per call),
+//! answers as pages (a text each and one table of numbers, see `wire/page.rs`); searches run on libuv's pool via `AsyncTask`; every core error becomes a JS
 //! error whose message carries `{code, message, hint, position}` for the facade to type.
 //! Every entry point runs inside [`guarded`]: a panic that crossed into N-API would abort the
 //! Node process, so it becomes an `E_INTERNAL` error instead.
@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rye_search_core::files::FileRead;
+use rye_search_core::wire::page::{AnswerPage, Page};
 use rye_search_core::{contained, Batch, Error as CoreError, ItemDoc, SearchIndex, SearchRequest};
 
 mod memory;
@@ -31,8 +32,8 @@ fn guarded<T>(f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
     contained(|| Ok(f())).unwrap_or_else(|panic| Err(to_js(panic)))
 }
 
-/// V8's longest string (2^29 - 24 UTF-16 units on 64-bit); a `searchMany` answer longer than
-/// this could not be handed to JavaScript at all.
+/// V8's longest string (2^29 - 24 UTF-16 units on 64-bit); the texts of a `searchMany` page are
+/// held to it in all (an answer longer than this could not be handed to JavaScript at all).
 const MAX_JS_STRING: usize = (1 << 29) - 24;
 
 fn bad_json(what: &str, e: serde_json::Error) -> napi::Error {
@@ -42,12 +43,37 @@ fn bad_json(what: &str, e: serde_json::Error) -> napi::Error {
     })
 }
 
-fn run_search(index: &SearchIndex, request: &str) -> napi::Result<String> {
+fn run_search(index: &SearchIndex, request: &str) -> napi::Result<Page> {
     let req: SearchRequest = serde_json::from_str(request).map_err(|e| bad_json("search request", e))?;
     if test_panic().is_some_and(|q| req.query.contains(q.as_str())) {
         panic!("a panic asked for by RYE_SEARCH_TEST_PANIC");
     }
-    Ok(index.search(&req).map_err(to_js)?.to_json())
+    let answer = index.search(&req).map_err(to_js)?;
+    Ok(Page::of(vec![AnswerPage::of(Ok(answer))], MAX_JS_STRING))
+}
+
+/// Answers as `ts/answer-page.ts` reads them (see `wire/page.rs` in the core): `{ texts, table }`,
+/// a text each and one table of numbers for them all. The table is copied into a buffer V8 owns:
+/// handing it Rust's own (an external buffer, freed by a finalizer) doubled a rare-term search.
+pub struct NativePage(Page);
+
+impl TypeName for NativePage {
+    fn type_name() -> &'static str {
+        "NativePage"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ToNapiValue for NativePage {
+    unsafe fn to_napi_value(raw: napi::sys::napi_env, page: Self) -> napi::Result<napi::sys::napi_value> {
+        let env = Env::from_raw(raw);
+        let mut object = Object::new(&env)?;
+        object.set("table", Float64ArraySlice::copy_from(&env, &page.0.table)?)?;
+        object.set("texts", page.0.texts)?;
+        ToNapiValue::to_napi_value(raw, object)
+    }
 }
 
 /// Text whose presence in a query panics inside the search, for tests that show a panic crossing N-API becomes
@@ -148,17 +174,17 @@ impl NativeIndex {
         })
     }
 
-    #[napi(ts_return_type = "Promise<string>")]
+    #[napi(ts_return_type = "Promise<{ texts: string[]; table: Float64Array }>")]
     pub fn search(&self, request: String) -> AsyncTask<SearchTask> {
         AsyncTask::new(SearchTask { index: self.inner.clone(), memory: self.memory.clone(), request })
     }
 
-    #[napi]
-    pub fn search_sync(&self, env: Env, request: String) -> napi::Result<String> {
+    #[napi(ts_return_type = "{ texts: string[]; table: Float64Array }")]
+    pub fn search_sync(&self, env: Env, request: String) -> napi::Result<NativePage> {
         let output = guarded(|| run_search(&self.inner, &request));
         // A question answered here may have read the vectors (hundreds of MB at a million items).
         self.memory.update(&env);
-        output
+        output.map(NativePage)
     }
 
     /// Starts encoding this index's items with the sentence encoder in the background, on up to
@@ -215,9 +241,9 @@ impl NativeIndex {
         })
     }
 
-    /// JSON array of requests in; JSON Lines out, one `{ok}` / `{error}` per request, in the same
-    /// order (see `wire::batch`).
-    #[napi(ts_return_type = "Promise<string>")]
+    /// JSON array of requests in; a page out, an answer or an error per request, in the same
+    /// order (see `wire::page`).
+    #[napi(ts_return_type = "Promise<{ texts: string[]; table: Float64Array }>")]
     pub fn search_many(&self, requests: String) -> AsyncTask<SearchManyTask> {
         AsyncTask::new(SearchManyTask { index: self.inner.clone(), memory: self.memory.clone(), requests })
     }
@@ -373,15 +399,15 @@ pub struct SearchTask {
 }
 
 impl Task for SearchTask {
-    type Output = String;
-    type JsValue = String;
-    fn compute(&mut self) -> napi::Result<String> {
+    type Output = Page;
+    type JsValue = NativePage;
+    fn compute(&mut self) -> napi::Result<Page> {
         guarded(|| run_search(&self.index, &self.request))
     }
     /// A search may have read a segment's vectors (the first semantic one does).
-    fn resolve(&mut self, env: Env, output: String) -> napi::Result<String> {
+    fn resolve(&mut self, env: Env, output: Page) -> napi::Result<NativePage> {
         self.memory.update(&env);
-        Ok(output)
+        Ok(NativePage(output))
     }
 }
 
@@ -392,20 +418,20 @@ pub struct SearchManyTask {
 }
 
 impl Task for SearchManyTask {
-    type Output = String;
-    type JsValue = String;
-    fn compute(&mut self) -> napi::Result<String> {
+    type Output = Page;
+    type JsValue = NativePage;
+    fn compute(&mut self) -> napi::Result<Page> {
         guarded(|| search_many(&self.index, &self.requests))
     }
-    fn resolve(&mut self, env: Env, output: String) -> napi::Result<String> {
+    fn resolve(&mut self, env: Env, output: Page) -> napi::Result<NativePage> {
         self.memory.update(&env);
-        Ok(output)
+        Ok(NativePage(output))
     }
 }
 
-fn search_many(index: &SearchIndex, requests: &str) -> napi::Result<String> {
+fn search_many(index: &SearchIndex, requests: &str) -> napi::Result<Page> {
     let reqs: Vec<SearchRequest> = serde_json::from_str(requests).map_err(|e| bad_json("search requests", e))?;
-    Ok(index.search_many_json(&reqs, MAX_JS_STRING))
+    Ok(index.search_many_page(&reqs, MAX_JS_STRING))
 }
 
 /// One write session; changes become visible at `commit`, or are discarded by `abort`.

@@ -1,10 +1,10 @@
-//! Many searches on all cores, answered as one `searchMany` text (framed by `wire::batch`).
+//! Many searches on all cores, answered one by one or as one page (`wire::page`).
 
 use rayon::prelude::*;
 
 use crate::error::{contained, Result};
 use crate::index::SearchIndex;
-use crate::wire::batch::{entry, framed};
+use crate::wire::page::{AnswerPage, Page};
 use crate::wire::{SearchRequest, SearchResponse};
 
 impl SearchIndex {
@@ -26,9 +26,9 @@ impl SearchIndex {
         reqs.par_iter().with_min_len(8).map(|r| each(contained(|| self.search(r)))).collect()
     }
 
-    /// Runs `reqs` on all cores; each answer is written on the thread that searched it, and the
-    /// whole text stays within `max_len` bytes (see [`framed`]).
-    pub fn search_many_json(&self, reqs: &[SearchRequest], max_len: usize) -> String {
-        framed(self.search_many_with(reqs, entry), max_len)
+    /// Runs `reqs` on all cores, answered as a [`Page`] (each answer written on the thread that
+    /// searched it), its texts within `max_len` bytes in all.
+    pub fn search_many_page(&self, reqs: &[SearchRequest], max_len: usize) -> Page {
+        Page::of(self.search_many_with(reqs, AnswerPage::of), max_len)
     }
 }

@@ -1,4 +1,8 @@
-//! Answers: filters and fields, previews, JSON answers and their framing, facets, the wire refusing unknown keys.
+//! Answers: filters and fields, previews, answers as pages, facets, the wire refusing unknown keys.
+
+use rye_search_core::wire::page::{self, Page};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
 
 use super::*;
 
@@ -66,36 +70,156 @@ fn search_many_matches_single_searches() {
     }
 }
 
+/// A page read back as `ts/answer-page.ts` reads it, each answer as JSON: the layout
+/// `wire/page.rs` describes, held to by both sides.
+fn read_page(page: &Page) -> Vec<Value> {
+    let t = &page.table;
+    let mut at = 0;
+    let mut answers = Vec::new();
+    for text in &page.texts {
+        let units: Vec<u16> = text.encode_utf16().collect();
+        let slice = |start: f64, end: f64| String::from_utf16(&units[start as usize..end as usize]).unwrap();
+        if t[at] == page::STATUS_ERROR {
+            at += 1;
+            answers.push(json!({ "error": serde_json::from_str::<Value>(text).unwrap() }));
+            continue;
+        }
+        assert_eq!(t[at], page::STATUS_OK);
+        let rest: Value = match t[at + 8] > t[at + 7] {
+            true => serde_json::from_str(&slice(t[at + 7], t[at + 8])).unwrap(),
+            false => json!({ "warnings": [], "counts": null, "metadata": [] }),
+        };
+        let mut answer = json!({
+            "total": t[at + 1],
+            "searchType": page::SEARCH_TYPES[t[at + 3] as usize],
+            "vectors": page::VECTORS[t[at + 4] as usize],
+            "totalRelation": page::TOTAL_RELATIONS[t[at + 5] as usize],
+            "relaxed": t[at + 6] == 1.0,
+            "warnings": rest["warnings"],
+            "counts": rest["counts"],
+        });
+        let count = t[at + 2] as usize;
+        at += 9;
+        let mut hits = Vec::new();
+        for _ in 0..count {
+            let form = t[at];
+            let mut hit = json!({
+                "id": slice(t[at + 1], t[at + 2]),
+                "score": t[at + 3],
+                "preview": slice(t[at + 4], t[at + 5]),
+                "matched": page::MATCHED[t[at + 6] as usize],
+            });
+            if t[at + 8] > t[at + 7] {
+                hit["explain"] = serde_json::from_str(&slice(t[at + 7], t[at + 8])).unwrap();
+            }
+            let marks = t[at + 9];
+            at += 10;
+            if marks >= 0.0 {
+                let flat = &t[at..at + marks as usize];
+                hit["highlights"] = json!(flat.chunks(2).map(|p| (p[0], p[1])).collect::<Vec<_>>());
+                at += marks as usize;
+            }
+            if form == page::FORM_ITEM {
+                let names = ["kind", "space", "name", "title", "description", "category", "path"];
+                for (k, name) in names.iter().enumerate() {
+                    hit[*name] = json!(slice(t[at + 2 * k], t[at + 2 * k + 1]));
+                }
+                let date = t[at + 14];
+                hit["date"] = if date.is_nan() { Value::Null } else { json!(date) };
+                hit["signed"] = json!(t[at + 15] == 1.0);
+                hit["integrity"] = if t[at + 16] < 0.0 { Value::Null } else { json!(slice(t[at + 16], t[at + 17])) };
+                let meta = t[at + 18];
+                hit["metadata"] = if meta < 0.0 { Value::Null } else { rest["metadata"][meta as usize].clone() };
+                let tokens = t[at + 19];
+                hit["tokens"] = if tokens.is_nan() { Value::Null } else { json!(tokens) };
+                at += 20;
+            } else if form == page::FORM_KIND {
+                hit["kind"] = json!(slice(t[at], t[at + 1]));
+                at += 2;
+            } else {
+                assert_eq!(form, page::FORM_RAW);
+                hit["raw"] = serde_json::from_str(&slice(t[at], t[at + 1])).unwrap();
+                at += 2;
+            }
+            hits.push(hit);
+        }
+        answer["hits"] = json!(hits);
+        answers.push(answer);
+    }
+    assert_eq!(at, t.len(), "the whole table read");
+    answers
+}
+
+fn extra(json: &str) -> Option<Box<RawValue>> {
+    Some(RawValue::from_string(json.into()).unwrap())
+}
+
 #[test]
-fn responses_are_json_with_each_hits_stored_fields() {
-    let mut a = doc("x/quoted", "project", "Say \"hi\" \\ \u{e9}t\u{e9} \u{1f600}", "line\nbreak", "needle in content");
-    a.date = Some(1234);
-    a.extra = Some(
-        serde_json::value::RawValue::from_string(r#"{"signed":true,"metadata":{"tags":["a","b"]}}"#.into()).unwrap(),
+fn a_page_holds_each_hits_stored_fields_at_javascript_string_indices() {
+    // Quotes, backslashes and characters beyond the BMP before the word a preview marks.
+    let mut a = doc(
+        "x/quoted",
+        "project",
+        "Say \"hi\" \\ \u{e9}t\u{e9} \u{1f600}",
+        "line\nbreak",
+        "\u{1f600} caf\u{e9} needle",
     );
+    a.date = Some(1234);
+    a.extra = extra(r#"[true,"verified",{"tags":["a","\u00e9"],"n":{"deep":[1,{"x":"]"}]}},12]"#);
+    // The facade's other shapes of `extra`: none, nulls inside, tokens that are not a number.
     let b = doc("x/plain", "user", "needle", "", "");
-    let idx = index(&[a, b]);
-    let res = idx.search(&SearchRequest { preview_chars: 40, ..q("needle") }).unwrap();
-    let json: serde_json::Value = serde_json::from_str(&res.to_json()).unwrap();
-    assert_eq!(json["total"], 2);
-    // Each hit is [id, score, preview, item]; item is [kind, space, name, title, description,
-    // category, path, date, extra].
-    let hits = json["hits"].as_array().unwrap();
-    let quoted = hits.iter().find(|h| h[0] == "x/quoted").unwrap();
-    let item = &quoted[3];
-    assert_eq!(item[3], "Say \"hi\" \\ \u{e9}t\u{e9} \u{1f600}");
-    assert_eq!(item[4], "line\nbreak");
-    assert_eq!((&item[0], &item[1], &item[2]), (&"tool".into(), &"project".into(), &"quoted".into()));
-    assert_eq!(item[7], 1234);
-    assert_eq!(item[8]["metadata"]["tags"][1], "b");
-    assert!(quoted[1].as_f64().unwrap() > 0.0);
-    assert!(quoted[2].as_str().unwrap().contains("needle"));
+    let mut c = doc("x/nulls", "project", "needle nulls", "", "");
+    c.extra = extra(r#"[null,null,null,"12"]"#);
+    // Another shape altogether (an index written by other code): handed over as its JSON.
+    let mut d = doc("x/other", "project", "needle other", "", "");
+    d.extra = extra(r#"{"signed":true,"metadata":{"tags":["a","b"]}}"#);
+    let idx = index(&[a, b, c, d]);
+    let req = SearchRequest { preview_chars: 40, ..q("needle") };
+    let page = idx.search_many_page(std::slice::from_ref(&req), usize::MAX);
+    let answer = &read_page(&page)[0];
+    assert_eq!(answer["total"], 4.0);
+    assert_eq!(answer["searchType"], "keyword");
+    let hit = |id: &str| answer["hits"].as_array().unwrap().iter().find(|h| h["id"] == id).unwrap().clone();
+    let quoted = hit("x/quoted");
+    assert_eq!(quoted["title"], "Say \"hi\" \\ \u{e9}t\u{e9} \u{1f600}");
+    assert_eq!(quoted["description"], "line\nbreak");
+    assert_eq!(
+        (&quoted["kind"], &quoted["space"], &quoted["name"]),
+        (&json!("tool"), &json!("project"), &json!("quoted"))
+    );
+    assert_eq!(quoted["date"], 1234.0);
+    assert_eq!(
+        (&quoted["signed"], &quoted["integrity"], &quoted["tokens"]),
+        (&json!(true), &json!("verified"), &json!(12.0))
+    );
+    assert_eq!(quoted["metadata"], json!({ "tags": ["a", "\u{e9}"], "n": { "deep": [1, { "x": "]" }] } }));
+    assert!(quoted["score"].as_f64().unwrap() > 0.0);
+    // The highlight is a JavaScript string index pair: the emoji before it counts two.
+    let preview: Vec<u16> = quoted["preview"].as_str().unwrap().encode_utf16().collect();
+    let (start, end) = (quoted["highlights"][0][0].as_f64().unwrap(), quoted["highlights"][0][1].as_f64().unwrap());
+    assert_eq!(String::from_utf16(&preview[start as usize..end as usize]).unwrap(), "needle");
+    let plain = hit("x/plain");
+    assert_eq!(
+        (&plain["signed"], &plain["integrity"], &plain["metadata"]),
+        (&json!(false), &Value::Null, &Value::Null)
+    );
+    assert_eq!((&plain["date"], &plain["tokens"]), (&Value::Null, &Value::Null));
+    let nulls = hit("x/nulls");
+    assert_eq!((&nulls["signed"], &nulls["integrity"], &nulls["tokens"]), (&json!(false), &Value::Null, &Value::Null));
+    assert_eq!(hit("x/other")["raw"][8]["metadata"]["tags"][1], "b");
+    assert_eq!(hit("x/other")["raw"][3], "needle other");
+    // The stored item is the facade's to read in place: other code reads it by name.
+    let res = idx.search(&req).unwrap();
     assert_eq!(res.hits.iter().find(|h| h.id == "x/quoted").unwrap().item_str("description").unwrap(), "line\nbreak");
-    // No extra is null. (Extra that is not JSON cannot arrive: it is parsed with the document.)
-    let plain = hits.iter().find(|h| h[0] == "x/plain").unwrap();
-    assert!(plain[3][8].is_null());
     assert!(serde_json::from_str::<ItemDoc>(r#"{"key": "k", "id": "a", "extra": {not json}"#).is_err());
-    assert_eq!(json["warnings"], serde_json::json!([]));
+    // Itemless answers carry the kind alone; explain, warnings and facet counts come as JSON.
+    let lean = SearchRequest { itemless: true, explain: true, facets: true, fuzzy: 9, ..q("needle") };
+    let answer = &read_page(&idx.search_many_page(&[lean], usize::MAX))[0];
+    assert_eq!(answer["hits"][0]["kind"], "tool");
+    assert!(answer["hits"][0].get("title").is_none());
+    assert!(answer["hits"][0]["explain"].as_array().is_some_and(|e| !e.is_empty()), "{answer}");
+    assert_eq!(answer["counts"]["type"]["tool"], 4);
+    assert_eq!(answer["warnings"], json!(idx.search(&SearchRequest { fuzzy: 9, ..q("needle") }).unwrap().warnings));
 }
 
 #[test]
@@ -110,29 +234,27 @@ fn wire_shapes_reject_unknown_keys() {
 }
 
 #[test]
-fn search_many_json_frames_each_answer_and_refuses_the_largest_past_the_limit() {
+fn a_page_answers_each_request_and_refuses_the_largest_past_the_limit() {
     let index = index(&corpus());
     let every = SearchRequest { limit: 10, ..q("file OR web OR agents OR tool OR helpers") };
     let reqs = vec![every, q("a AND (b"), q("nothingmatchesthis")];
-    let lines = |text: String| -> Vec<serde_json::Value> {
-        text.split('\n').map(|line| serde_json::from_str(line).unwrap()).collect()
-    };
-    let all = lines(index.search_many_json(&reqs, usize::MAX));
+    let all = read_page(&index.search_many_page(&reqs, usize::MAX));
     assert_eq!(all.len(), reqs.len());
-    assert!(all[0]["ok"]["hits"].as_array().is_some_and(|h| !h.is_empty()), "{all:?}");
+    assert!(all[0]["hits"].as_array().is_some_and(|h| !h.is_empty()), "{all:?}");
     assert_eq!(all[1]["error"]["code"], "E_QUERY_SYNTAX");
-    assert!(all[2].get("ok").is_some());
-    // One answer per line, whatever the documents hold: `extra` written across lines is compacted.
+    assert_eq!(all[2]["total"], 0.0);
+    // `extra` written across lines (compacted when stored) reads back whole.
     let mut spread = doc("a/spread", "project", "spread", "extra over lines", "");
-    spread.extra = Some(serde_json::value::RawValue::from_string("[true,\r\n \"verified\"\n]".into()).unwrap());
+    spread.extra = extra("[true,\r\n \"verified\",\n null, 3]");
     let with_spread = self::index(&[spread]);
-    let twice = with_spread.search_many_json(&[q("spread"), q("spread")], usize::MAX);
-    let answers = lines(twice);
-    assert_eq!(answers.len(), 2);
-    assert_eq!(answers[1]["ok"]["hits"][0][3][8], serde_json::json!([true, "verified"]));
-    // One byte short of the whole answer: only the largest entry is refused.
-    let whole = index.search_many_json(&reqs, usize::MAX).len();
-    let tight = lines(index.search_many_json(&reqs, whole - 1));
+    let answers = read_page(&with_spread.search_many_page(&[q("spread"), q("spread")], usize::MAX));
+    assert_eq!(
+        (&answers[1]["hits"][0]["integrity"], &answers[1]["hits"][0]["tokens"]),
+        (&json!("verified"), &json!(3.0))
+    );
+    // One byte short of the whole: only the largest answer is refused.
+    let whole: usize = index.search_many_page(&reqs, usize::MAX).texts.iter().map(String::len).sum();
+    let tight = read_page(&index.search_many_page(&reqs, whole - 1));
     assert_eq!(tight[0]["error"]["code"], "E_LIMIT", "{tight:?}");
     assert_eq!(tight[1]["error"]["code"], "E_QUERY_SYNTAX");
     assert_eq!(tight[2], all[2]);
@@ -171,5 +293,6 @@ fn facets_count_the_whole_match_set_not_the_page() {
     assert_eq!(res.total, 15);
     assert_eq!(res.counts.unwrap()["type"].len(), 1);
     assert!(idx.search(&q("delta")).unwrap().counts.is_none());
-    assert!(!idx.search(&q("delta")).unwrap().to_json().contains("\"counts\""));
+    let page = read_page(&idx.search_many_page(&[q("delta")], usize::MAX));
+    assert!(page[0]["counts"].is_null(), "{page:?}");
 }

@@ -452,10 +452,9 @@ fn explain_says_what_each_term_gave_each_hit() {
     let typo = explained(SearchRequest { fuzzy: 1, ..q("sandbox") }, "e/two");
     assert!(has(&typo, "description", "sandbax", "typo"), "{typo}");
     let res = idx.search(&SearchRequest { explain: true, ..q("sandbox") }).unwrap();
-    assert!(res.to_json().contains("\"how\":\"exact\""));
+    assert!(res.hits.iter().any(|h| h.explain.as_deref().is_some_and(|e| e.contains("\"how\":\"exact\""))));
     let plain = idx.search(&q("sandbox")).unwrap();
     assert!(plain.hits.iter().all(|h| h.explain.is_none()));
-    assert!(!plain.to_json().contains("\"how\""));
 }
 
 /// Pages from an index in segments of different sizes, with twins across segments and deleted

@@ -1,0 +1,204 @@
+/**
+ * Reads the answers the native side hands over as a page (its layout is described in
+ * crates/rye-search-core/src/wire/page.rs): each answer's fields are slices of its one text and
+ * numbers of the page's table. Only an answer's rare parts (warnings, facet counts, metadata)
+ * and `explain` are JSON. Shaping what is read into results is `search-results.ts`'s job.
+ */
+import {
+  type Contribution,
+  type Counts,
+  MATCH_KINDS,
+  type MatchKind,
+  type NativeItem,
+  SEARCH_TYPES,
+  type SearchType,
+  VECTOR_TIERS,
+  type VectorTier,
+} from './wire.js';
+
+/** Answers as the binding returns them: a text each, and one table of numbers for all. */
+export interface NativePage {
+  texts: string[];
+  table: Float64Array;
+}
+
+export const STATUS_ERROR = 1;
+/** How a hit's item is written: its fields, its kind alone (itemless), or its stored JSON. */
+export const FORM_ITEM = 0;
+export const FORM_KIND = 1;
+export const FORM_RAW = 2;
+/** Codes of the table: an index in these lists (0: the entry is absent, where it may be). */
+const TOTAL_RELATIONS = [undefined, 'eq', 'gte'] as const;
+const VECTORS = [undefined, ...VECTOR_TIERS] as const;
+const MATCHED = [undefined, ...MATCH_KINDS] as const;
+
+/** One answer's envelope, as read; its hits follow, read one at a time by `PageReader.hit`. */
+export interface AnswerRead {
+  total: number;
+  hits: number;
+  searchType: SearchType;
+  vectors?: VectorTier;
+  totalRelation?: 'eq' | 'gte';
+  relaxed: boolean;
+  warnings: string[];
+  counts?: Counts;
+}
+
+/**
+ * One hit, as read. Items of the page's usual form give `signed` and `integrity` as stored;
+ * an item stored in another shape gives whatever it holds, and shaping applies the same rules.
+ */
+export interface HitRead {
+  id: string;
+  score: number;
+  preview: string;
+  matched: MatchKind | undefined;
+  /** `[start, end)` pairs with a preview, else undefined. */
+  highlights: [number, number][] | undefined;
+  explain: Contribution[] | undefined;
+  kind: string;
+  /** Undefined for an itemless hit (only `kind` was asked for). */
+  space: string | undefined;
+  name: string;
+  title: string;
+  description: string;
+  category: string;
+  path: string;
+  /** Epoch milliseconds, or NaN/null: none. */
+  date: unknown;
+  signed: unknown;
+  integrity: unknown;
+  metadata: unknown;
+  tokens: unknown;
+}
+
+/** Reads a page's answers in order. The same `HitRead` is refilled for each hit: nothing is kept. */
+export class PageReader {
+  private at = 0;
+  private text = '';
+  private metadata: unknown[] | undefined;
+  readonly hit: HitRead = {
+    id: '',
+    score: 0,
+    preview: '',
+    matched: undefined,
+    highlights: undefined,
+    explain: undefined,
+    kind: '',
+    space: undefined,
+    name: '',
+    title: '',
+    description: '',
+    category: '',
+    path: '',
+    date: null,
+    signed: false,
+    integrity: undefined,
+    metadata: undefined,
+    tokens: undefined,
+  };
+
+  constructor(private readonly page: NativePage) {}
+
+  /** Answer `k` (the next one): its envelope, or the error payload of a failed search. */
+  answer(k: number): AnswerRead | { error: { code: string; message: string; hint: string; position?: number } } {
+    const t = this.page.table;
+    const at = this.at;
+    this.text = this.page.texts[k]!;
+    if (t[at] === STATUS_ERROR) {
+      this.at = at + 1;
+      return { error: JSON.parse(this.text) };
+    }
+    const restStart = t[at + 7]!;
+    const restEnd = t[at + 8]!;
+    const rest =
+      restEnd > restStart
+        ? (JSON.parse(this.text.slice(restStart, restEnd)) as {
+            warnings: string[];
+            counts: Counts | null;
+            metadata: unknown[];
+          })
+        : undefined;
+    this.metadata = rest?.metadata;
+    this.at = at + 9;
+    const read: AnswerRead = {
+      total: t[at + 1]!,
+      hits: t[at + 2]!,
+      searchType: SEARCH_TYPES[t[at + 3]!]!,
+      relaxed: t[at + 6] === 1,
+      warnings: rest?.warnings ?? [],
+    };
+    const vectors = VECTORS[t[at + 4]!];
+    if (vectors) read.vectors = vectors;
+    const relation = TOTAL_RELATIONS[t[at + 5]!];
+    if (relation) read.totalRelation = relation;
+    if (rest?.counts) read.counts = rest.counts;
+    return read;
+  }
+
+  /** The next hit of the current answer, in `this.hit`. */
+  next(): HitRead {
+    const t = this.page.table;
+    const s = this.text;
+    const h = this.hit;
+    let at = this.at;
+    const form = t[at]!;
+    h.id = s.slice(t[at + 1], t[at + 2]);
+    h.score = t[at + 3]!;
+    h.preview = s.slice(t[at + 4], t[at + 5]);
+    h.matched = MATCHED[t[at + 6]!];
+    const explainStart = t[at + 7]!;
+    const explainEnd = t[at + 8]!;
+    h.explain = explainEnd > explainStart ? JSON.parse(s.slice(explainStart, explainEnd)) : undefined;
+    const marks = t[at + 9]!;
+    at += 10;
+    if (marks >= 0) {
+      const pairs: [number, number][] = new Array(marks / 2);
+      for (let i = 0; i < marks; i += 2) pairs[i / 2] = [t[at + i]!, t[at + i + 1]!];
+      h.highlights = pairs;
+      at += marks;
+    } else h.highlights = undefined;
+    if (form === FORM_ITEM) {
+      h.kind = s.slice(t[at], t[at + 1]);
+      h.space = s.slice(t[at + 2], t[at + 3]);
+      h.name = s.slice(t[at + 4], t[at + 5]);
+      h.title = s.slice(t[at + 6], t[at + 7]);
+      h.description = s.slice(t[at + 8], t[at + 9]);
+      h.category = s.slice(t[at + 10], t[at + 11]);
+      h.path = s.slice(t[at + 12], t[at + 13]);
+      h.date = t[at + 14];
+      h.signed = t[at + 15] === 1;
+      h.integrity = t[at + 16]! >= 0 ? s.slice(t[at + 16], t[at + 17]) : undefined;
+      const meta = t[at + 18]!;
+      h.metadata = meta >= 0 ? this.metadata![meta] : undefined;
+      const tokens = t[at + 19]!;
+      h.tokens = Number.isNaN(tokens) ? undefined : tokens;
+      at += 20;
+    } else if (form === FORM_KIND) {
+      h.kind = s.slice(t[at], t[at + 1]);
+      h.space = undefined;
+      at += 2;
+    } else {
+      const item = JSON.parse(s.slice(t[at], t[at + 1])) as NativeItem | [string];
+      readItem(h, item);
+      at += 2;
+    }
+    this.at = at;
+    return h;
+  }
+}
+
+/** An item stored in another shape, read as the JSON it is (`NativeItem`, or `[kind]`). */
+function readItem(h: HitRead, item: NativeItem | [string]): void {
+  h.kind = item[0];
+  if (item.length === 1) {
+    h.space = undefined;
+    return;
+  }
+  const [, space, name, title, description, category, path, date, extra] = item as NativeItem;
+  Object.assign(h, { space, name, title, description, category, path, date });
+  h.signed = extra?.[0];
+  h.integrity = extra?.[1];
+  h.metadata = extra?.[2];
+  h.tokens = extra?.[3];
+}
