@@ -1,0 +1,109 @@
+// Answers cross from the native side as pages (a text an answer, fields sliced out of it; see
+// ts/answer-page.ts). Through the public API: results are plain objects whatever the wire, text
+// in any script reads back exactly, highlights index the preview as JavaScript strings do, each
+// result owns its objects, and a caller who asks for ids and scores gets ids and scores.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { createMemoryIndex } from '../dist/index.js';
+
+const TEXTS = [
+  {
+    title: 'Say "hi" \\ été 😀 needle',
+    description: 'line\nbreak\ttab \u0000 nul',
+    content: '😀😀 café needle ☃ needle',
+  },
+  { title: 'Кроссплатформенная needle', description: 'библиотека', content: 'для работы с needle изображениями' },
+  { title: '猫 needle 黒猫', description: 'ελληνικά κείμενα', content: 'עברית needle العربية 𝔘𝔫𝔦' },
+  { title: 'plain needle', description: '', content: '' },
+];
+
+async function indexOf(docs) {
+  const index = createMemoryIndex();
+  await index.add(docs);
+  return index;
+}
+
+describe('answer pages', () => {
+  it('read back every field as it was added, in any script, with highlights at string indices', async () => {
+    const docs = TEXTS.map((t, i) => ({
+      id: `t/item-${i}`,
+      ...t,
+      category: i % 2 ? 'é/cat' : 'cat',
+      date: 1769817600000 + i,
+      source: i === 3 ? 'system:bündle' : 'project',
+      metadata: { author: `ann ${'ü'.repeat(i)}`, n: i, flag: i % 2 === 0, list: ['a', '"b"'] },
+      tags: ['t'],
+      version: `1.${i}`,
+    }));
+    const index = await indexOf(docs);
+    const single = await index.search({ query: 'needle', limit: 10 });
+    const [many] = await index.searchMany([{ query: 'needle', limit: 10 }]);
+    assert.deepEqual(many, single);
+    assert.equal(single.total, docs.length);
+    for (const r of single.results) {
+      const d = docs.find((x) => x.id === r.id);
+      assert.equal(r.title, d.title);
+      assert.equal(r.description, d.description);
+      assert.equal(r.category, d.category);
+      assert.equal(r.date, new Date(d.date).toISOString());
+      assert.deepEqual(r.metadata, { ...d.metadata, version: d.version, tags: d.tags });
+      assert.equal(r.source, d.source.startsWith('system') ? 'system' : d.source);
+      if (d.source.startsWith('system:')) assert.equal(r.bundle, 'bündle');
+      assert.equal(r.signed, false);
+      assert.equal(r.integrity, 'unsigned');
+      assert.equal(typeof r.tokens, 'number');
+      // A preview comes from the content: an item without content shows none, nor highlights.
+      assert.equal(r.highlights === undefined, d.content === '', r.id);
+      if (d.content) assert.ok(r.highlights.length > 0, r.id);
+      for (const [start, end] of r.highlights ?? []) assert.equal(r.preview.slice(start, end).toLowerCase(), 'needle');
+    }
+    await index.close();
+  });
+
+  it('are plain objects that own what they hold', async () => {
+    const index = await indexOf([
+      { id: 'a/one', title: 'needle one', content: 'the needle body', metadata: { tags: ['x'] } },
+      { id: 'a/two', title: 'needle two', content: 'a needle body', metadata: { tags: ['x'] } },
+    ]);
+    const first = await index.search({ query: 'needle' });
+    for (const r of first.results) {
+      assert.equal(Object.getPrototypeOf(r), Object.prototype);
+      for (const [key, d] of Object.entries(Object.getOwnPropertyDescriptors(r))) {
+        assert.ok('value' in d && d.enumerable && d.writable, `${key} is a plain data property`);
+      }
+      assert.deepEqual(JSON.parse(JSON.stringify(r)), r);
+      assert.deepEqual(structuredClone(r), r);
+      assert.deepEqual({ ...r }, r);
+    }
+    // Changing one answer's objects changes no other answer.
+    first.results[0].metadata.tags.push('changed');
+    first.results[0].highlights[0][0] = -1;
+    const again = await index.search({ query: 'needle' });
+    assert.deepEqual(again.results[0].metadata.tags, ['x']);
+    assert.notEqual(again.results[0].highlights[0][0], -1);
+    assert.deepEqual(first.results[1].metadata.tags, ['x']);
+    await index.close();
+  });
+
+  it('answer a batch in order, with errors in place and narrowed results as asked', async () => {
+    const index = await indexOf(TEXTS.map((t, i) => ({ id: `t/item-${i}`, ...t })));
+    const answers = await index.searchMany([
+      { query: 'needle', include_fields: ['id', 'score'] },
+      { query: 'needle AND (' },
+      { query: 'nothingmatchesthis' },
+      { query: 'изображениями', include_fields: ['id', 'preview', 'highlights'] },
+      { query: 'needle', explain: true, facets: true, limit: 1 },
+    ]);
+    assert.deepEqual(Object.keys(answers[0].results[0]).sort(), ['id', 'score', 'type']);
+    assert.equal(answers[1].error.code, 'E_QUERY_SYNTAX');
+    assert.equal(answers[2].total, 0);
+    const [hit] = answers[3].results;
+    assert.deepEqual(Object.keys(hit).sort(), ['highlights', 'id', 'preview', 'type']);
+    const [start, end] = hit.highlights[0];
+    assert.equal(hit.preview.slice(start, end), 'изображениями');
+    assert.ok(answers[4].results[0].explain.length > 0);
+    assert.equal(answers[4].counts.type.knowledge, TEXTS.length);
+    await index.close();
+  });
+});
