@@ -409,7 +409,10 @@ mod tests {
 
     /// What the facade makes of an item's JSON (`readItem` in `ts/answer-page.ts`), for items of
     /// the usual shape: the fields `Item::read` must give.
-    fn expected(json: &str) -> Option<(Vec<String>, Option<f64>, bool, Option<String>, Option<Value>, Option<f64>)> {
+    /// texts, date, signed, integrity, metadata, tokens.
+    type Fields = (Vec<String>, Option<f64>, bool, Option<String>, Option<Value>, Option<f64>);
+
+    fn expected(json: &str) -> Option<Fields> {
         let v: Vec<Value> = serde_json::from_str(json).ok()?;
         let texts = v.get(..7)?.iter().map(|t| t.as_str().map(String::from)).collect::<Option<Vec<_>>>()?;
         let extra = v.get(8)?.as_array().cloned().unwrap_or_default();
@@ -424,7 +427,7 @@ mod tests {
         ))
     }
 
-    fn read(json: &str) -> Option<(Vec<String>, Option<f64>, bool, Option<String>, Option<Value>, Option<f64>)> {
+    fn read(json: &str) -> Option<Fields> {
         match Item::read(json)? {
             Item::Fields(f) => Some((
                 f.texts.iter().map(|t| t.to_string()).collect(),
@@ -461,6 +464,15 @@ mod tests {
                     let mut bytes = item.as_bytes().to_vec();
                     bytes[at] = byte;
                     let Ok(changed) = String::from_utf8(bytes) else { continue };
+                    if let Some(fields) = read(&changed) {
+                        assert_eq!(Some(fields), expected(&changed), "{changed}");
+                    }
+                }
+            }
+            // Characters beyond ASCII where JSON allows none (after a backslash, between values).
+            for at in (0..item.len()).filter(|&at| item.is_char_boundary(at)) {
+                for inserted in ["é", "\\é", "😀,"] {
+                    let changed = format!("{}{inserted}{}", &item[..at], &item[at..]);
                     if let Some(fields) = read(&changed) {
                         assert_eq!(Some(fields), expected(&changed), "{changed}");
                     }
