@@ -9,7 +9,6 @@ import {
   type Counts,
   MATCH_KINDS,
   type MatchKind,
-  type NativeItem,
   SEARCH_TYPES,
   type SearchType,
   VECTOR_TIERS,
@@ -179,7 +178,7 @@ export class PageReader {
       h.space = undefined;
       at += 2;
     } else {
-      const item = JSON.parse(s.slice(t[at], t[at + 1])) as NativeItem | [string];
+      const item = JSON.parse(s.slice(t[at], t[at + 1])) as unknown[];
       readItem(h, item);
       at += 2;
     }
@@ -188,15 +187,22 @@ export class PageReader {
   }
 }
 
-/** An item stored in another shape, read as the JSON it is (`NativeItem`, or `[kind]`). */
-function readItem(h: HitRead, item: NativeItem | [string]): void {
-  h.kind = item[0];
+/** An item stored in another shape, read as the JSON it is (`NativeItem`, or `[kind]`): a text field that is not text reads as empty. */
+function readItem(h: HitRead, item: unknown[]): void {
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  h.kind = text(item[0]);
   if (item.length === 1) {
     h.space = undefined;
     return;
   }
-  const [, space, name, title, description, category, path, date, extra] = item as NativeItem;
-  Object.assign(h, { space, name, title, description, category, path, date });
+  h.space = text(item[1]);
+  h.name = text(item[2]);
+  h.title = text(item[3]);
+  h.description = text(item[4]);
+  h.category = text(item[5]);
+  h.path = text(item[6]);
+  h.date = item[7];
+  const extra = Array.isArray(item[8]) ? (item[8] as unknown[]) : undefined;
   h.signed = extra?.[0];
   h.integrity = extra?.[1];
   h.metadata = extra?.[2];

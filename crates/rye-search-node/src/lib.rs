@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rye_search_core::files::FileRead;
-use rye_search_core::wire::page::{AnswerPage, Page};
+use rye_search_core::wire::page::Page;
 use rye_search_core::{contained, Batch, Error as CoreError, ItemDoc, SearchIndex, SearchRequest};
 
 mod memory;
@@ -49,7 +49,7 @@ fn run_search(index: &SearchIndex, request: &str) -> napi::Result<Page> {
         panic!("a panic asked for by RYE_SEARCH_TEST_PANIC");
     }
     let answer = index.search(&req).map_err(to_js)?;
-    Ok(Page::of(vec![AnswerPage::of(Ok(answer))], MAX_JS_STRING))
+    Page::one(&answer, MAX_JS_STRING).map_err(to_js)
 }
 
 /// Answers as `ts/answer-page.ts` reads them (see `wire/page.rs` in the core): `{ texts, table }`,

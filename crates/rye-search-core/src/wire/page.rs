@@ -60,10 +60,7 @@ pub const MATCHED: [&str; 4] = ["", "keyword", "semantic", "both"];
 impl AnswerPage {
     /// One request's answer, or its error.
     pub fn of(r: Result<SearchResponse>) -> Self {
-        match r {
-            Ok(res) => Self::answer(&res),
-            Err(e) => Self::error(&e),
-        }
+        r.and_then(|res| Self::answer(&res)).unwrap_or_else(|e| Self::error(&e))
     }
 
     fn error(e: &Error) -> Self {
@@ -73,7 +70,9 @@ impl AnswerPage {
         page
     }
 
-    fn answer(res: &SearchResponse) -> Self {
+    /// The answer written; an error when a hit's stored item is not JSON at all (a damaged
+    /// store: the facade could not read it).
+    fn answer(res: &SearchResponse) -> Result<Self> {
         // The hits' texts are most of it (the items' JSON a little more than their fields).
         let bytes: usize = res.hits.iter().map(|h| h.id.len() + h.preview.len() + h.item.len()).sum();
         let text = Text { text: String::with_capacity(bytes + 64), units: 0 };
@@ -93,7 +92,12 @@ impl AnswerPage {
         let mut metadata: Vec<&str> = Vec::new();
         let keyword = res.search_type == "keyword";
         for hit in &res.hits {
-            page.hit(hit, keyword, &mut metadata);
+            if !page.hit(hit, keyword, &mut metadata) {
+                return Err(Error::Corrupt {
+                    path: "this index".into(),
+                    detail: format!("the stored item of {:?} is not JSON", hit.id),
+                });
+            }
         }
         // The rare parts, as JSON read once an answer (most answers: metadata only, or nothing).
         if !res.warnings.is_empty() || res.counts.is_some() || !metadata.is_empty() {
@@ -106,10 +110,11 @@ impl AnswerPage {
             let (start, end) = page.text.push(&json);
             page.table[rest_at..rest_at + 2].copy_from_slice(&[start, end]);
         }
-        page
+        Ok(page)
     }
 
-    fn hit<'a>(&mut self, hit: &'a Hit, keyword: bool, metadata: &mut Vec<&'a str>) {
+    /// Writes `hit`; false when its stored item is not JSON.
+    fn hit<'a>(&mut self, hit: &'a Hit, keyword: bool, metadata: &mut Vec<&'a str>) -> bool {
         let item = Item::read(&hit.item);
         self.table.push(match item {
             Some(Item::Fields(_)) => FORM_ITEM,
@@ -154,8 +159,10 @@ impl AnswerPage {
                 self.table.push(f.tokens.unwrap_or(f64::NAN));
             }
             Some(Item::Kind(kind)) => self.span(&kind),
+            None if serde_json::from_str::<Vec<&RawValue>>(&hit.item).is_err() => return false,
             None => self.span(&hit.item),
         }
+        true
     }
 
     fn span(&mut self, text: &str) {
@@ -165,6 +172,15 @@ impl AnswerPage {
 }
 
 impl Page {
+    /// One search's page, or its error (a single search throws it rather than holding it).
+    pub fn one(res: &SearchResponse, max_len: usize) -> Result<Self> {
+        let answer = AnswerPage::answer(res)?;
+        if answer.text.text.len() > max_len {
+            return Err(too_long(answer.text.text.len()));
+        }
+        Ok(Page { texts: vec![answer.text.text], table: answer.table })
+    }
+
     /// The answers in order. Answers that would make the texts longer than `max_len` bytes in
     /// all (what the caller can hold) are replaced by `E_LIMIT` errors, largest first, so a batch
     /// fails query by query, never as a whole.
@@ -492,6 +508,24 @@ mod tests {
         ] {
             assert!(read(other).is_none(), "{other}");
         }
+    }
+
+    #[test]
+    fn an_item_that_is_not_json_fails_its_search_with_a_code() {
+        let hit = |item: &str| Hit { id: "a".into(), item: item.into(), ..Default::default() };
+        for item in ["[\"tool\",", "{not json", "", "{\"x\":1}"] {
+            let res = SearchResponse { total: 1, hits: vec![hit(item)], search_type: "keyword", ..Default::default() };
+            let page = Page::of(vec![AnswerPage::of(Ok(res.clone()))], usize::MAX);
+            assert_eq!(page.table, vec![STATUS_ERROR]);
+            assert!(page.texts[0].contains("E_INDEX_CORRUPT"), "{}", page.texts[0]);
+            assert_eq!(Page::one(&res, usize::MAX).unwrap_err().code(), "E_INDEX_CORRUPT");
+        }
+        // Another shape that is JSON is handed over as it is; a page too long for the caller is refused.
+        let res =
+            SearchResponse { total: 1, hits: vec![hit("[\"tool\",1]")], search_type: "keyword", ..Default::default() };
+        let page = Page::one(&res, usize::MAX).unwrap();
+        assert_eq!(page.table[9], FORM_RAW);
+        assert_eq!(Page::one(&res, 3).unwrap_err().code(), "E_LIMIT");
     }
 
     #[test]
