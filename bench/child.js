@@ -146,4 +146,7 @@ if (profile === 'default' && engine.addOne) {
 if (engine.diskBytes) out.diskMb = +(engine.diskBytes() / 1048576).toFixed(1);
 if (engine.reopen) out.openFirstMs = +(await engine.reopen(singles[0].terms[0])).toFixed(1);
 fs.rmSync(dir, { recursive: true, force: true });
+// The whole process's peak: work an engine defers past its build (rye-search: reading the
+// sentence encoder and encoding) shows here, not in the build's peak.
+out.runPeakRssMb = rssMb();
 process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -103,6 +103,7 @@ function fastestOf(results) {
   for (const key of LOWER_IS_BETTER) if (values(key).length) best[key] = Math.min(...values(key));
   for (const key of HIGHER_IS_BETTER) if (values(key).length) best[key] = Math.max(...values(key));
   if (values('peakRssMb').length) best.peakRssMb = Math.max(...values('peakRssMb'));
+  if (values('runPeakRssMb').length) best.runPeakRssMb = Math.max(...values('runPeakRssMb'));
   return best;
 }
 
@@ -123,7 +124,8 @@ function table(tierName, results, e2e, ran, title) {
   const rows = [
     ['build: adds until they return, searchable (ms)', (r) => r.buildMs, 0],
     ['then merged (ready(), ms)', (r) => r.settleMs, 0],
-    ['peak RSS (MB)', (r) => r.peakRssMb, 0],
+    ['peak RSS: build and merges (MB)', (r) => r.peakRssMb, 0],
+    ['peak RSS: the whole run, queries and background work too (MB)', (r) => r.runPeakRssMb, 0],
     ['on-disk / serialised size (MB)', (r) => r.diskMb, 1],
     ['open + first query (ms)', (r) => r.openFirstMs, 1],
     ...KINDS.map((k) => [`p50 ${k} (ms)`, (r) => r.kinds?.[k]?.p50, 3]),

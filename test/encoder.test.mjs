@@ -63,6 +63,20 @@ describe('sentence encoder tier', () => {
     assert.equal((await index.search({ query: 'download a file from a website' })).vectors, 'encoder');
   });
 
+  it('ready() waits for nothing on an index with nothing to encode, in memory and on disk', async () => {
+    // It never settled before: with no segments there was no round that said so.
+    const empty = createMemoryIndex();
+    const status = await empty.ready({ semantic: 'full', timeoutMs: 20000 });
+    assert.deepEqual(status.encoder, { state: 'settled', encoded: 0, total: 0 });
+    assert.equal((await empty.search({ query: 'anything at all' })).total, 0);
+    await empty.close();
+    const ws = workspace();
+    fs.mkdirSync(path.join(ws.project, '.ai'), { recursive: true });
+    const onDisk = await openIndex(wsOptions(ws));
+    assert.equal((await onDisk.ready({ semantic: 'full', timeoutMs: 20000 })).encoder.state, 'settled');
+    await onDisk.close();
+  });
+
   it('ready() checks its options and times out with a coded error', async () => {
     const index = createMemoryIndex();
     await assert.rejects(index.ready({ semantic: 'all' }), { code: 'E_INVALID_ARGUMENT' });

@@ -37,6 +37,7 @@ fn add(index: &SearchIndex, docs: &[ItemDoc]) {
 }
 
 /// Waits (at most a minute) until the background encoding reports `state`.
+#[track_caller]
 fn wait_for(index: &SearchIndex, state: &str) -> EncodingStatus {
     let start = Instant::now();
     loop {
@@ -77,6 +78,21 @@ fn the_encoder_tier_settles_is_kept_and_gives_way_when_it_cannot_load() {
     let settled = wait_for(&index, "settled");
     assert_eq!((settled.encoded, settled.total), (5, 5));
     assert_eq!(question(&index, "keep my shell alive when ssh drops").vectors, Some("encoder"));
+
+    // Made, then filled at once: the encoder is not read until the adds pause (read beside them,
+    // it added ~33 MB to a c60k build's peak), then the index settles.
+    let filling = Arc::new(SearchIndex::in_memory().unwrap());
+    filling.encode_in_background(1);
+    for round in 0..8 {
+        add(&filling, &[doc(&format!("item{round}"), "terminal multiplexer", "detach and reattach later")]);
+        assert_eq!(filling.encoding_status().unwrap().state, "loading", "round {round}");
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    assert_eq!(wait_for(&filling, "settled").encoded, 8);
+    // Made and left empty: it settles with nothing to encode (nothing waits forever).
+    let empty = Arc::new(SearchIndex::in_memory().unwrap());
+    empty.encode_in_background(1);
+    assert_eq!(wait_for(&empty, "settled").total, 0);
 
     // On disk: the vectors are kept, and a new process's index settles without encoding again.
     let dir = std::env::temp_dir().join(format!("rye-encoding-test-{}", std::process::id()));
