@@ -4,9 +4,9 @@
 //! Parsing an answer's JSON (~3.5 KB at c60k with previews) and reshaping it into results was
 //! most of a default `searchMany` query's time on the JS thread.
 //!
-//! Offsets are JavaScript string indices (UTF-16 code units). The layout, entry by entry (both
-//! sides read it from this comment and `ts/answer-page.ts`; `tests/answer_page.rs` holds them to
-//! it):
+//! Offsets are JavaScript string indices (UTF-16 code units). The layout, entry by entry (read
+//! back by `ts/answer-page.ts`, and by `read_page` in `tests/search/answers.rs`; the codes are
+//! held to `ts/wire.ts` by `tests/wire_keys.rs`):
 //!
 //! ```text
 //! answer: status (0 ok, 1 error: the text is the error's JSON payload)
