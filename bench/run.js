@@ -125,7 +125,7 @@ function table(tierName, results, e2e, ran, title) {
     ['build: adds until they return, searchable (ms)', (r) => r.buildMs, 0],
     ['then merged (ready(), ms)', (r) => r.settleMs, 0],
     ['peak RSS: build and merges (MB)', (r) => r.peakRssMb, 0],
-    ['peak RSS: the whole run, queries and background work too (MB)', (r) => r.runPeakRssMb, 0],
+    ['peak RSS: build, merges and the timed queries, background work included (MB)', (r) => r.runPeakRssMb, 0],
     ['on-disk / serialised size (MB)', (r) => r.diskMb, 1],
     ['open + first query (ms)', (r) => r.openFirstMs, 1],
     ...KINDS.map((k) => [`p50 ${k} (ms)`, (r) => r.kinds?.[k]?.p50, 3]),
