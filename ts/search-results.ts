@@ -105,7 +105,8 @@ export function shadowsAmong(lookup: ShadowLookup, searched: readonly { label: s
 
 function shapeResult(hit: HitRead, shadows?: ShadowLookup): SearchResult {
   const { id, kind, path } = hit;
-  const space = hit.space!;
+  // A stored item of its kind alone (another shape than this code writes) has no space.
+  const space = hit.space ?? '';
   const result: SearchResult = {
     id,
     name: hit.name,
