@@ -77,7 +77,6 @@ impl AnswerPage {
         let bytes: usize = res.hits.iter().map(|h| h.id.len() + h.preview.len() + h.item.len()).sum();
         let text = Text { text: String::with_capacity(bytes + 64), units: 0 };
         let mut page = AnswerPage { text, table: Vec::with_capacity(12 + res.hits.len() * 40) };
-        let code = |list: &[&str], name: &str| list.iter().position(|n| *n == name).unwrap_or(0) as f64;
         page.table.extend([
             STATUS_OK,
             res.total as f64,
@@ -124,10 +123,7 @@ impl AnswerPage {
         self.span(&hit.id);
         self.table.push(hit.score);
         self.span(&hit.preview);
-        self.table.push(match (keyword, hit.matched) {
-            (true, _) => 0.0,
-            (false, m) => MATCHED.iter().position(|n| *n == m.as_str()).unwrap_or(0) as f64,
-        });
+        self.table.push(if keyword { 0.0 } else { code(&MATCHED, hit.matched.as_str()) });
         self.span(hit.explain.as_deref().unwrap_or(""));
         // Highlights come with a preview, as in the JSON answer.
         if hit.preview.is_empty() {
@@ -201,6 +197,11 @@ impl Page {
     }
 }
 
+/// `name`'s index in one of the page's lists of names (0, "absent", for one it does not hold).
+fn code(list: &[&str], name: &str) -> f64 {
+    list.iter().position(|n| *n == name).unwrap_or(0) as f64
+}
+
 /// Which answers of these sizes to refuse, largest first, until the rest and the refusals
 /// ([`REFUSAL_MAX`] bytes each at most) fit in `max_len`.
 fn largest_over(sizes: &[usize], max_len: usize) -> Vec<usize> {
@@ -246,9 +247,11 @@ impl Text {
     }
 }
 
-/// A hit's stored item (see `stored_item` in `answer.rs`), read in place.
+/// A hit's stored item (see `stored_item` in `answer.rs`), read in place: a value on the stack
+/// while its hit is written (boxed, it was an allocation a hit).
+#[allow(clippy::large_enum_variant)]
 enum Item<'a> {
-    Fields(Box<ItemFields<'a>>),
+    Fields(ItemFields<'a>),
     /// An itemless hit's item: its kind alone.
     Kind(Cow<'a, str>),
 }
@@ -304,7 +307,7 @@ impl<'a> Item<'a> {
             s.expect(b']')?;
         }
         s.expect(b']')?;
-        s.done().then(|| Item::Fields(Box::new(fields)))
+        s.done().then_some(Item::Fields(fields))
     }
 }
 
