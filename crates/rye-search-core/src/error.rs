@@ -66,7 +66,9 @@ impl Error {
                 "wait for the other writer to finish, or search the committed index read-only".into()
             }
             Error::Index(_) | Error::Io(_) if self.exhausted() => {
-                "the process ran out of file descriptors or memory: raise the limit (ulimit -n) and try again".into()
+                "the process ran out of file descriptors, threads or memory: raise its limits (ulimit -n, ulimit -u; \
+                 RUST_MIN_STACK sets each new thread's stack) and try again"
+                    .into()
             }
             Error::Index(_) => "delete the index cache directory to rebuild it from the files".into(),
             Error::Io(_) => "check that the path exists and is readable".into(),
@@ -79,8 +81,8 @@ impl Error {
         }
     }
 
-    /// Whether this failed for want of file descriptors or memory, which says nothing about the
-    /// index: the same call succeeds once the process has them again.
+    /// Whether this failed for want of file descriptors, threads or memory, which says nothing
+    /// about the index: the same call succeeds once the process has them again.
     pub fn exhausted(&self) -> bool {
         let scarce = |e: &std::io::Error| {
             matches!(e.raw_os_error(), Some(23 | 24 | 12)) || e.kind() == std::io::ErrorKind::OutOfMemory
@@ -95,9 +97,12 @@ impl Error {
                     }
                     cause = c.source();
                 }
-                // Tantivy keeps some I/O errors only in its text.
+                // Tantivy keeps some I/O errors, and the threads it could not start, only in its text.
                 let text = format!("{e:?}");
-                text.contains("Too many open files") || text.contains("code: 24,") || text.contains("code: 23,")
+                text.contains("Too many open files")
+                    || text.contains("code: 24,")
+                    || text.contains("code: 23,")
+                    || text.contains("Failed to spawn")
             }
             _ => false,
         }

@@ -19,6 +19,7 @@ mod schema;
 pub mod semantic;
 mod stem;
 mod stored;
+mod threads;
 pub mod tokenizer;
 pub mod wire;
 
