@@ -253,7 +253,7 @@ impl<'a> Builder<'a> {
         }
         match self.probed {
             true => Box::new(AnyFieldQuery::new(self.segment_ids(), terms)),
-            false => any_of(term_queries(&terms)),
+            false => any_of(term_queries(&terms, &self.segment_ids())),
         }
     }
 
@@ -354,7 +354,7 @@ fn few_or_terms(alternatives: Vec<Box<dyn Query>>) -> Vec<Box<dyn Query>> {
     let mut out = rest;
     if out.iter().all(|q| is_term_leaf(&**q)) {
         for q in few {
-            out.extend(term_queries(q.terms()));
+            out.extend(term_queries(q.terms(), q.segments()));
         }
     } else {
         out.extend(few.map(|q| Box::new(q.clone()) as Box<dyn Query>));

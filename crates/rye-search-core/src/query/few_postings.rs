@@ -53,6 +53,11 @@ impl FewPostingsQuery {
         &self.terms
     }
 
+    /// The segments its terms' entries belong to, in order.
+    pub fn segments(&self) -> &[SegmentId] {
+        &self.segments
+    }
+
     /// One union over the terms of both (segments are the same: both come from one searcher).
     pub fn join(mut self, other: &FewPostingsQuery) -> Self {
         self.terms.extend(other.terms.iter().cloned());

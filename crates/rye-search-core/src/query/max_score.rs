@@ -14,7 +14,7 @@ use tantivy::query::{Bm25StatisticsProvider, Bm25Weight, Query};
 use tantivy::schema::{IndexRecordOption, Term};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TERMINATED};
 
-use super::terms::WeightedTerm;
+use super::terms::{Entries, WeightedTerm};
 
 /// Up to this many clauses a union is ranked here; more (a wildcard's expansions) go to
 /// block-max WAND, which keeps its clauses sorted instead of scanning them for each document.
@@ -24,14 +24,17 @@ pub const MAX_CLAUSES: usize = 24;
 /// than their bounds, so a sum may exceed a bound by a few units in the last place.
 const BOUND_SLACK: Score = 1.0 + 1e-5;
 
-/// One clause of the union: its term and its BM25 weight, boost included.
+/// One clause of the union: its term, its BM25 weight (boost included), how many documents hold
+/// it, and its dictionary entries when the query came with them.
 pub struct Clause {
-    term: Term,
+    pub term: Term,
     bm25: Bm25Weight,
+    pub doc_freq: u64,
+    pub entries: Option<Entries>,
 }
 
 /// The clauses of `query` when it is a union of a few weighted terms (or one), scored with
-/// `stats` as a term query would be.
+/// `stats` as a term query would be (a term without entries is looked up in it).
 pub fn clauses(query: &dyn Query, stats: &dyn Bm25StatisticsProvider) -> Option<tantivy::Result<Vec<Clause>>> {
     let mut terms: Vec<&WeightedTerm> = Vec::new();
     match query.downcast_ref::<tantivy::query::BooleanQuery>() {
@@ -46,8 +49,15 @@ pub fn clauses(query: &dyn Query, stats: &dyn Bm25StatisticsProvider) -> Option<
         None => terms.push(query.downcast_ref::<WeightedTerm>()?),
     }
     let weighed = |t: &WeightedTerm| {
-        let bm25 = Bm25Weight::for_terms(stats, std::slice::from_ref(&t.term))?.boost_by(t.boost);
-        Ok(Clause { term: t.term.clone(), bm25 })
+        let docs = stats.total_num_docs()?;
+        let average_fieldnorm = stats.total_num_tokens(t.term.field())? as Score / docs as Score;
+        let doc_freq = match &t.entries {
+            Some(entries) => entries.doc_freq(),
+            None => stats.doc_freq(&t.term)?,
+        };
+        // As `Bm25Weight::for_terms` weighs one term, without the explanation it would allocate.
+        let bm25 = Bm25Weight::for_one_term_without_explain(doc_freq, docs, average_fieldnorm).boost_by(t.boost);
+        Ok(Clause { term: t.term.clone(), bm25, doc_freq, entries: t.entries.clone() })
     };
     Some(terms.into_iter().map(weighed).collect())
 }
@@ -63,8 +73,13 @@ struct Cursor {
 impl Cursor {
     fn open(clause: &Clause, reader: &SegmentReader) -> tantivy::Result<Option<Cursor>> {
         let field = clause.term.field();
-        let Some(postings) = reader.inverted_index(field)?.read_postings(&clause.term, IndexRecordOption::WithFreqs)?
-        else {
+        let index = reader.inverted_index(field)?;
+        let found = match clause.entries.as_ref().and_then(|e| e.of(reader)) {
+            Some(Some(info)) => Some(index.read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?),
+            Some(None) => None,
+            None => index.read_postings(&clause.term, IndexRecordOption::WithFreqs)?,
+        };
+        let Some(postings) = found else {
             return Ok(None);
         };
         let norms = reader
@@ -233,19 +248,21 @@ fn max_score(
 
 #[cfg(test)]
 mod tests {
+    use tantivy::index::SegmentId;
     use tantivy::query::{BooleanQuery, EnableScoring, Occur, Query};
     use tantivy::schema::Field;
     use tantivy::{DocId, Score, Searcher, Term};
 
     use super::*;
     use crate::order::quantise;
-    use crate::query::testing::{searcher, tantivy_union};
+    use crate::query::terms::term_queries;
+    use crate::query::testing::{field_terms, searcher, tantivy_union};
 
     fn weighted_union(token: &str, fields: &[(Field, f32)]) -> Box<dyn Query> {
         let clauses = fields
             .iter()
             .map(|&(field, boost)| {
-                let q = WeightedTerm { term: Term::from_field_text(field, token), boost };
+                let q = WeightedTerm { term: Term::from_field_text(field, token), boost, entries: None };
                 (Occur::Should, Box::new(q) as Box<dyn Query>)
             })
             .collect();
@@ -279,15 +296,36 @@ mod tests {
         kept
     }
 
+    /// The union as query building makes it: each term with its dictionary entries, which
+    /// belong to `segments` (the searcher's, or others: then the terms are looked up).
+    fn union_with_entries(
+        searcher: &Searcher,
+        token: &str,
+        fields: &[(Field, f32)],
+        segments: Option<&[SegmentId]>,
+    ) -> Box<dyn Query> {
+        let (own, terms) = field_terms(searcher, token, fields);
+        let clauses = term_queries(&terms, segments.unwrap_or(&own)).into_iter().map(|q| (Occur::Should, q));
+        Box::new(BooleanQuery::new(clauses.collect()))
+    }
+
     fn check(searcher: &Searcher, token: &str, fields: &[(Field, f32)], k: usize, start: Score) {
         let scoring = EnableScoring::enabled_from_searcher(searcher);
         let reference = tantivy_union(token, fields).weight(scoring).unwrap();
-        let clauses = clauses(&*weighted_union(token, fields), searcher).unwrap().unwrap();
-        for reader in searcher.segment_readers() {
-            let expected = top(k, start, |callback| reference.for_each_pruning(start, reader, callback).unwrap());
-            let got = top(k, start, |callback| for_each_pruning(&clauses, reader, start, callback).unwrap());
-            assert_eq!(got, expected, "{token} over {fields:?}, top {k} from {start}");
-            assert!(expected.len() >= k.min(1) || start > Score::MIN, "{token}: the reference found nothing");
+        let elsewhere = [SegmentId::generate_random()];
+        let unions = [
+            ("looked up", weighted_union(token, fields)),
+            ("with entries", union_with_entries(searcher, token, fields, None)),
+            ("with another searcher's entries", union_with_entries(searcher, token, fields, Some(&elsewhere))),
+        ];
+        for (how, union) in unions {
+            let clauses = clauses(&*union, searcher).unwrap().unwrap();
+            for reader in searcher.segment_readers() {
+                let expected = top(k, start, |callback| reference.for_each_pruning(start, reader, callback).unwrap());
+                let got = top(k, start, |callback| for_each_pruning(&clauses, reader, start, callback).unwrap());
+                assert_eq!(got, expected, "{token} over {fields:?} {how}, top {k} from {start}");
+                assert!(expected.len() >= k.min(1) || start > Score::MIN, "{token}: the reference found nothing");
+            }
         }
     }
 

@@ -14,7 +14,7 @@ pub mod near;
 pub mod parse;
 pub mod probed;
 pub mod relax;
-mod terms;
+pub mod terms;
 #[cfg(test)]
 mod testing;
 

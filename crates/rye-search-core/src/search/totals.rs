@@ -13,6 +13,7 @@ use crate::collect::TopRanked;
 use crate::error::Result;
 use crate::query::build::is_term_leaf;
 use crate::query::max_score;
+use crate::query::terms::Entries;
 use crate::wire::SortBy;
 
 /// Runs the collector; segments where it skipped documents are counted again, unscored.
@@ -27,11 +28,13 @@ pub(super) fn collect(
     // BM25 weights are all it needs, so the union's own weight is never made.
     let (mut clauses, mut weight): (Option<Vec<max_score::Clause>>, Option<Box<dyn tantivy::query::Weight>>) =
         (None, None);
-    let ranker = match max_score::clauses(query, &tally).transpose()? {
-        Some(found) => Ranker::MaxScore(clauses.insert(found)),
-        None => Ranker::Weight(&**weight.insert(query.weight(scoring)?)),
+    let (ranker, postings) = match max_score::clauses(query, &tally).transpose()? {
+        Some(found) => {
+            let found = clauses.insert(found);
+            (Ranker::MaxScore(found), found.iter().map(|c| c.doc_freq).sum())
+        }
+        None => (Ranker::Weight(&**weight.insert(query.weight(scoring)?)), tally.postings.get()),
     };
-    let postings = tally.postings.get();
     // Counting only the matches above a minimum score visits every match anyway; a recency
     // boost raises scores past the blocks' maxima that skipping relies on.
     collector.prune = collector.min_score == f32::MIN
@@ -59,8 +62,11 @@ pub(super) fn collect(
     let exact = collector.exact_total || marks;
     let mut found = collector.merge_fruits(fruits)?;
     if exact && !found.pruned.is_empty() {
-        let mut terms = Vec::new();
-        query.query_terms(&mut |term, _| terms.push(term.clone()));
+        let mut terms: Vec<(Term, Option<&Entries>)> = Vec::new();
+        match &clauses {
+            Some(clauses) => terms.extend(clauses.iter().map(|c| (c.term.clone(), c.entries.as_ref()))),
+            None => query.query_terms(&mut |term, _| terms.push((term.clone(), None))),
+        }
         for &(ord, visited) in &found.pruned {
             let (count, bits) = count_any(&terms, &segments[ord as usize])?;
             found.seen = found.seen - visited + count;
@@ -77,11 +83,15 @@ pub(super) fn collect(
 /// term's posting blocks set one bit per document, then the bits are counted. The union scorer it replaces advanced every term
 /// document by document, a sixth of a common-term search (only a union of term queries is
 /// ever pruned, so counting what the query matches is counting what its terms match).
-fn count_any(terms: &[Term], segment: &tantivy::SegmentReader) -> Result<(u64, Vec<u64>)> {
+fn count_any(terms: &[(Term, Option<&Entries>)], segment: &tantivy::SegmentReader) -> Result<(u64, Vec<u64>)> {
     let mut bits = vec![0u64; (segment.max_doc() as usize).div_ceil(64)];
-    for term in terms {
+    for (term, entries) in terms {
         let index = segment.inverted_index(term.field())?;
-        let Some(info) = index.get_term_info(term)? else { continue };
+        let found = match entries.and_then(|e| e.of(segment)) {
+            Some(entry) => entry.cloned(),
+            None => index.get_term_info(term)?,
+        };
+        let Some(info) = found else { continue };
         let mut postings = index.read_block_postings_from_terminfo(&info, IndexRecordOption::Basic)?;
         let mut left = info.doc_freq as usize;
         while left > 0 && !postings.docs().is_empty() {
