@@ -461,4 +461,35 @@ describe('memory V8 is told of', () => {
       ws.cleanup();
     }
   });
+
+  it('after close(), searches and writes throw as a closed RyeIndex does; writes asked for before it land', async () => {
+    const mem = createMemoryIndex();
+    await mem.add([{ id: 'a', title: 'alpha' }]);
+    const stream = mem.searchStream(
+      (function* () {
+        for (;;) yield { query: 'alpha' };
+      })(),
+      { batch: 4 },
+    );
+    assert.equal((await stream.next()).value.total, 1);
+    const late = mem.add([{ id: 'b', title: 'beta' }]);
+    await mem.close();
+    await late;
+    assert.equal(mem.size, 2, 'the add asked for before close() landed');
+    const closed = { code: 'E_INVALID_ARGUMENT', message: /closed/, hint: /createMemoryIndex/ };
+    await assert.rejects(mem.search({ query: 'alpha' }), closed);
+    await assert.rejects(mem.searchMany([{ query: 'alpha' }]), closed);
+    await assert.rejects(mem.add([{ id: 'c', title: 'gamma' }]), closed);
+    await assert.rejects(mem.remove(['a']), closed);
+    assert.throws(() => mem.searchStream([{ query: 'alpha' }]), closed);
+    await assert.rejects(
+      (async () => {
+        for await (const _ of stream);
+      })(),
+      closed,
+    );
+    assert.equal(mem.size, 2, 'nothing was written after close()');
+    assert.equal((await mem.ready({ semantic: 'full' })).encoder.state, 'off');
+    await mem.close();
+  });
 });

@@ -94,6 +94,11 @@ export class InvalidArgumentError extends RyeSearchError {
   }
 }
 
+/** What every search and write of a closed index throws; `again` says how to get an open one. */
+export function closedIndexError(again: string): InvalidArgumentError {
+  return new InvalidArgumentError('this index is closed', { hint: again });
+}
+
 export class InvalidScopeError extends RyeSearchError {
   constructor(message: string, details: ErrorDetails = {}) {
     super('E_INVALID_SCOPE', message, details);

@@ -1,7 +1,7 @@
 /**
  * An in-memory index over plain documents, for library users who are not indexing `.ai/` trees.
  */
-import { InvalidArgumentError, RyeSearchError, shown } from './errors.js';
+import { closedIndexError, InvalidArgumentError, RyeSearchError, shown } from './errors.js';
 import { buildDocument, documentTexts } from './document.js';
 import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoder-tier.js';
 import { embeddingModel, native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
@@ -181,6 +181,7 @@ async function upsertAll(batch: NativeBatch, docs: PlainDocument[]): Promise<voi
 export class MemoryIndex {
   private readonly native: NativeIndex = native((b) => b.NativeIndex.inMemory());
   private readonly runner = new SearchRunner(this.native);
+  private closed = false;
 
   constructor() {
     startEncoding(this.native);
@@ -210,6 +211,7 @@ export class MemoryIndex {
    * another write runs wait their turn (the index has one writer).
    */
   async add(docs: PlainDocument[]): Promise<void> {
+    this.assertOpen();
     if (!Array.isArray(docs))
       throw new InvalidArgumentError('add takes an array of documents', { hint: 'pass [{ id, … }]' });
     const list = docs.slice();
@@ -218,6 +220,7 @@ export class MemoryIndex {
 
   /** Removes the documents of `kind` with these ids (ids not in the index are ignored). */
   async remove(ids: string[], kind: Kind = 'knowledge'): Promise<void> {
+    this.assertOpen();
     if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
       throw new InvalidArgumentError('remove takes an array of ids', { hint: "pass ['id', …]" });
     if (!isKind(kind))
@@ -258,10 +261,12 @@ export class MemoryIndex {
   }
 
   async search(opts: MemorySearchOptions): Promise<SearchResponse> {
+    this.assertOpen();
     return this.runner.search(prepare(opts as SearchOptions));
   }
 
   async searchMany(list: MemorySearchOptions[]): Promise<Array<SearchResponse | SearchFailure>> {
+    this.assertOpen();
     if (!Array.isArray(list))
       throw new InvalidArgumentError('searchMany takes an array of search options', { hint: 'pass [{ query }, …]' });
     return this.runner.searchMany(list as SearchOptions[], prepare);
@@ -272,14 +277,25 @@ export class MemoryIndex {
     source: Iterable<MemorySearchOptions> | AsyncIterable<MemorySearchOptions>,
     opts?: StreamOptions,
   ): AsyncGenerator<SearchResponse | SearchFailure, void, undefined> {
+    this.assertOpen();
     const batch = streamBatch(source, opts);
-    return this.runner.stream(source as Iterable<SearchOptions>, prepare, batch);
+    return this.runner.stream(source as Iterable<SearchOptions>, prepare, batch, () => this.assertOpen());
   }
 
-  /** Stops the background encoding (its threads end after the batch in hand) and the merges. */
+  /**
+   * Lets the writes already asked for finish, then stops the background encoding (its threads
+   * end after the batch in hand) and the merges. Searches and writes after it throw, as those of
+   * a closed `RyeIndex` do; `ready()` answers with the status.
+   */
   async close(): Promise<void> {
+    this.closed = true;
+    await this.writes;
     await nativeAsync(() => this.native.settleMerges(false));
     await nativeAsync(() => this.native.stopEncoding());
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw closedIndexError('make another with createMemoryIndex()');
   }
 }
 

@@ -9,6 +9,7 @@ import { defaultCacheDir, indexDirFor, markUsed, pruneCache } from './cache.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
 import {
+  closedIndexError,
   echo,
   fetchFailure,
   InvalidArgumentError,
@@ -330,7 +331,7 @@ export class RyeIndex {
     this.indexer.copies(kind, id)?.map((r) => ({ label: r.space.label, path: r.path }));
 
   protected assertOpen(): void {
-    if (this.closed) throw new InvalidArgumentError('this index is closed', { hint: 'open it again with openIndex()' });
+    if (this.closed) throw closedIndexError('open it again with openIndex()');
   }
 }
 
