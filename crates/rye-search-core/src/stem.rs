@@ -12,9 +12,9 @@ use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;
-use tantivy::tokenizer::{Token, Tokenizer};
+use tantivy::tokenizer::Tokenizer;
 
-use crate::tokenizer::{tokens, VecTokenStream};
+use crate::tokenizer::{for_each_token, BufferedTokens, TokenBuffer};
 
 /// Name under which the stemming tokenizer is registered with Tantivy.
 pub const STEM_TOKENIZER_NAME: &str = "rye_stem";
@@ -44,20 +44,24 @@ thread_local! {
 
 /// The stem of one lower-cased token, or None when the token is not a plain English word.
 pub fn stem(token: &str) -> Option<Cow<'_, str>> {
+    with_stem(token, |stem| match stem.len() == token.len() && stem == token {
+        true => Cow::Borrowed(token),
+        false => Cow::Owned(stem.to_owned()),
+    })
+}
+
+/// `f` of the stem of `token` (see [`stem`]), without making a string of a remembered stem.
+fn with_stem<R>(token: &str, f: impl FnOnce(&str) -> R) -> Option<R> {
     let plain = token.len() >= MIN_STEM_CHARS && token.bytes().all(|b| b.is_ascii_lowercase());
     if !plain {
         return None;
     }
     if token.len() > REMEMBERED_WORD_BYTES {
-        return Some(stemmer().stem(token));
+        return Some(f(&stemmer().stem(token)));
     }
-    let remembered = |stem: &Option<Box<str>>| match stem {
-        Some(stem) => Cow::Owned(stem.to_string()),
-        None => Cow::Borrowed(token),
-    };
     STEMS.with_borrow_mut(|stems| {
         if let Some(stem) = stems.get(token) {
-            return Some(remembered(stem));
+            return Some(f(stem.as_deref().unwrap_or(token)));
         }
         if stems.len() >= REMEMBERED_STEMS {
             stems.clear();
@@ -66,7 +70,7 @@ pub fn stem(token: &str) -> Option<Cow<'_, str>> {
             Cow::Borrowed(_) => None,
             Cow::Owned(stem) => Some(stem.into_boxed_str()),
         };
-        let out = remembered(&stem);
+        let out = f(stem.as_deref().unwrap_or(token));
         stems.insert(token.into(), stem);
         Some(out)
     })
@@ -87,19 +91,18 @@ pub fn prefix_of_its_words(stem: &str) -> &str {
 
 /// The identifier-aware tokenizer's tokens, stemmed; tokens that are not plain words dropped.
 #[derive(Clone, Default)]
-pub struct StemTokenizer;
+pub struct StemTokenizer {
+    buffer: TokenBuffer,
+}
 
 impl Tokenizer for StemTokenizer {
-    type TokenStream<'a> = VecTokenStream;
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
-        let stemmed = tokens(text)
-            .into_iter()
-            .filter_map(|t| {
-                let text = stem(&t.text)?.into_owned();
-                Some(Token { text, ..t })
-            })
-            .collect();
-        VecTokenStream::new(stemmed)
+    type TokenStream<'a> = BufferedTokens<'a>;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> BufferedTokens<'a> {
+        let mut fill = self.buffer.refill();
+        for_each_token(text, |t| {
+            with_stem(t.text, |stem| fill.push(&t, stem));
+        });
+        fill.stream()
     }
 }
 
@@ -193,7 +196,8 @@ mod tests {
     }
 
     fn stems(text: &str) -> Vec<String> {
-        let mut stream = StemTokenizer.token_stream(text);
+        let mut tokenizer = StemTokenizer::default();
+        let mut stream = tokenizer.token_stream(text);
         let mut out = Vec::new();
         while stream.advance() {
             out.push(stream.token().text.clone());

@@ -139,8 +139,8 @@ impl SearchIndex {
 
     fn wrap(index: Index, fields: Fields, location: Option<PathBuf>) -> Result<Self> {
         crate::threads::size_the_pool();
-        index.tokenizers().register(TOKENIZER_NAME, IdentTokenizer);
-        index.tokenizers().register(STEM_TOKENIZER_NAME, StemTokenizer);
+        index.tokenizers().register(TOKENIZER_NAME, IdentTokenizer::default());
+        index.tokenizers().register(STEM_TOKENIZER_NAME, StemTokenizer::default());
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         Ok(SearchIndex {
             index,

@@ -350,3 +350,38 @@ fn parts_keep_their_original_spans() {
     assert_eq!(spans("dataSchlüssel"), ["dataschlussel=dataSchlüssel", "data=data", "schlussel=Schlüssel"]);
     assert_eq!(spans("中文搜"), ["中文搜=中文搜", "中文=中文", "文搜=文搜"]);
 }
+
+/// What a token stream hands Tantivy, as plain values.
+fn streamed(stream: &mut impl TokenStream) -> Vec<(String, usize, usize, usize, usize)> {
+    let mut out = Vec::new();
+    while stream.advance() {
+        let t = stream.token();
+        out.push((t.text.clone(), t.offset_from, t.offset_to, t.position, t.position_length));
+    }
+    out
+}
+
+#[test]
+fn one_tokenizer_streams_each_value_as_tokens_lists_it_whatever_came_before() {
+    let alphabet: Vec<char> = "aZ9_- .\u{e9}\u{df}\u{4e2d}\u{1f600}I\u{130}\u{301}\u{2014}Bc".chars().collect();
+    let mut seed = 0x2545f4914f6cdd1du64;
+    let mut tokenizer = IdentTokenizer::default();
+    let long = "word ".repeat(3 * KEPT_TOKENS);
+    for round in 0..5_000 {
+        next(&mut seed);
+        // Longer and shorter values in turn, and now and then one past what the buffer keeps:
+        // nothing of an earlier value may show in a later one.
+        let len = (seed % 40) as usize;
+        let mut text: String =
+            (0..len).map(|k| alphabet[((seed >> (k % 16 * 4)) as usize + k) % alphabet.len()]).collect();
+        if round % 997 == 0 {
+            text = long.clone();
+        }
+        let expected: Vec<_> = tokens(&text)
+            .into_iter()
+            .map(|t| (t.text, t.offset_from, t.offset_to, t.position, t.position_length))
+            .collect();
+        assert_eq!(streamed(&mut tokenizer.token_stream(&text)), expected, "{text:?}");
+        assert!(tokenizer.buffer.tokens.len() <= KEPT_TOKENS, "a long value's tokens are let go");
+    }
+}
