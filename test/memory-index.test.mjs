@@ -462,6 +462,45 @@ describe('memory V8 is told of', () => {
     }
   });
 
+  it('adds asked for together are written together: each resolves searchable, a bad document fails only its own add', async () => {
+    const mem = createMemoryIndex();
+    await mem.add([{ id: 'base', title: 'base' }]);
+    const seen = [];
+    const adds = Array.from({ length: 300 }, (_, i) =>
+      mem.add([{ id: `burst/i${i}`, title: `word${i}x` }]).then(async () => {
+        seen.push((await mem.search({ query: `word${i}x`, mode: 'keyword' })).total);
+      }),
+    );
+    const bad = assert.rejects(mem.add([{ id: 'burst/fine', title: 'fine' }, { title: 'no id' }]), {
+      code: 'E_INVALID_ARGUMENT',
+    });
+    // Text JSON cannot carry is found only by the native side: the adds written with it land.
+    const unpaired = assert.rejects(mem.add([{ id: 'burst/lone', title: 'lone \ud800 surrogate' }]), {
+      code: 'E_INVALID_ARGUMENT',
+    });
+    // In call order, with a removal between: the last version wins, the removal in its place.
+    const versions = [
+      mem.add([{ id: 'v', title: 'first' }]),
+      mem.remove(['v']),
+      mem.add([{ id: 'v', title: 'second' }]),
+      mem.add([{ id: 'v', title: 'third' }]),
+      mem.add([{ id: 'gone', title: 'gone' }]),
+      mem.remove(['gone']),
+    ];
+    await Promise.all([...adds, ...versions, bad, unpaired]);
+    assert.deepEqual(new Set(seen), new Set([1]), 'every add was searchable once it resolved');
+    assert.equal(mem.size, 1 + 300 + 1, 'the bad add wrote nothing, the others everything');
+    assert.equal((await mem.search({ query: 'fine' })).total, 0);
+    assert.equal((await mem.search({ query: 'lone' })).total, 0);
+    assert.deepEqual(
+      (await mem.search({ query: 'third', mode: 'keyword' })).results.map((r) => r.id),
+      ['v'],
+    );
+    assert.equal((await mem.search({ query: 'second OR first', mode: 'keyword' })).total, 0);
+    assert.equal((await mem.search({ query: 'gone', mode: 'keyword' })).total, 0);
+    await mem.close();
+  });
+
   it('after close(), searches and writes throw as a closed RyeIndex does; writes asked for before it land', async () => {
     const mem = createMemoryIndex();
     await mem.add([{ id: 'a', title: 'alpha' }]);
