@@ -35,8 +35,22 @@ function version(): string {
   return pkg.version;
 }
 
+/**
+ * A reader that went away (`rye-search search x | head -1`) ends a command quietly, as a closed
+ * pipe ends other tools: its answer has no one left to read it (it was a stack trace and exit 1).
+ * The MCP server's transport takes the same error as its client leaving, and closes.
+ */
+function endQuietlyWhenStdoutCloses(): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    process.stderr.write(`rye-search: cannot write to stdout: ${printable(err.message)}\n`);
+    process.exit(1);
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name !== 'mcp') endQuietlyWhenStdoutCloses();
   if (name === '--version' || name === '-v') {
     process.stdout.write(`${version()}\n`);
     return 0;

@@ -27,6 +27,9 @@ export class LineTransport implements Transport {
   private skipping: Buffer | undefined;
   private readonly onData = (chunk: Buffer) => this.take(chunk);
   private readonly onError = (error: Error) => this.onerror?.(error);
+  /** A client that closed its end of stdout is gone, as one that closed stdin is: the server closes. */
+  private readonly onOutputError = () => void this.close();
+  private closed = false;
 
   constructor(
     private readonly input: Readable = process.stdin,
@@ -37,19 +40,26 @@ export class LineTransport implements Transport {
   async start(): Promise<void> {
     this.input.on('data', this.onData);
     this.input.on('error', this.onError);
+    this.output.on('error', this.onOutputError);
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     this.input.off('data', this.onData);
     this.input.off('error', this.onError);
+    // Reading on would keep the process alive after its client left.
+    this.input.pause();
     this.chunks = [];
     this.onclose?.();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve) => {
-      if (this.output.write(`${JSON.stringify(message)}\n`)) resolve();
-      else this.output.once('drain', resolve);
+      if (this.closed || this.output.destroyed) return resolve();
+      if (this.output.write(`${JSON.stringify(message)}\n`)) return resolve();
+      this.output.once('drain', resolve);
+      this.output.once('close', resolve);
     });
   }
 
