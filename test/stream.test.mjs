@@ -67,6 +67,28 @@ describe('searchStream', () => {
     assert.deepEqual(out, []);
   });
 
+  it('searchMany refuses a call whose answers it could not hold (it exhausted the heap and aborted); a stream batch too', async () => {
+    const mem = await memIndex();
+    // 1,001 searches of up to 1,000 results: more than the million results one call keeps.
+    const many = Array.from({ length: 1001 }, () => ({ query: 'alpha', limit: 1000 }));
+    await assert.rejects(mem.searchMany(many), { code: 'E_LIMIT', hint: /searchStream/ });
+    const stream = mem.searchStream(many, { batch: 1001 });
+    await assert.rejects(
+      (async () => {
+        for await (const _ of stream);
+      })(),
+      { code: 'E_LIMIT' },
+    );
+    // The same searches in smaller calls are answered, and the index serves on.
+    const half = await mem.searchMany(many.slice(0, 500));
+    assert.equal(half.length, 500);
+    assert.ok(half.every((r) => r.total > 0));
+    let streamed = 0;
+    for await (const r of mem.searchStream(many, { batch: 500 })) streamed += 'total' in r ? 1 : 0;
+    assert.equal(streamed, 1001);
+    await mem.close();
+  });
+
   it('memory stays flat over 200,000 streamed queries (no answer is kept past its batch)', async () => {
     const mem = await memIndex();
     function* queries(n) {

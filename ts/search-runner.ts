@@ -3,7 +3,7 @@
  * prepared once (`prepareSearch`); a single search answers on the calling thread when it is cheap
  * (`mayBeSlow`), else on the thread pool; many searches go to the native threads in chunks.
  */
-import { errorPayload, InvalidArgumentError } from './errors.js';
+import { errorPayload, InvalidArgumentError, LimitError } from './errors.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, checkOptions, type SearchOptions } from './search-request.js';
 import { envelope, type Prepared, type SearchResponse } from './search-results.js';
@@ -17,6 +17,14 @@ export interface SearchFailure {
 
 /** Searches per native call in `searchMany`: one chunk is read while the next ones are searched. */
 const SEARCH_MANY_CHUNK = 2048;
+/**
+ * Results one `searchMany` call (or one batch of a stream) may hold: its answers are all kept
+ * until it returns. 100,000 default answers (a million results) are ~800 MB of heap; 600,000
+ * exhausted Node's heap and aborted the process after a minute.
+ */
+export const MAX_HELD_RESULTS = 1_000_000;
+/** Characters of answers one call may hold (long fields, metadata asked for): the same bound by size. */
+export const MAX_HELD_CHARS = 500_000_000;
 /** Chunks searched ahead of the one being read: two keep the native threads busy while it is. */
 const CHUNKS_AHEAD = 2;
 
@@ -42,6 +50,14 @@ async function searchMany<P extends { req: NativeRequest }>(
       out[i] = failure(err);
     }
   }
+  // A count-only search still holds its envelope.
+  const held = valid.reduce((n, v) => n + Math.max(1, v.p.req.limit), 0);
+  if (held > MAX_HELD_RESULTS)
+    throw new LimitError(
+      `these ${valid.length} searches could hold ${held} results, more than the ${MAX_HELD_RESULTS} one call keeps until it returns`,
+      { hint: HELD_HINT },
+    );
+  let chars = 0;
   const start = (from: number) => {
     const task = run(valid.slice(from, from + SEARCH_MANY_CHUNK).map((v) => v.p.req));
     task.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
@@ -59,6 +75,10 @@ async function searchMany<P extends { req: NativeRequest }>(
   fill();
   for (let from = 0; pending.length; from += SEARCH_MANY_CHUNK) {
     const page = await pending.shift()!;
+    for (const text of page.texts) chars += text.length;
+    // (Chunks still in flight finish unread: `start` keeps their failures handled.)
+    if (chars > MAX_HELD_CHARS)
+      throw new LimitError(`these searches' answers are over ${MAX_HELD_CHARS} characters`, { hint: HELD_HINT });
     fill();
     const reader = new PageReader(page);
     for (let k = 0; k < page.texts.length; k++) {
@@ -69,6 +89,9 @@ async function searchMany<P extends { req: NativeRequest }>(
   }
   return out;
 }
+
+const HELD_HINT =
+  'ask for fewer searches at once, or fewer results (limit, preview_chars, include_fields): searchStream holds two batches of answers at most';
 
 /** A failed entry of `searchMany`. */
 function searchFailure(err: unknown): SearchFailure {
