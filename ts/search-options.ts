@@ -25,11 +25,13 @@ export interface DistanceOption {
 
 /**
  * Engine limits stated to callers (MCP schemas, docs). The core owns and enforces them
- * (`MAX_PREVIEW_CHARS`, `MAX_PROXIMITY` in crates/rye-search-core/src/search/mod.rs);
+ * (`MAX_PREVIEW_CHARS`, `MAX_PROXIMITY`, `MAX_LIMIT` in crates/rye-search-core/src/search/mod.rs);
  * crates/rye-search-core/tests/wire_keys.rs fails when these differ.
  */
 export const MAX_PREVIEW_CHARS = 10_000;
 export const MAX_PROXIMITY = 1000;
+/** The largest page a search returns (a larger `limit` is the core's `E_LIMIT`). */
+export const MAX_LIMIT = 1000;
 /** The largest page an MCP answer takes (a budget for agents; the API pages up to the core's limit). */
 export const MAX_MCP_LIMIT = 100;
 

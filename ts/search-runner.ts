@@ -8,6 +8,7 @@ import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, checkOptions, type SearchOptions } from './search-request.js';
 import { envelope, type Prepared, type SearchResponse } from './search-results.js';
 import { requestedSpace, type Space } from './spaces.js';
+import { MAX_LIMIT } from './search-options.js';
 import type { NativeRequest } from './wire.js';
 import { type AnswerRead, type NativePage, PageReader } from './answer-page.js';
 
@@ -50,8 +51,8 @@ async function searchMany<P extends { req: NativeRequest }>(
       out[i] = failure(err);
     }
   }
-  // A count-only search still holds its envelope.
-  const held = valid.reduce((n, v) => n + Math.max(1, v.p.req.limit), 0);
+  // A count-only search still holds its envelope; one past the largest page is refused alone.
+  const held = valid.reduce((n, v) => n + Math.max(1, Math.min(v.p.req.limit, MAX_LIMIT)), 0);
   if (held > MAX_HELD_RESULTS)
     throw new LimitError(
       `these ${valid.length} searches could hold ${held} results, more than the ${MAX_HELD_RESULTS} one call keeps until it returns`,

@@ -128,5 +128,6 @@ fn ts_limit(name: &str) -> u64 {
 fn the_limits_callers_are_told_are_the_core_s() {
     assert_eq!(ts_limit("MAX_PREVIEW_CHARS"), MAX_PREVIEW_CHARS as u64);
     assert_eq!(ts_limit("MAX_PROXIMITY"), MAX_PROXIMITY);
+    assert_eq!(ts_limit("MAX_LIMIT"), MAX_LIMIT as u64);
     assert!(ts_limit("MAX_MCP_LIMIT") <= MAX_LIMIT as u64, "MCP pages within the core's limit");
 }
