@@ -501,6 +501,31 @@ describe('memory V8 is told of', () => {
     await mem.close();
   });
 
+  it('an id or filter value too long to find again is E_LIMIT (a 70,000-byte id was copied by each upsert and never removed)', async () => {
+    const mem = createMemoryIndex();
+    const long = 'x'.repeat(70_000);
+    const [alone, beside] = await Promise.allSettled([
+      mem.add([{ id: long, title: 'first' }]),
+      mem.add([{ id: 'short', title: 'kept' }]),
+    ]);
+    assert.equal(alone.status, 'rejected');
+    assert.equal(alone.reason.code, 'E_LIMIT');
+    assert.match(alone.reason.message, /70000 bytes/);
+    assert.equal(beside.status, 'fulfilled', 'the add written with it landed');
+    await mem.add([{ id: 'x'.repeat(4096), title: 'at the limit' }]);
+    await mem.add([{ id: 'x'.repeat(4096), title: 'replaced' }]);
+    assert.equal(mem.size, 2);
+    await mem.remove(['x'.repeat(4096)]);
+    assert.equal(mem.size, 1);
+    await mem.add([{ id: 'm', title: 'meta', metadata: { note: 'y'.repeat(70_000) } }]);
+    await assert.rejects(mem.search({ query: '*', filters: { note: 'y'.repeat(70_000) } }), {
+      code: 'E_LIMIT',
+      message: /can never match/,
+    });
+    assert.equal((await mem.search({ query: '*', filters: { note: 'y' } })).total, 0);
+    await mem.close();
+  });
+
   it('after close(), searches and writes throw as a closed RyeIndex does; writes asked for before it land', async () => {
     const mem = createMemoryIndex();
     await mem.add([{ id: 'a', title: 'alpha' }]);

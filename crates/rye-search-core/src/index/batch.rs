@@ -93,6 +93,7 @@ impl Batch {
     /// embedded: embedding (~20 µs an item) then runs beside indexing (~45 µs an item on its one
     /// thread) instead of before it.
     pub fn upsert(&mut self, docs: &[ItemDoc]) -> Result<()> {
+        docs.iter().try_for_each(ItemDoc::check)?;
         let model = semantic::model();
         for part in docs.chunks(EMBED_CHUNK) {
             let vectors: Vec<Option<Vec<u8>>> = match &model {

@@ -6,7 +6,7 @@ use std::ops::Bound;
 use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, RangeQuery, RegexQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Term};
 
-use crate::error::{Error, Result};
+use crate::error::{echo, Error, Result};
 use crate::exact::{composed, meta_facet, unicode_forms};
 use crate::index::SearchIndex;
 use crate::schema::version_number;
@@ -92,6 +92,14 @@ impl SearchIndex {
         Ok(match filter {
             Filter::AnyOf { key, values } | Filter::NoneOf { key, values } => {
                 let facets: Vec<String> = values.iter().map(|v| meta_facet(key, v)).collect();
+                // Tantivy keeps no term that long, so no item holds it as a filter value: said,
+                // not answered with nothing.
+                if let Some(long) = facets.iter().find(|t| t.len() > tantivy::tokenizer::MAX_TOKEN_LEN) {
+                    return Err(Error::limit(
+                        format!("a filter on \"{}\" of {} bytes can never match", echo(key), long.len()),
+                        format!("filter values are kept up to {} bytes", tantivy::tokenizer::MAX_TOKEN_LEN),
+                    ));
+                }
                 let q = any_raw(f.meta, facets.iter().map(String::as_str));
                 let occur = if matches!(filter, Filter::AnyOf { .. }) { Occur::Must } else { Occur::MustNot };
                 (occur, q)
