@@ -53,15 +53,17 @@ export function parseBundleSpec(entry: string): SystemBundle {
 /** A project path as given by a caller: it must be an existing directory (nothing is created for a guess). */
 export function checkProjectDir(projectPath: string): string {
   const dir = path.resolve(projectPath);
-  const st = fs.statSync(dir, { throwIfNoEntry: false });
-  if (!st)
-    throw new InvalidArgumentError(`project directory ${dir} does not exist`, {
-      hint: 'pass the directory that holds .ai/',
-    });
-  if (!st.isDirectory())
-    throw new InvalidArgumentError(`project path ${dir} is not a directory`, {
-      hint: 'pass the directory that holds .ai/',
-    });
+  const hint = 'pass the directory that holds .ai/';
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(dir, { throwIfNoEntry: false });
+  } catch (err) {
+    // A path too long, through a file, looping or not ours to read: the caller's to correct.
+    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+    throw new InvalidArgumentError(`project path ${shown(dir)} cannot be read (${code})`, { hint });
+  }
+  if (!st) throw new InvalidArgumentError(`project directory ${dir} does not exist`, { hint });
+  if (!st.isDirectory()) throw new InvalidArgumentError(`project path ${dir} is not a directory`, { hint });
   return dir;
 }
 
