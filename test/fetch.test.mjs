@@ -53,6 +53,29 @@ describe('fetch by id', () => {
     assert.equal(res.integrity, 'verified');
   });
 
+  it('a copy the system refuses is E_IO naming the call (it was E_INTERNAL, "a bug")', () => {
+    // The user space is a file: its .ai/ cannot be made.
+    const file = path.join(ws.root, 'a-file');
+    fs.writeFileSync(file, 'not a folder');
+    const args = [
+      'fetch',
+      'directive:rye/core/init',
+      '--destination',
+      'user',
+      '--json',
+      '--bundle',
+      `core=${ws.bundle('core')}`,
+    ];
+    const where = ['--project', ws.project, '--user-space', file, '--cache-dir', ws.cache, '--no-default-bundle'];
+    // (The trusted key lives in the user space this run replaces: loaded as a developer would.)
+    const run = runCli([...args, ...where], { env: { RYE_DEV_MODE: '1' } });
+    assert.equal(run.status, 2, run.stdout + run.stderr);
+    const { error } = JSON.parse(run.stdout);
+    assert.equal(error.code, 'E_IO', run.stdout);
+    assert.match(error.message, /ENOTDIR/);
+    assert.match(error.hint, /refused mkdir \(ENOTDIR\)/);
+  });
+
   it('looks only in the given source', async () => {
     const res = await index.fetch({ item_id: 'rye/x/t', item_type: 'tool', source: 'system' });
     assert.equal(res.source, 'system');

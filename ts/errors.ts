@@ -166,6 +166,16 @@ export function fromNative(err: unknown): unknown {
 /** The `{code, message, hint}` of any error: an untyped one is a bug, `E_INTERNAL`. */
 export function errorPayload(err: unknown): { code: string; message: string; hint: string; position?: number } {
   if (err instanceof RyeSearchError) return err.toJSON() as { code: string; message: string; hint: string };
+  // The system refused a call (a path too long, a full disk, a read-only or vanished folder, no
+  // descriptors left): not a bug here, and the caller can act on it.
+  const sys = err as NodeJS.ErrnoException;
+  if (typeof sys?.syscall === 'string' && typeof sys.code === 'string' && /^E[A-Z]+$/.test(sys.code)) {
+    return {
+      code: 'E_IO',
+      message: String(sys.message),
+      hint: `the system refused ${sys.syscall} (${sys.code}): check the path, its permissions, free space and the process's limits`,
+    };
+  }
   return {
     code: 'E_INTERNAL',
     message: String((err as Error)?.message ?? err),
