@@ -67,6 +67,20 @@ describe('searchStream', () => {
     assert.deepEqual(out, []);
   });
 
+  it("an entry whose options throw when read is that entry's E_INVALID_ARGUMENT (it was E_INTERNAL, 'a bug')", async () => {
+    const mem = await memIndex();
+    const throwing = {
+      get query() {
+        throw new Error('a getter of the caller');
+      },
+    };
+    const [bad, good] = await mem.searchMany([throwing, { query: 'alpha' }]);
+    assert.equal(bad.error.code, 'E_INVALID_ARGUMENT');
+    assert.match(bad.error.message, /a getter of the caller/);
+    assert.ok(good.total > 0);
+    await mem.close();
+  });
+
   it('searchMany refuses a call whose answers it could not hold (it exhausted the heap and aborted); a stream batch too', async () => {
     const mem = await memIndex();
     // 1,001 searches of up to 1,000 results: more than the million results one call keeps.

@@ -3,7 +3,7 @@
  * prepared once (`prepareSearch`); a single search answers on the calling thread when it is cheap
  * (`mayBeSlow`), else on the thread pool; many searches go to the native threads in chunks.
  */
-import { errorPayload, InvalidArgumentError, LimitError } from './errors.js';
+import { errorPayload, InvalidArgumentError, LimitError, RyeSearchError } from './errors.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, checkOptions, type SearchOptions } from './search-request.js';
 import { envelope, type Prepared, type SearchResponse } from './search-results.js';
@@ -48,7 +48,9 @@ async function searchMany<P extends { req: NativeRequest }>(
     try {
       valid.push({ i, p: prepare(i) });
     } catch (err) {
-      out[i] = failure(err);
+      // Anything else was thrown by the caller's own object (a getter, a proxy): not a bug here.
+      const theirs = err instanceof RyeSearchError ? err : optionsUnreadable(err);
+      out[i] = failure(theirs);
     }
   }
   // A count-only search still holds its envelope; one past the largest page is refused alone.
@@ -89,6 +91,12 @@ async function searchMany<P extends { req: NativeRequest }>(
     }
   }
   return out;
+}
+
+function optionsUnreadable(err: unknown): InvalidArgumentError {
+  return new InvalidArgumentError(`reading these search options threw: ${String((err as Error)?.message ?? err)}`, {
+    hint: 'pass plain objects of search options',
+  });
 }
 
 const HELD_HINT =
