@@ -188,6 +188,34 @@ describe('sentence encoder tier', () => {
     }
   });
 
+  it('vectors of texts no item holds any longer are let go, in the file too (a long-lived index kept them all)', async () => {
+    const ws = workspace();
+    try {
+      const files = {};
+      for (let i = 0; i < 1100; i++)
+        files[`knowledge/n/note${i}.md`] = knowledge({ name: `note${i}`, title: `note ${i}` });
+      ws.write('project', files);
+      const index = await openIndex(wsOptions(ws));
+      assert.equal((await index.ready({ semantic: 'full' })).encoder.encoded, 1100);
+      const file = path.join(index.location, 'rye-encoded.vectors');
+      const full = fs.statSync(file).size;
+      for (let i = 1; i < 1100; i++) fs.rmSync(path.join(ws.project, '.ai', 'knowledge', 'n', `note${i}.md`));
+      // (The vectors are looked over when the encoding next runs: after items come.)
+      ws.write('project', { 'knowledge/n/fresh.md': knowledge({ name: 'fresh', title: 'a fresh note' }) });
+      await index.refresh();
+      const status = await index.ready({ semantic: 'full' });
+      assert.deepEqual(status.encoder, { state: 'settled', encoded: 2, total: 2 });
+      const after = fs.statSync(file).size;
+      assert.ok(after < full / 100, `${after} bytes of ${full} kept for two items`);
+      const res = await index.search({ query: 'note 0', mode: 'hybrid' });
+      assert.equal(res.vectors, 'encoder');
+      assert.equal(res.results[0]?.id, 'n/note0');
+      await index.close();
+    } finally {
+      ws.cleanup();
+    }
+  });
+
   it('CLI: index waits for the encoder and says so; a question then ranks by it', () => {
     const ws = workspace();
     try {

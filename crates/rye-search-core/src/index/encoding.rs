@@ -231,6 +231,9 @@ impl Encoding {
         let (pending, total) = pending(&searcher, store)?;
         self.report(total, total - pending.len() as u64, pending.is_empty());
         if pending.is_empty() {
+            if outgrown(store.len(), total) {
+                store.keep_only(&live_keys(&searcher));
+            }
             *self.settled.lock().unwrap_or_else(|e| e.into_inner()) = Some(ids);
             return Ok(false);
         }
@@ -294,6 +297,28 @@ const ITEM_TOKENS: usize = 64;
 /// Items to encode: meaning key, segment ordinal, doc.
 type Pending = Vec<(u64, u32, DocId)>;
 
+/// Whether a store keeping `kept` vectors holds many more than the `live` items need: the
+/// vectors of texts no item has any longer are let go once they double what is needed (plus a
+/// little, so a small index never rewrites its file for a few).
+fn outgrown(kept: usize, live: u64) -> bool {
+    kept as u64 > 2 * live + 1024
+}
+
+/// The meaning keys of the items `searcher` shows.
+fn live_keys(searcher: &Searcher) -> FxHashSet<u64> {
+    let mut live = FxHashSet::default();
+    for segment in searcher.segment_readers() {
+        let Ok(keys) = segment.fast_fields().u64("meaning_key") else { continue };
+        let alive = segment.alive_bitset();
+        live.extend(
+            (0..segment.max_doc())
+                .filter(|&doc| alive.is_none_or(|a| a.is_alive(doc)))
+                .filter_map(|doc| keys.first(doc)),
+        );
+    }
+    live
+}
+
 fn pending(searcher: &Searcher, store: &EncodedStore) -> Result<(Pending, u64)> {
     let mut keyed = Vec::new();
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
@@ -329,5 +354,19 @@ fn lower_priority() {
             let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
             libc::setpriority(libc::PRIO_PROCESS, tid, 10);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::outgrown;
+
+    #[test]
+    fn a_store_is_cut_back_once_it_holds_twice_what_the_items_need_and_more() {
+        assert!(!outgrown(0, 0));
+        assert!(!outgrown(1024, 0));
+        assert!(outgrown(1025, 0));
+        assert!(!outgrown(2 * 60_000 + 1024, 60_000));
+        assert!(outgrown(2 * 60_000 + 1025, 60_000));
     }
 }

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::sync::{Mutex, RwLock};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::vectors::quantized;
 use crate::files::{self, FileRead};
@@ -112,6 +112,13 @@ impl EncodedStore {
 
     /// Writes `rows` over the file, in place, and keeps it open for appending.
     fn rewrite(&self, path: &Path, rows: &Rows) -> std::io::Result<File> {
+        let mut file = append_to(path)?;
+        self.write_over(&mut file, rows)?;
+        Ok(file)
+    }
+
+    /// Replaces what `file` holds (opened for appending) with `rows`.
+    fn write_over(&self, file: &mut File, rows: &Rows) -> std::io::Result<()> {
         let mut out = self.header();
         let mut by_row: Vec<(u32, u64)> = rows.at.iter().map(|(k, r)| (*r, *k)).collect();
         by_row.sort_unstable();
@@ -119,10 +126,29 @@ impl EncodedStore {
             let r = row as usize;
             self.push_record(&mut out, key, &rows.values[r * self.dims..][..self.dims], rows.scales[r]);
         }
-        let mut file = append_to(path)?;
         file.set_len(0)?;
-        file.write_all(&out)?;
-        Ok(file)
+        file.write_all(&out)
+    }
+
+    /// Keeps only the vectors of `live` keys, in memory and in the file (written over in place):
+    /// an index whose items change gathers a vector for every text it ever held, and a process
+    /// that lives long (an MCP server, a memory index fed a stream of upserts) would keep them all.
+    pub fn keep_only(&self, live: &FxHashSet<u64>) {
+        let mut rows = self.rows.write().unwrap_or_else(|e| e.into_inner());
+        let mut kept = Rows::default();
+        for (key, &r) in &rows.at {
+            if live.contains(key) {
+                let r = r as usize;
+                kept.insert(*key, rows.values[r * self.dims..][..self.dims].iter().copied(), rows.scales[r]);
+            }
+        }
+        *rows = kept;
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = file.as_mut() {
+            if self.write_over(f, &rows).is_err() {
+                *file = None;
+            }
+        }
     }
 
     fn push_record(&self, out: &mut Vec<u8>, key: u64, values: &[i8], scale: f32) {
@@ -267,6 +293,28 @@ mod tests {
         let mut values = vec![0i8; store.dims()];
         let mut scales = vec![0f32; 1];
         (store.fill(std::iter::once((0, key)), &mut values, &mut scales) == 0).then_some(values)
+    }
+
+    #[test]
+    fn vectors_no_item_needs_are_let_go_in_memory_and_in_the_file() {
+        let dir = tempfile_dir();
+        create_file(&dir).unwrap();
+        let store = EncodedStore::open(&dir, 8, "enc-a");
+        store.add(&(1..=50).map(|k| (k, unit(k, 8))).collect::<Vec<_>>());
+        let kept = row_of(&store, 7).unwrap();
+        store.keep_only(&[7, 9, 99].into_iter().collect());
+        assert_eq!((store.len(), row_of(&store, 7), row_of(&store, 8)), (2, Some(kept.clone()), None));
+        // What comes after is appended to the file written over.
+        store.add(&[(60, unit(60, 8))]);
+        drop(store);
+        let again = EncodedStore::open(&dir, 8, "enc-a");
+        assert_eq!((again.len(), row_of(&again, 7), row_of(&again, 1)), (3, Some(kept), None));
+        assert!(again.contains(9) && again.contains(60));
+        // In memory only, the same.
+        let memory = EncodedStore::in_memory(8, "enc-a");
+        memory.add(&[(1, unit(1, 8)), (2, unit(2, 8))]);
+        memory.keep_only(&[2].into_iter().collect());
+        assert_eq!((memory.len(), memory.contains(1), memory.contains(2)), (1, false, true));
     }
 
     #[test]
