@@ -163,7 +163,7 @@ export function fromNative(err: unknown): unknown {
   }
 }
 
-/** The `{code, message, hint}` of any error: an untyped one is a bug, `E_INTERNAL`. */
+/** The `{code, message, hint}` of any error: a system call refused is `E_IO`; another untyped one is a bug, `E_INTERNAL`. */
 export function errorPayload(err: unknown): { code: string; message: string; hint: string; position?: number } {
   if (err instanceof RyeSearchError) return err.toJSON() as { code: string; message: string; hint: string };
   // The system refused a call (a path too long, a full disk, a read-only or vanished folder, no

@@ -23,9 +23,9 @@ const SEARCH_MANY_CHUNK = 2048;
  * until it returns. 100,000 default answers (a million results) are ~800 MB of heap; 600,000
  * exhausted Node's heap and aborted the process after a minute.
  */
-export const MAX_HELD_RESULTS = 1_000_000;
+const MAX_HELD_RESULTS = 1_000_000;
 /** Characters of answers one call may hold (long fields, metadata asked for): the same bound by size. */
-export const MAX_HELD_CHARS = 500_000_000;
+const MAX_HELD_CHARS = 500_000_000;
 /** Chunks searched ahead of the one being read: two keep the native threads busy while it is. */
 const CHUNKS_AHEAD = 2;
 

@@ -58,8 +58,14 @@ export class LineTransport implements Transport {
     return new Promise((resolve) => {
       if (this.closed || this.output.destroyed) return resolve();
       if (this.output.write(`${JSON.stringify(message)}\n`)) return resolve();
-      this.output.once('drain', resolve);
-      this.output.once('close', resolve);
+      // Whichever comes first; the other listener goes with it (left, one gathered per wait).
+      const done = () => {
+        this.output.off('drain', done);
+        this.output.off('close', done);
+        resolve();
+      };
+      this.output.once('drain', done);
+      this.output.once('close', done);
     });
   }
 

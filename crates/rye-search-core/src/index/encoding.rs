@@ -304,23 +304,9 @@ fn outgrown(kept: usize, live: u64) -> bool {
     kept as u64 > 2 * live + 1024
 }
 
-/// The meaning keys of the items `searcher` shows.
-fn live_keys(searcher: &Searcher) -> FxHashSet<u64> {
-    let mut live = FxHashSet::default();
-    for segment in searcher.segment_readers() {
-        let Ok(keys) = segment.fast_fields().u64("meaning_key") else { continue };
-        let alive = segment.alive_bitset();
-        live.extend(
-            (0..segment.max_doc())
-                .filter(|&doc| alive.is_none_or(|a| a.is_alive(doc)))
-                .filter_map(|doc| keys.first(doc)),
-        );
-    }
-    live
-}
-
-fn pending(searcher: &Searcher, store: &EncodedStore) -> Result<(Pending, u64)> {
-    let mut keyed = Vec::new();
+/// Calls `visit` with the meaning key (never 0), segment ordinal and doc of every item `searcher`
+/// shows that has one.
+fn each_meaning_key(searcher: &Searcher, mut visit: impl FnMut(u64, u32, DocId)) {
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
         let Ok(keys) = segment.fast_fields().u64("meaning_key") else { continue };
         let alive = segment.alive_bitset();
@@ -329,10 +315,24 @@ fn pending(searcher: &Searcher, store: &EncodedStore) -> Result<(Pending, u64)> 
                 continue;
             }
             if let Some(key) = keys.first(doc).filter(|k| *k != 0) {
-                keyed.push((key, ord as u32, doc));
+                visit(key, ord as u32, doc);
             }
         }
     }
+}
+
+/// The meaning keys of the items `searcher` shows.
+fn live_keys(searcher: &Searcher) -> FxHashSet<u64> {
+    let mut live = FxHashSet::default();
+    each_meaning_key(searcher, |key, _, _| {
+        live.insert(key);
+    });
+    live
+}
+
+fn pending(searcher: &Searcher, store: &EncodedStore) -> Result<(Pending, u64)> {
+    let mut keyed = Vec::new();
+    each_meaning_key(searcher, |key, ord, doc| keyed.push((key, ord, doc)));
     let total = keyed.len() as u64;
     let missing = store.missing(keyed.iter().map(|k| k.0));
     let mut seen = FxHashSet::default();

@@ -48,8 +48,11 @@ pub fn clauses(query: &dyn Query, stats: &dyn Bm25StatisticsProvider) -> Option<
         }
         None => terms.push(query.downcast_ref::<WeightedTerm>()?),
     }
+    let docs = match stats.total_num_docs() {
+        Ok(docs) => docs,
+        Err(e) => return Some(Err(e)),
+    };
     let weighed = |t: &WeightedTerm| {
-        let docs = stats.total_num_docs()?;
         let average_fieldnorm = stats.total_num_tokens(t.term.field())? as Score / docs as Score;
         let doc_freq = match &t.entries {
             Some(entries) => entries.doc_freq(),
