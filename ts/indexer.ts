@@ -37,7 +37,10 @@ export interface IndexReport {
   skipped: Skip[];
   warnings: IndexWarning[];
   durationMs: number;
-  /** True when another process held the writer: the committed index was used as it is. */
+  /**
+   * True when another process held the writer for longer than the refresh waits for it
+   * (`writerWaitMs`): the index was used as that process last committed it.
+   */
   readOnly: boolean;
 }
 
@@ -170,6 +173,7 @@ export class Indexer {
     stateDir: string | undefined,
     private readonly maxFileBytes = DEFAULT_MAX_FILE_BYTES,
     watch = false,
+    private readonly writerWaitMs = WRITER_WAIT_MS,
   ) {
     if (watch) this.scanCache = new WatchedScanCache();
     this.stateFile = stateDir && path.join(stateDir, 'rye-state.json');
@@ -207,7 +211,10 @@ export class Indexer {
    * One refresh: trust, then either the stored scan (nothing changed) or a scan compared with the
    * index, the changed files written in one commit, and what the next refresh starts from.
    */
-  private async run(onProgress?: (p: Progress) => void): Promise<IndexReport> {
+  private async run(
+    onProgress?: (p: Progress) => void,
+    waitUntil = performance.now() + this.writerWaitMs,
+  ): Promise<IndexReport> {
     const started = performance.now();
     const startedAt = Date.now();
     onProgress?.({ phase: 'discovering', done: 0, total: 0 });
@@ -243,6 +250,10 @@ export class Indexer {
     const skippedBefore = changes.failed.size;
     if (changes.changed.length || changes.removed.length) {
       if (await this.write(changes, report, onProgress)) trust.state.trust = trust.print;
+      // Another process is writing, most likely what this refresh would write: once it is done,
+      // this refresh starts again from what it committed.
+      else if (await writerFreed(this.nativeIndex, waitUntil)) return this.run(onProgress, waitUntil);
+      else this.answerFromLastCommit(report, scan);
     } else if (trust.changed) {
       trust.state.trust = trust.print;
     }
@@ -351,8 +362,29 @@ export class Indexer {
   }
 
   /**
+   * Another process held the writer for all the wait: the index is searched as it last committed
+   * it, and the report says so; when it committed none of the items found, there is nothing to
+   * answer from, which is an error (the other process is building the index).
+   */
+  private answerFromLastCommit(report: IndexReport, scan: Scan): void {
+    const committed = native(() => this.nativeIndex.numDocs());
+    if (committed === 0 && scan.candidates.length > 0) {
+      throw new IndexLockedError(
+        `another process is building this index and has committed none of the ${scan.candidates.length} items found yet`,
+        { hint: 'retry when it has finished, or pass a longer writerWaitMs' },
+      );
+    }
+    report.readOnly = true;
+    const waited = Math.round(this.writerWaitMs / 1000);
+    report.warnings.push({
+      path: '',
+      message: `another process has been writing this index for over ${waited} s: searching what it last committed`,
+    });
+  }
+
+  /**
    * Reads, describes and indexes the changed files and removes the others, in one commit; false
-   * when another process holds the writer (the report says so and nothing is written).
+   * when another process holds the writer (nothing is written).
    */
   private async write(changes: Changes, report: IndexReport, onProgress?: (p: Progress) => void): Promise<boolean> {
     const { changed, removed, failed } = changes;
@@ -362,8 +394,6 @@ export class Indexer {
       batch = native(() => this.nativeIndex.batch(changed.length + removed.length));
     } catch (err) {
       if (!(err instanceof IndexLockedError)) throw err;
-      report.readOnly = true;
-      report.warnings.push({ path: '', message: `${err.message}; searching the last committed index` });
       return false;
     }
     try {
@@ -587,5 +617,24 @@ export class Indexer {
         },
       );
     }
+  }
+}
+
+/** How long a refresh waits for another process's writer before searching what it last committed. */
+export const WRITER_WAIT_MS = 10_000;
+/** The longest `writerWaitMs` taken: a refresh answers, late or not, within ten minutes. */
+export const MAX_WRITER_WAIT_MS = 600_000;
+
+/**
+ * Waits until no process holds the index's writer, looking every few milliseconds (a commit
+ * takes milliseconds, a first build seconds); false when it is still held at `until`.
+ */
+async function writerFreed(index: NativeIndex, until: number): Promise<boolean> {
+  for (let pause = 5; ; pause = Math.min(pause * 2, 200)) {
+    const left = until - performance.now();
+    if (left <= 0) return false;
+    // A pause first: a refresh that starts again at once could meet the writer again.
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
+    if (!native(() => index.writerBusy())) return true;
   }
 }

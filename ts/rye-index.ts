@@ -19,7 +19,15 @@ import {
   type FetchFailure,
 } from './errors.js';
 import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoder-tier.js';
-import { Indexer, type IndexReport, type ItemRef, type Progress, refKey } from './indexer.js';
+import {
+  Indexer,
+  type IndexReport,
+  type ItemRef,
+  MAX_WRITER_WAIT_MS,
+  type Progress,
+  refKey,
+  WRITER_WAIT_MS,
+} from './indexer.js';
 import { loadParsers } from './metadata.js';
 import { embeddingModel, native, nativeAsync, type NativeIndex } from './native.js';
 import { readFiles, realPathOf } from './read-file.js';
@@ -42,6 +50,10 @@ import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust/trust
 
 /** Most ids one `fetchMany` (and `rye_fetch` with `item_ids`) loads. */
 export const MAX_ITEM_IDS = 50;
+
+/** A search's warning after a refresh that found another process writing for all its wait. */
+const STALE_ANSWER =
+  'another process is writing this index: answers come from what it last committed (refresh again for the rest)';
 
 /** Files `verify` reads per native call (at most 256 MB at the default size cap). */
 const VERIFY_READ_BATCH = 256;
@@ -66,6 +78,12 @@ export interface OpenIndexOptions {
   maxFileBytes?: number;
   /** Refresh on open (default true). */
   refresh?: boolean;
+  /**
+   * How long a refresh waits for another process that is writing the same index (default 10,000
+   * ms), then starts again from what that process committed. Past it, searches answer from the
+   * last commit with a warning; a first build still under way is `E_INDEX_LOCKED`.
+   */
+  writerWaitMs?: number;
   /**
    * Watch the spaces' directories so that a refresh reads only those that changed (a full scan
    * still runs at least once a minute). Default on Linux only: inotify queues an event before the
@@ -323,7 +341,9 @@ export class RyeIndex {
       selected = selectSpaces(this.spaces, space);
       return selected;
     });
-    return docsAside(opts, { ...p, shadows: shadowsAmong(this.shadows, selected) }, selected);
+    // What another process was still writing at the last refresh is not in the answer yet.
+    const warnings = this.lastReport?.readOnly ? [STALE_ANSWER] : [];
+    return docsAside(opts, { ...p, warnings, shadows: shadowsAmong(this.shadows, selected) }, selected);
   }
 
   /** Shadows are computed over every item of the spaces, not only the hits (each search keeps those it searched). */
@@ -387,6 +407,13 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
       hint: 'pass watch: false to walk the spaces on every refresh',
     });
   }
+  const waitMs = opts.writerWaitMs;
+  if (waitMs !== undefined && !(typeof waitMs === 'number' && waitMs >= 0 && waitMs <= MAX_WRITER_WAIT_MS)) {
+    throw new InvalidArgumentError(
+      `writerWaitMs must be a number of milliseconds from 0 to ${MAX_WRITER_WAIT_MS}, got ${shown(waitMs)}`,
+      { hint: `omit it to wait ${WRITER_WAIT_MS} ms for another process's writer` },
+    );
+  }
   if (opts.projectPath !== undefined) checkProjectDir(opts.projectPath);
   const spaces = resolveSpaces(opts);
   const cacheDir = path.resolve(opts.cacheDir ?? defaultCacheDir());
@@ -401,9 +428,18 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
     location,
     opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     opts.watch ?? process.platform === 'linux',
+    waitMs,
   );
   const index = new RyeIndex(nativeIndex, indexer, spaces, location, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
-  if (opts.refresh !== false) await index.refresh(opts.onProgress);
+  if (opts.refresh !== false) {
+    try {
+      await index.refresh(opts.onProgress);
+    } catch (err) {
+      // The caller gets no index to close: its encoder and files are let go here.
+      await index.close().catch(() => undefined);
+      throw err;
+    }
+  }
   return index;
 }
 

@@ -1,6 +1,7 @@
 // kill -9 mid-index: the next open sees the last committed index, the refresh completes, nothing
 // is lost. A dead writer's lock is recovered; a live writer in another process is reported and
-// readers keep working.
+// readers keep working; a refresh waits for it (bounded), and processes that build one index at
+// once all answer in full.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -8,13 +9,30 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { openIndex } from '../../dist/index.js';
-import { workspace } from '../helpers.mjs';
+import { connectMcp, workspace, wsArgs } from '../helpers.mjs';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'index-child.mjs');
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'rye-search.js');
 const FILES = 12_000;
 
 function child(args) {
   return spawn(process.execPath, [CHILD, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/** A process holding the index's writer, and how to make it let go (resolves once it has). */
+async function holding(ws) {
+  const holder = child(['hold', ws.project, ws.cache]);
+  const exited = new Promise((r) => holder.on('exit', r));
+  await new Promise((resolve, reject) => {
+    holder.stdout.on('data', (d) => String(d).includes('holding') && resolve());
+    holder.on('exit', (code) => reject(new Error(`holder exited ${code}`)));
+  });
+  return {
+    release: async () => {
+      holder.stdin.end();
+      await exited;
+    },
+  };
 }
 
 function tree(ws) {
@@ -94,7 +112,43 @@ describe('crash safety', () => {
     ws.cleanup();
   });
 
-  it('a live writer in another process is reported; searches keep answering; then the refresh completes', async () => {
+  it('a live writer in another process: the refresh waits for it, then answers from the last commit with a warning; then completes', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/a.md': 'alpha\n' });
+    const opts = {
+      projectPath: ws.project,
+      cacheDir: ws.cache,
+      userSpace: path.join(ws.cache, 'no-user'),
+      includeDefaultBundle: false,
+      writerWaitMs: 400,
+    };
+    const index = await openIndex(opts);
+    const holder = await holding(ws);
+    ws.write('project', { 'knowledge/b.md': 'alpha beta\n' });
+    const started = performance.now();
+    const locked = await index.refresh();
+    const waited = performance.now() - started;
+    assert.ok(waited >= 350 && waited < 5000, `waited ${waited} ms for a writer held past writerWaitMs 400`);
+    assert.equal(locked.readOnly, true);
+    assert.match(locked.warnings.map((w) => w.message).join(' '), /another process/);
+    const stale = await index.search({ query: 'alpha', scope: 'knowledge' });
+    assert.equal(stale.total, 1);
+    assert.match((stale.warnings ?? []).join(' '), /another process is writing this index/);
+    assert.throws(
+      () => index.native.batch(),
+      (err) => /E_INDEX_LOCKED/.test(err.message),
+    );
+    await holder.release();
+    const after = await index.refresh();
+    assert.equal(after.readOnly, false);
+    const fresh = await index.search({ query: 'alpha', scope: 'knowledge' });
+    assert.equal(fresh.total, 2);
+    assert.equal(fresh.warnings, undefined);
+    await index.close();
+    ws.cleanup();
+  });
+
+  it('a writer let go within the wait: the refresh waits for it and writes what changed', async () => {
     const ws = workspace();
     ws.write('project', { 'knowledge/a.md': 'alpha\n' });
     const opts = {
@@ -104,26 +158,90 @@ describe('crash safety', () => {
       includeDefaultBundle: false,
     };
     const index = await openIndex(opts);
-    const holder = child(['hold', ws.project, ws.cache]);
-    const holderExited = new Promise((r) => holder.on('exit', r));
-    await new Promise((resolve, reject) => {
-      holder.stdout.on('data', (d) => String(d).includes('holding') && resolve());
-      holder.on('exit', (code) => reject(new Error(`holder exited ${code}`)));
-    });
+    const holder = await holding(ws);
     ws.write('project', { 'knowledge/b.md': 'alpha beta\n' });
-    const locked = await index.refresh();
-    assert.equal(locked.readOnly, true);
-    assert.match(locked.warnings.map((w) => w.message).join(' '), /another process/);
-    assert.equal((await index.search({ query: 'alpha', scope: 'knowledge' })).total, 1);
-    assert.throws(
-      () => index.native.batch(),
-      (err) => /E_INDEX_LOCKED/.test(err.message),
+    setTimeout(() => holder.release(), 600);
+    const report = await index.refresh();
+    assert.equal(report.readOnly, false);
+    assert.equal(report.added, 1);
+    const res = await index.search({ query: 'alpha', scope: 'knowledge' });
+    assert.equal(res.total, 2);
+    assert.equal(res.warnings, undefined);
+    await index.close();
+    ws.cleanup();
+  });
+
+  it('a first build still under way in another process past the wait is E_INDEX_LOCKED, not an empty answer', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/a.md': 'alpha\n' });
+    const holder = await holding(ws);
+    const opts = {
+      projectPath: ws.project,
+      cacheDir: ws.cache,
+      userSpace: path.join(ws.cache, 'no-user'),
+      includeDefaultBundle: false,
+      writerWaitMs: 300,
+    };
+    await assert.rejects(
+      openIndex(opts),
+      (err) => err.code === 'E_INDEX_LOCKED' && /another process/.test(err.message) && !!err.hint,
     );
-    holder.stdin.end();
-    await holderExited;
-    const after = await index.refresh();
-    assert.equal(after.readOnly, false);
-    assert.equal((await index.search({ query: 'alpha', scope: 'knowledge' })).total, 2);
+    await holder.release();
+    const index = await openIndex(opts);
+    assert.equal((await index.search({ query: 'alpha', scope: 'knowledge' })).total, 1);
+    await index.close();
+    ws.cleanup();
+  });
+
+  it('two MCP servers asked at once over one fresh project both answer in full (MCP SDK client)', async () => {
+    const ws = workspace();
+    tree(ws);
+    const servers = await Promise.all([0, 1].map(() => connectMcp(wsArgs(ws))));
+    const answers = await Promise.all(
+      servers.map(({ client }) =>
+        client.callTool({ name: 'rye_search', arguments: { query: 'alpha', scope: 'knowledge', limit: 1 } }),
+      ),
+    );
+    for (const res of answers) {
+      assert.ok(!res.isError, res.content?.[0]?.text);
+      assert.equal(res.structuredContent.total, FILES, JSON.stringify(res.structuredContent.warnings));
+      assert.equal(res.structuredContent.warnings, undefined);
+    }
+    await Promise.all(servers.map(({ client }) => client.close()));
+    ws.cleanup();
+  });
+
+  it('processes that build one index at once all answer in full (CLI)', async () => {
+    const ws = workspace();
+    tree(ws);
+    const runs = Array.from(
+      { length: 4 },
+      () =>
+        new Promise((resolve) => {
+          const p = spawn(
+            process.execPath,
+            [CLI, 'search', 'alpha', '--project', ws.project, '--cache-dir', ws.cache, '--limit', '0', '--json'],
+            {
+              stdio: ['ignore', 'pipe', 'pipe'],
+              env: { ...process.env, USER_SPACE: path.join(ws.cache, 'no-user') },
+            },
+          );
+          let out = '';
+          let err = '';
+          p.stdout.on('data', (d) => (out += d));
+          p.stderr.on('data', (d) => (err += d));
+          p.on('exit', (code) => resolve({ code, out, err }));
+        }),
+    );
+    for (const { code, out, err } of await Promise.all(runs)) {
+      assert.equal(code, 0, err);
+      const res = JSON.parse(out);
+      assert.ok(
+        res.total >= FILES,
+        `a process answered ${res.total} of ${FILES} items: ${JSON.stringify(res.warnings)}`,
+      );
+      assert.equal(res.warnings, undefined);
+    }
     ws.cleanup();
   });
 });

@@ -10,10 +10,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tantivy::directory::error::LockError;
-use tantivy::directory::MmapDirectory;
+use tantivy::directory::{MmapDirectory, INDEX_WRITER_LOCK};
 use tantivy::index::{IndexSettings, SegmentId};
 use tantivy::indexer::{MergePolicy, NoMergePolicy};
 use tantivy::store::Compressor;
+use tantivy::Directory;
 use tantivy::{DocId, Index, IndexReader, ReloadPolicy, TantivyError};
 
 use crate::error::{contained, Error, Result};
@@ -169,6 +170,16 @@ impl SearchIndex {
             self.wake_encoding();
         }
         Ok(opstamp)
+    }
+
+    /// Whether a writer holds the index now (another process's, or a batch of this one), found by
+    /// taking its lock and letting it go: what a refresh that found it busy waits on.
+    pub fn writer_busy(&self) -> Result<bool> {
+        match self.index.directory().acquire_lock(&INDEX_WRITER_LOCK) {
+            Ok(_released_at_once) => Ok(false),
+            Err(LockError::LockBusy) => Ok(true),
+            Err(LockError::IoError(e)) => Err(Error::Io(std::io::Error::new(e.kind(), e.to_string()))),
+        }
     }
 
     /// Opstamp of the last commit on disk: changes whenever any process commits.
