@@ -55,6 +55,9 @@ export const MAX_ITEM_IDS = 50;
 const STALE_ANSWER =
   'another process is writing this index: answers come from what it last committed (refresh again for the rest)';
 
+/** Tantivy's list of an index's segments: without it, the index's files were removed. */
+const INDEX_META_FILE = 'meta.json';
+
 /** Files `verify` reads per native call (at most 256 MB at the default size cap). */
 const VERIFY_READ_BATCH = 256;
 
@@ -117,20 +120,50 @@ export interface VerifyReport {
   ignoredTrustFiles: IgnoredTrustFile[];
 }
 
+/** An index's native handle and what refreshes it, made by `openIndex` (again when its files go). */
+export interface IndexParts {
+  native: NativeIndex;
+  indexer: Indexer;
+}
+
 export class RyeIndex {
   /** The report of the last refresh. */
   lastReport: IndexReport | undefined;
   private closed = false;
-  private readonly runner: SearchRunner;
+  private parts: IndexParts;
+  private runner: SearchRunner;
 
   constructor(
-    readonly native: NativeIndex,
-    readonly indexer: Indexer,
+    private readonly openParts: () => IndexParts,
     readonly spaces: Space[],
     readonly location: string,
     readonly maxFileBytes = DEFAULT_MAX_FILE_BYTES,
   ) {
-    this.runner = new SearchRunner(native);
+    this.parts = openParts();
+    this.runner = new SearchRunner(this.parts.native);
+  }
+
+  get native(): NativeIndex {
+    return this.parts.native;
+  }
+
+  get indexer(): Indexer {
+    return this.parts.indexer;
+  }
+
+  /**
+   * Files removed from under an open index (another process pruned the cache, a user cleared it)
+   * can never be written again: every refresh failed with `E_INDEX` while searches went on
+   * answering from the old files. The index is made anew where it was; searches already running
+   * finish on the old one.
+   */
+  private async reopenIfRemoved(): Promise<void> {
+    if (fs.existsSync(path.join(this.location, INDEX_META_FILE))) return;
+    const old = this.parts;
+    this.parts = this.openParts();
+    this.runner = new SearchRunner(this.parts.native);
+    old.indexer.close();
+    await nativeAsync(() => old.native.stopEncoding()).catch(() => undefined);
   }
 
   /** Bytes this index holds outside the JS heap (what its searches built; its files are the disk's cache), as V8 was last told. */
@@ -140,6 +173,7 @@ export class RyeIndex {
 
   async refresh(onProgress?: (p: Progress) => void): Promise<IndexReport> {
     this.assertOpen();
+    await this.reopenIfRemoved();
     markUsed(this.location);
     this.lastReport = await this.indexer.refresh(onProgress);
     return this.lastReport;
@@ -418,19 +452,16 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   const spaces = resolveSpaces(opts);
   const cacheDir = path.resolve(opts.cacheDir ?? defaultCacheDir());
   const location = indexDirFor(cacheDir, opts.projectPath, spaces, embeddingModel());
-  makeIndexDir(location);
-  const nativeIndex = native((b) => b.NativeIndex.open(location));
-  if (opts.encode !== false) startEncoding(nativeIndex);
+  const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const openParts = (): IndexParts => {
+    makeIndexDir(location);
+    const nativeIndex = native((b) => b.NativeIndex.open(location));
+    if (opts.encode !== false) startEncoding(nativeIndex);
+    const watch = opts.watch ?? process.platform === 'linux';
+    return { native: nativeIndex, indexer: new Indexer(nativeIndex, spaces, location, maxFileBytes, watch, waitMs) };
+  };
+  const index = new RyeIndex(openParts, spaces, location, maxFileBytes);
   pruneCache(cacheDir, location);
-  const indexer = new Indexer(
-    nativeIndex,
-    spaces,
-    location,
-    opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
-    opts.watch ?? process.platform === 'linux',
-    waitMs,
-  );
-  const index = new RyeIndex(nativeIndex, indexer, spaces, location, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
   if (opts.refresh !== false) {
     try {
       await index.refresh(opts.onProgress);

@@ -1,12 +1,15 @@
 // A damaged index cache (truncated or flipped files, garbage metadata) never aborts the process:
-// the next command rebuilds it from the files and answers as before.
+// the next command rebuilds it from the files and answers as before. An index whose files are
+// removed while it is open (a cache cleared by hand or pruned by another process) is made again
+// at the next refresh: the Node API and a long-lived MCP server go on answering in full.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
 import { rng } from './fixtures/unicode-cases.mjs';
-import { runCli, workspace, wsArgs } from '../helpers.mjs';
+import { openIndex } from '../../dist/index.js';
+import { connectMcp, runCli, workspace, wsArgs, wsOptions } from '../helpers.mjs';
 
 const ITEMS = 300;
 
@@ -62,6 +65,41 @@ describe('corrupt index cache', () => {
       }
     }
     assert.ok(outcomes.length >= 24, outcomes.join(' '));
+    ws.cleanup();
+  });
+
+  it('an open index whose files were removed is made again at the next refresh (Node API)', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/a.md': 'zebra one\n' });
+    const index = await openIndex(wsOptions(ws));
+    assert.equal((await index.search({ query: 'zebra', scope: 'knowledge' })).total, 1);
+    fs.rmSync(ws.cache, { recursive: true, force: true });
+    ws.write('project', { 'knowledge/b.md': 'zebra two\n' });
+    const report = await index.refresh();
+    assert.equal(report.items, 2);
+    assert.equal((await index.search({ query: 'zebra', scope: 'knowledge' })).total, 2);
+    ws.write('project', { 'knowledge/c.md': 'zebra three\n' });
+    await index.refresh();
+    assert.equal((await index.search({ query: 'zebra', scope: 'knowledge' })).total, 3);
+    await index.close();
+    ws.cleanup();
+  });
+
+  it('an MCP server whose cache was cleared between two calls answers the second in full (MCP SDK client)', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/a.md': 'zebra one\n' });
+    const { client } = await connectMcp(wsArgs(ws));
+    const total = async () => {
+      const res = await client.callTool({ name: 'rye_search', arguments: { query: 'zebra', scope: 'knowledge' } });
+      assert.ok(!res.isError, res.content?.[0]?.text);
+      return res.structuredContent.total;
+    };
+    assert.equal(await total(), 1);
+    fs.rmSync(ws.cache, { recursive: true, force: true });
+    ws.write('project', { 'knowledge/b.md': 'zebra two\n' });
+    assert.equal(await total(), 2);
+    assert.equal(await total(), 2);
+    await client.close();
     ws.cleanup();
   });
 });
