@@ -80,6 +80,44 @@ describe('watched refresh', () => {
     );
   });
 
+  it('sees folders replaced under and above its watchers: .ai made again, a folder renamed or moved in, the project moved away and made again', async () => {
+    const item = (title) => knowledge({ title, description: `${title} zebra` });
+    await withIndex(
+      { 'knowledge/sub/a.md': item('a') },
+      () => {},
+      async (index, ai, ws) => {
+        const knowledgeDir = path.join(ai, 'knowledge');
+        const write = (rel, title) => {
+          fs.mkdirSync(path.dirname(path.join(knowledgeDir, rel)), { recursive: true });
+          fs.writeFileSync(path.join(knowledgeDir, rel), item(title));
+        };
+        const seen = async () => {
+          await index.refresh();
+          return ids(index, 'zebra');
+        };
+        assert.deepEqual(await seen(), ['sub/a']);
+        // Every watcher's directory removed, the same paths made again.
+        fs.rmSync(ai, { recursive: true });
+        write('sub/b.md', 'b');
+        assert.deepEqual(await seen(), ['sub/b']);
+        // Then changes inside the new folders, which only new watchers see.
+        fs.renameSync(path.join(knowledgeDir, 'sub'), path.join(knowledgeDir, 'moved'));
+        assert.deepEqual(await seen(), ['moved/b']);
+        const outside = path.join(ws.root, 'outside');
+        fs.mkdirSync(path.join(outside, 'deep'), { recursive: true });
+        fs.writeFileSync(path.join(outside, 'deep', 'c.md'), item('c'));
+        fs.renameSync(outside, path.join(knowledgeDir, 'outside'));
+        assert.deepEqual(await seen(), ['moved/b', 'outside/deep/c']);
+        // A folder above the space replaced: no watcher of ours hears of it.
+        fs.renameSync(ws.project, `${ws.project}-old`);
+        write('d.md', 'd');
+        assert.deepEqual(await seen(), ['d']);
+        write('e/e.md', 'e');
+        assert.deepEqual(await seen(), ['d', 'e/e']);
+      },
+    );
+  });
+
   it('re-reads a linked file on every refresh: its edits raise no event where the link is', async () => {
     const files = {
       'shared/target.md': knowledge({ title: 'Target', description: 'linked item' }),
@@ -161,6 +199,7 @@ describe('scan cache', () => {
       remember: (k, l) => listings.set(k, l),
       forget: (k) => listings.delete(k),
       keepOnly() {},
+      root() {},
       drop: () => listings.clear(),
     };
   };

@@ -22,6 +22,8 @@ interface Entry {
 
 export class WatchedScanCache implements ScanCache {
   private readonly entries = new Map<string, Entry>();
+  /** Each space's `.ai` folder as last seen (see `root`). */
+  private readonly roots = new Map<string, string>();
   private events = 0;
   private lastFull = -Infinity;
 
@@ -54,7 +56,12 @@ export class WatchedScanCache implements ScanCache {
     if (entry.watcher) return;
     try {
       // Not persistent: an open index must not keep the process alive.
-      const watcher = fs.watch(dir, { persistent: false }, () => this.changed(entry));
+      // A 'rename' may be the directory's own removal or move, after which its watcher hears
+      // nothing more (a new directory made at the path was never watched, and its listing was
+      // kept): the next scan watches whatever is at the path then, and reads it.
+      const watcher = fs.watch(dir, { persistent: false }, (event) =>
+        event === 'rename' ? this.unwatch(entry) : this.changed(entry),
+      );
       watcher.on('error', () => this.unwatch(entry));
       entry.watcher = watcher;
     } catch {
@@ -80,6 +87,13 @@ export class WatchedScanCache implements ScanCache {
     }
   }
 
+  root(prefix: string, identity: string): void {
+    const before = this.roots.get(prefix);
+    this.roots.set(prefix, identity);
+    if (before === undefined || before === identity) return;
+    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix)) this.forget(key);
+  }
+
   close(): void {
     for (const e of this.entries.values()) e.watcher?.close();
     this.entries.clear();
@@ -94,5 +108,6 @@ export class WatchedScanCache implements ScanCache {
     entry.watcher?.close();
     entry.watcher = undefined;
     entry.listing = undefined;
+    this.events++;
   }
 }
