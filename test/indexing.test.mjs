@@ -148,10 +148,10 @@ describe('incremental refresh', () => {
     ws.cleanup();
   });
 
-  it('a skipped file is reported on every refresh but never counted as added, read again or committed for', async () => {
+  it('a skipped file is reported on every refresh but never counted as added, read again or committed for until it changes', async () => {
     const ws = workspace();
     const blob = path.join(ws.project, '.ai/tools/blob.py');
-    const T = 1_700_000_000; // a fixed mtime, so content can change under an unchanged stat
+    const T = 1_700_000_000; // a fixed mtime, so content can change under an unchanged mtime
     ws.write('project', { 'tools/a.py': pyTool({ description: 'apple' }), 'tools/blob.py': Buffer.alloc(20) });
     fs.utimesSync(blob, T, T);
     const first = await open(ws);
@@ -164,10 +164,8 @@ describe('incremental refresh', () => {
         .join();
     assert.equal(metaFiles().length, 1);
     const before = metaStamp();
-    // Same size and mtime, new content: a skip is trusted like an indexed file's stat, in this
-    // process and in the next (the state file keeps it), so the file is not read again.
-    fs.writeFileSync(blob, '# walrus tool here.\n');
-    fs.utimesSync(blob, T, T);
+    // Unchanged: the skip is trusted like an indexed file's stat, in this process and in the next
+    // (the state file keeps it), so the file is not read again and nothing is committed.
     for (const report of [await first.refresh(), (await open(ws)).lastReport]) {
       assert.deepEqual([report.added, report.updated, report.removed, report.unchanged], [0, 0, 0, 1]);
       assert.deepEqual(
@@ -177,8 +175,10 @@ describe('incremental refresh', () => {
     }
     assert.equal(metaStamp(), before, 'a refresh with nothing to write committed');
 
-    // Touched: read again, and now indexed; unreadable again: it leaves the index, counted as removed.
-    fs.utimesSync(blob, T + 10, T + 10);
+    // Rewritten with the same size and mtime (as `cp -p` leaves it): its ctime moved, so it is
+    // read again, and now indexed; unreadable again: it leaves the index, counted as removed.
+    fs.writeFileSync(blob, '# walrus tool here.\n');
+    fs.utimesSync(blob, T, T);
     const fixed = await first.refresh();
     assert.deepEqual([fixed.added, fixed.updated, fixed.removed, fixed.skipped.length], [1, 0, 0, 0]);
     assert.equal((await first.search({ query: 'walrus', scope: 'tool' })).total, 1);

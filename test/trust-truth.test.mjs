@@ -3,6 +3,7 @@
 // `pem` slot is a key; ignored trust files are listed; fetch failures have one shape.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
@@ -168,6 +169,45 @@ describe('trust documents', () => {
       ['nokey.toml'],
     );
     await index.close();
+    ws.cleanup();
+  });
+});
+
+describe('a file rewritten with its old size and mtime', () => {
+  it('is read again: its new content and its failed signature show at once (Node API, CLI)', async () => {
+    const ws = workspace();
+    const trust = trustFile(author, 'author');
+    const signed = signText(pyTool({ description: 'reads alpha files' }), 'tool', '.py', author);
+    ws.write('project', { [`config/keys/trusted/${trust.name}`]: trust.text, 'tools/read.py': signed });
+    const file = path.join(ws.project, '.ai', 'tools', 'read.py');
+    // A whole second, which every later utimes sets exactly.
+    const mtime = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    fs.utimesSync(file, mtime, mtime);
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+    });
+    const before = await index.search({ query: 'alpha', scope: 'tool' });
+    assert.equal(before.results[0]?.integrity, 'verified');
+    // Same length, mtime set back (as `cp -p`, `rsync -a`, `tar` or `touch -r` leave it).
+    const { size } = fs.statSync(file);
+    fs.writeFileSync(file, signed.replace('alpha', 'zebra'));
+    fs.utimesSync(file, mtime, mtime);
+    assert.equal(fs.statSync(file).size, size);
+    assert.equal(fs.statSync(file).mtimeMs, mtime.getTime());
+    await index.refresh();
+    assert.equal((await index.search({ query: 'alpha', scope: 'tool' })).total, 0);
+    const tampered = await index.search({ query: 'zebra', scope: 'tool' });
+    assert.equal(tampered.results[0]?.integrity, 'modified');
+    await index.close();
+    // A new process, which may trust the stored scan: the same.
+    fs.writeFileSync(file, signed.replace('alpha', 'koala'));
+    fs.utimesSync(file, mtime, mtime);
+    const cli = runCli(['search', 'koala', '--scope', 'tool', ...wsArgs(ws), '--json']);
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.equal(JSON.parse(cli.stdout).results[0]?.integrity, 'modified');
     ws.cleanup();
   });
 });

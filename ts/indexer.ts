@@ -1,5 +1,5 @@
 /**
- * Incremental refresh: scan the spaces, compare with the index manifest (mtime + size), and
+ * Incremental refresh: scan the spaces, compare with the index manifest (change stamp + size), and
  * re-read, re-parse and re-verify only what changed. One commit per refresh, so readers see
  * either the old or the new state. The trust store's fingerprint is part of the state: when
  * trusted keys change, every item is verified again.
@@ -95,11 +95,21 @@ function inSlices(files: Candidate[]): Candidate[][] {
 
 const keyOf = (c: { key: string }) => c.key;
 
+/**
+ * When a file last changed, as a refresh compares it with what the index holds (beside its size):
+ * the later of its mtime and ctime. The mtime alone can be set back (`cp -p`, `rsync -a`, `tar`,
+ * `touch -r`): a file rewritten with the same size and its old mtime kept its old content, and
+ * its old signature status, in every answer. The ctime cannot be set, and moves on every write.
+ * The index's `mtime` field holds this stamp.
+ */
+const changeStamp = (f: { mtime: number; ctime: number }) => Math.max(f.mtime, f.ctime);
+
 const pathsOf = (cs: Candidate[]) => cs.map((c) => c.path);
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 interface Unreadable {
+  /** The file's change stamp (`changeStamp`). */
   mtime: number;
   size: number;
   skip: Skip;
@@ -148,8 +158,8 @@ export class Indexer {
   /** After a refresh that read nothing: the refs of items with several copies, by kind and id. */
   private sharedRefs: Map<string, ItemRef[]> | undefined;
   private running: Promise<IndexReport> | undefined;
-  /** What the index holds (key → mtime, size), valid while the on-disk opstamp is unchanged. */
-  private manifest: Map<string, { mtime: number; size: number }> | undefined;
+  /** What the index holds (key → change stamp, size), valid while the on-disk opstamp is unchanged. */
+  private manifest: Map<string, { stamp: number; size: number }> | undefined;
   private opstamp = -1;
   private verified = new Map<string, Verification>();
   /**
@@ -323,13 +333,13 @@ export class Indexer {
   /** Reads what the index holds when another handle or process committed since; true when it did. */
   private loadManifest(opstamp: number): boolean {
     if (this.manifest && opstamp === this.opstamp) return false;
-    const manifest = new Map<string, { mtime: number; size: number }>();
+    const manifest = new Map<string, { stamp: number; size: number }>();
     const m = JSON.parse(native(() => this.nativeIndex.manifest())) as {
       keys: string[];
       mtimes: number[];
       sizes: number[];
     };
-    for (let i = 0; i < m.keys.length; i++) manifest.set(m.keys[i]!, { mtime: m.mtimes[i]!, size: m.sizes[i]! });
+    for (let i = 0; i < m.keys.length; i++) manifest.set(m.keys[i]!, { stamp: m.mtimes[i]!, size: m.sizes[i]! });
     this.manifest = manifest;
     this.opstamp = opstamp;
     return true;
@@ -343,9 +353,9 @@ export class Indexer {
     for (const c of scan.candidates) {
       const old = manifest.get(c.key);
       if (old) indexedBefore++;
-      if (old && old.mtime === c.mtime && old.size === c.size && !trustChanged) continue;
+      if (old && old.stamp === changeStamp(c) && old.size === c.size && !trustChanged) continue;
       const skipped = old ? undefined : this.unreadable.get(c.key);
-      if (skipped && skipped.mtime === c.mtime && skipped.size === c.size) {
+      if (skipped && skipped.mtime === changeStamp(c) && skipped.size === c.size) {
         scan.skipped.push(skipped.skip);
         changes.failed.add(c.key);
         changes.stillSkipped.add(c.key);
@@ -411,7 +421,8 @@ export class Indexer {
         onProgress?.({ phase: 'committing', done, total: changed.length });
         await nativeAsync(() => batch.commit());
         for (const k of [...removed, ...dropped]) manifest.delete(k);
-        for (const c of changed) if (!failed.has(keyOf(c))) manifest.set(keyOf(c), { mtime: c.mtime, size: c.size });
+        for (const c of changed)
+          if (!failed.has(keyOf(c))) manifest.set(keyOf(c), { stamp: changeStamp(c), size: c.size });
         this.opstamp = native(() => this.nativeIndex.opstamp());
       } else {
         // Only skipped files changed: no commit, so other processes have nothing to reload.
@@ -544,7 +555,7 @@ export class Indexer {
     }
     const skip = (s: Skip) => {
       report.skipped.push(s);
-      this.unreadable.set(c.key, { mtime: c.mtime, size: c.size, skip: s });
+      this.unreadable.set(c.key, { mtime: changeStamp(c), size: c.size, skip: s });
       return undefined;
     };
     if ('tooLarge' in read)
@@ -587,7 +598,7 @@ export class Indexer {
       signed: v.signed,
       integrity: v.integrity,
       facets: { ext: [c.ext] },
-      mtime: c.mtime,
+      mtime: changeStamp(c),
       size: c.size,
     };
   }
