@@ -189,6 +189,25 @@ describe('incremental refresh', () => {
     ws.cleanup();
   });
 
+  it('handles with two size caps keep their own index: neither removes what the other indexes', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/big.md': `# Big\n\nwalrus ${'x '.repeat(3000)}\n` });
+    const small = await open(ws, { maxFileBytes: 1024 });
+    const large = await open(ws, { maxFileBytes: 100_000 });
+    for (let round = 0; round < 2; round++) {
+      const [s, l] = [await small.refresh(), await large.refresh()];
+      assert.deepEqual([s.added, s.removed, l.added, l.removed], [0, 0, 0, 0], `round ${round}`);
+      assert.equal((await small.search({ query: 'walrus', scope: 'knowledge' })).total, 0);
+      assert.equal((await large.search({ query: 'walrus', scope: 'knowledge' })).total, 1);
+    }
+    for (const maxFileBytes of ['abc', -1, 0, 1.5, Number.NaN, 2 ** 40]) {
+      await assert.rejects(open(ws, { maxFileBytes }), (err) => err.code === 'E_INVALID_ARGUMENT' && !!err.hint);
+    }
+    await small.close();
+    await large.close();
+    ws.cleanup();
+  });
+
   it("two handles on one project: the second sees the first one's commits after refresh", async () => {
     const ws = workspace();
     ws.write('project', { 'tools/a.py': pyTool({ description: 'apple' }) });

@@ -16,7 +16,7 @@ export function defaultCacheDir(): string {
 /**
  * One index per configuration of spaces (the project, the user space and the bundles in order)
  * and embedding model (vectors of one model are meaningless to another, and an index built
- * without one has none).
+ * without one has none), and file size cap when it is not the default.
  * Processes with other settings (an MCP server started without the user's environment, a CLI
  * with RYE_SYSTEM_BUNDLES) must never undo each other's index, so each gets its own directory.
  */
@@ -25,11 +25,15 @@ export function indexDirFor(
   projectPath: string | undefined,
   spaces: readonly { label: string; aiDir: string }[],
   model: string,
+  maxFileBytes?: number,
 ): string {
   const configuration = JSON.stringify([
     projectPath ? path.resolve(projectPath) : null,
     spaces.map((s) => [s.label, path.resolve(s.aiDir)]),
     model,
+    // A file one size cap indexes another skips and removes: processes with two caps took turns
+    // adding and removing it. The default adds nothing, so the folders made before it stay.
+    ...(maxFileBytes === undefined ? [] : [maxFileBytes]),
   ]);
   const digest = createHash('sha256').update(configuration).digest('hex').slice(0, 16);
   const label = projectPath

@@ -31,7 +31,8 @@ const MAX_ECHO_CHARS = 200;
 export function shown(value: unknown): string {
   let text: string | undefined;
   try {
-    text = JSON.stringify(value);
+    // NaN and the infinities have no JSON form of their own (they would show as null).
+    text = typeof value === 'number' && !Number.isFinite(value) ? String(value) : JSON.stringify(value);
   } catch {
     // No JSON form: its text below.
   }

@@ -22,3 +22,5 @@ export const SOURCES = ['project', 'user', 'system'] as const;
 
 /** Default size cap for an item file. */
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+/** The largest size cap taken: an item is a document an agent reads, and reads are held whole. */
+export const MAX_FILE_BYTES_CAP = 64 * 1024 * 1024;

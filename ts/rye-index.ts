@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { defaultCacheDir, indexDirFor, markUsed, pruneCache } from './cache.js';
-import { DEFAULT_MAX_FILE_BYTES } from './items.js';
+import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CAP } from './items.js';
 import { fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
 import {
   closedIndexError,
@@ -58,8 +58,8 @@ const STALE_ANSWER =
 /** Tantivy's list of an index's segments: without it, the index's files were removed. */
 const INDEX_META_FILE = 'meta.json';
 
-/** Files `verify` reads per native call (at most 256 MB at the default size cap). */
-const VERIFY_READ_BATCH = 256;
+/** Bytes `verify` reads per native call at most: 256 files at the default size cap, fewer at a larger one. */
+const VERIFY_READ_BYTES = 256 * DEFAULT_MAX_FILE_BYTES;
 
 export interface FetchManyOptions extends Omit<FetchOptions, 'item_id'> {
   item_ids?: string[];
@@ -287,8 +287,9 @@ export class RyeIndex {
     let total = 0;
     const refs = [...this.selected(ids)].flat();
     const realSpaces = new Map(this.spaces.map((s) => [s, realPathOf(s.aiDir)]));
-    for (let i = 0; i < refs.length; i += VERIFY_READ_BATCH) {
-      const part = refs.slice(i, i + VERIFY_READ_BATCH);
+    const perCall = Math.max(1, Math.floor(VERIFY_READ_BYTES / this.maxFileBytes));
+    for (let i = 0; i < refs.length; i += perCall) {
+      const part = refs.slice(i, i + perCall);
       const reads = await readFiles(
         part.map((r) => r.path),
         this.maxFileBytes,
@@ -441,6 +442,13 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
       hint: 'pass watch: false to walk the spaces on every refresh',
     });
   }
+  const cap = opts.maxFileBytes;
+  if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1 && cap <= MAX_FILE_BYTES_CAP)) {
+    throw new InvalidArgumentError(
+      `maxFileBytes must be a whole number of bytes from 1 to ${MAX_FILE_BYTES_CAP}, got ${shown(cap)}`,
+      { hint: `omit it for the default cap of ${DEFAULT_MAX_FILE_BYTES} bytes` },
+    );
+  }
   const waitMs = opts.writerWaitMs;
   if (waitMs !== undefined && !(typeof waitMs === 'number' && waitMs >= 0 && waitMs <= MAX_WRITER_WAIT_MS)) {
     throw new InvalidArgumentError(
@@ -451,7 +459,14 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   if (opts.projectPath !== undefined) checkProjectDir(opts.projectPath);
   const spaces = resolveSpaces(opts);
   const cacheDir = path.resolve(opts.cacheDir ?? defaultCacheDir());
-  const location = indexDirFor(cacheDir, opts.projectPath, spaces, embeddingModel());
+  const capped = opts.maxFileBytes !== undefined && opts.maxFileBytes !== DEFAULT_MAX_FILE_BYTES;
+  const location = indexDirFor(
+    cacheDir,
+    opts.projectPath,
+    spaces,
+    embeddingModel(),
+    capped ? opts.maxFileBytes : undefined,
+  );
   const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const openParts = (): IndexParts => {
     makeIndexDir(location);
