@@ -189,6 +189,35 @@ describe('incremental refresh', () => {
     ws.cleanup();
   });
 
+  it('openIndex refuses a wrong option value with E_INVALID_ARGUMENT naming it, before anything is made', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/a.md': '# A\n\nwalrus\n' });
+    const wrong = {
+      projectPath: ['', 'a\0b', 5],
+      userSpace: ['', 7, 'u\0'],
+      cacheDir: ['', {}, 'c\0'],
+      includeDefaultBundle: ['no', 1],
+      refresh: ['no'],
+      watch: [0],
+      encode: ['yes'],
+      maxFileBytes: ['abc', 0, 1.5],
+      writerWaitMs: [-1, Number.POSITIVE_INFINITY, '5'],
+      onProgress: ['x', {}],
+    };
+    for (const [name, values] of Object.entries(wrong)) {
+      for (const value of values) {
+        await assert.rejects(
+          open(ws, { [name]: value }),
+          (err) => err.code === 'E_INVALID_ARGUMENT' && err.message.startsWith(`${name} must be`) && !!err.hint,
+          `${name}: ${String(value)}`,
+        );
+      }
+    }
+    await assert.rejects(openIndex('x'), (err) => err.code === 'E_INVALID_ARGUMENT');
+    assert.equal(fs.existsSync(ws.cache), false, 'nothing made for a wrong option');
+    ws.cleanup();
+  });
+
   it('handles with two size caps keep their own index: neither removes what the other indexes', async () => {
     const ws = workspace();
     ws.write('project', { 'knowledge/big.md': `# Big\n\nwalrus ${'x '.repeat(3000)}\n` });

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { defaultCacheDir, indexDirFor, markUsed, pruneCache } from './cache.js';
-import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CAP } from './items.js';
+import { DEFAULT_MAX_FILE_BYTES } from './items.js';
+import { checkOpenOptions, type OpenIndexOptions } from './open-options.js';
 import { fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
 import {
   closedIndexError,
@@ -15,19 +16,10 @@ import {
   InvalidArgumentError,
   NotFoundError,
   RyeSearchError,
-  shown,
   type FetchFailure,
 } from './errors.js';
 import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoder-tier.js';
-import {
-  Indexer,
-  type IndexReport,
-  type ItemRef,
-  MAX_WRITER_WAIT_MS,
-  type Progress,
-  refKey,
-  WRITER_WAIT_MS,
-} from './indexer.js';
+import { Indexer, type IndexReport, type ItemRef, type Progress, refKey } from './indexer.js';
 import { loadParsers } from './metadata.js';
 import { embeddingModel, native, nativeAsync, type NativeIndex } from './native.js';
 import { readFiles, realPathOf } from './read-file.js';
@@ -43,7 +35,6 @@ import {
   selectSpaces,
   sourceOf,
   type Space,
-  type SystemBundle,
 } from './spaces.js';
 import type { Kind } from './scope.js';
 import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust/trust.js';
@@ -67,41 +58,7 @@ export interface FetchManyOptions extends Omit<FetchOptions, 'item_id'> {
   itemIds?: string[];
 }
 
-export interface OpenIndexOptions {
-  /** Directory that holds the project's `.ai/` (optional: without it only user and system spaces). */
-  projectPath?: string;
-  /** Directory that holds the user's `.ai/` (default `USER_SPACE`, else the home directory). */
-  userSpace?: string;
-  /** Where indexes are kept (default `RYE_SEARCH_CACHE_DIR`, else `~/.cache/rye-search`). */
-  cacheDir?: string;
-  /** System bundles in precedence order; the package's own bundle is added after them. */
-  systemBundles?: SystemBundle[];
-  includeDefaultBundle?: boolean;
-  /** Files larger than this are skipped (default 1 MiB). */
-  maxFileBytes?: number;
-  /** Refresh on open (default true). */
-  refresh?: boolean;
-  /**
-   * How long a refresh waits for another process that is writing the same index (default 10,000
-   * ms), then starts again from what that process committed. Past it, searches answer from the
-   * last commit with a warning; a first build still under way is `E_INDEX_LOCKED`.
-   */
-  writerWaitMs?: number;
-  /**
-   * Watch the spaces' directories so that a refresh reads only those that changed (a full scan
-   * still runs at least once a minute). Default on Linux only: inotify queues an event before the
-   * write that caused it returns, so a refresh right after an edit sees it; macOS delivers events
-   * late and Windows keeps watched directories from being deleted. Off for one-shot use.
-   */
-  watch?: boolean;
-  /**
-   * Encode the items with the sentence encoder in the background from the start (default true).
-   * With `false`, encoding starts at the first `ready()`: one-off commands that may not search
-   * by meaning do not read the encoder.
-   */
-  encode?: boolean;
-  onProgress?: (p: Progress) => void;
-}
+export type { OpenIndexOptions } from './open-options.js';
 
 export interface VerifyReport {
   total: number;
@@ -429,33 +386,8 @@ function makeIndexDir(location: string): void {
 }
 
 export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> {
-  if (opts.projectPath !== undefined && typeof opts.projectPath !== 'string') {
-    throw new InvalidArgumentError('projectPath must be a string', { hint: 'pass the directory that holds .ai/' });
-  }
-  if (opts.encode !== undefined && typeof opts.encode !== 'boolean') {
-    throw new InvalidArgumentError('encode must be a boolean', {
-      hint: 'pass encode: false to start encoding at the first ready()',
-    });
-  }
-  if (opts.watch !== undefined && typeof opts.watch !== 'boolean') {
-    throw new InvalidArgumentError(`watch must be true or false, got ${shown(opts.watch)}`, {
-      hint: 'pass watch: false to walk the spaces on every refresh',
-    });
-  }
-  const cap = opts.maxFileBytes;
-  if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1 && cap <= MAX_FILE_BYTES_CAP)) {
-    throw new InvalidArgumentError(
-      `maxFileBytes must be a whole number of bytes from 1 to ${MAX_FILE_BYTES_CAP}, got ${shown(cap)}`,
-      { hint: `omit it for the default cap of ${DEFAULT_MAX_FILE_BYTES} bytes` },
-    );
-  }
+  checkOpenOptions(opts);
   const waitMs = opts.writerWaitMs;
-  if (waitMs !== undefined && !(typeof waitMs === 'number' && waitMs >= 0 && waitMs <= MAX_WRITER_WAIT_MS)) {
-    throw new InvalidArgumentError(
-      `writerWaitMs must be a number of milliseconds from 0 to ${MAX_WRITER_WAIT_MS}, got ${shown(waitMs)}`,
-      { hint: `omit it to wait ${WRITER_WAIT_MS} ms for another process's writer` },
-    );
-  }
   if (opts.projectPath !== undefined) checkProjectDir(opts.projectPath);
   const spaces = resolveSpaces(opts);
   const cacheDir = path.resolve(opts.cacheDir ?? defaultCacheDir());

@@ -55,7 +55,7 @@ export class McpContext {
       this.busyEvicted.delete(key);
       entry.evicted = false;
     } else {
-      const index = openIndex({ ...this.options, projectPath: project, refresh: false });
+      const index = openIndex({ ...this.options, projectPath: project || undefined, refresh: false });
       const opened: Entry = { index, users: 0, evicted: false };
       index.catch(() => this.entries.get(key) === opened && this.entries.delete(key));
       entry = opened;
