@@ -20,7 +20,7 @@ export declare class NativeBatch {
   upsert(texts: Array<string>): Promise<void>
   delete(keys: Array<string>): void
   commit(): Promise<void>
-  /** Discards uncommitted changes and releases the writer lock. */
+  /** Discards uncommitted changes (and, on disk, the files they wrote) and releases the writer lock. */
   abort(): void
 }
 

@@ -38,10 +38,13 @@ export interface IndexReport {
   warnings: IndexWarning[];
   durationMs: number;
   /**
-   * True when another process held the writer for longer than the refresh waits for it
-   * (`writerWaitMs`): the index was used as that process last committed it.
+   * True when this refresh could not write (another process held the writer for longer than
+   * `writerWaitMs`, or the disk refused the write): the index was used as last committed, and
+   * `readOnlyReason` says why.
    */
   readOnly: boolean;
+  /** Why this refresh could not write, when `readOnly`. */
+  readOnlyReason?: string;
 }
 
 /**
@@ -259,11 +262,31 @@ export class Indexer {
     // Skips known before this refresh are not news: only a change in what is indexed rebuilds shadows.
     const skippedBefore = changes.failed.size;
     if (changes.changed.length || changes.removed.length) {
-      if (await this.write(changes, report, onProgress)) trust.state.trust = trust.print;
+      const written = await this.write(changes, report, onProgress).catch((err: unknown) => {
+        // The disk refused the write (full, read-only, out of descriptors): what was committed
+        // still answers, as when another process holds the writer.
+        if (!(err instanceof RyeSearchError && err.code === 'E_IO')) throw err;
+        this.answerFromLastCommit(report, scan, `the index could not be written (${err.message})`, err);
+        return undefined;
+      });
+      if (written) trust.state.trust = trust.print;
       // Another process is writing, most likely what this refresh would write: once it is done,
       // this refresh starts again from what it committed.
-      else if (await writerFreed(this.nativeIndex, waitUntil)) return this.run(onProgress, waitUntil);
-      else this.answerFromLastCommit(report, scan);
+      else if (written === false && (await writerFreed(this.nativeIndex, waitUntil)))
+        return this.run(onProgress, waitUntil);
+      else if (written === false) {
+        const waited = Math.round(this.writerWaitMs / 1000);
+        const found = scan.candidates.length;
+        this.answerFromLastCommit(
+          report,
+          scan,
+          `another process has been writing this index for over ${waited} s`,
+          new IndexLockedError(
+            `another process is building this index and has committed none of the ${found} items found yet`,
+            { hint: 'retry when it has finished, or pass a longer writerWaitMs' },
+          ),
+        );
+      }
     } else if (trust.changed) {
       trust.state.trust = trust.print;
     }
@@ -372,24 +395,17 @@ export class Indexer {
   }
 
   /**
-   * Another process held the writer for all the wait: the index is searched as it last committed
-   * it, and the report says so; when it committed none of the items found, there is nothing to
-   * answer from, which is an error (the other process is building the index).
+   * This refresh cannot write (another process held the writer for all the wait, or the disk
+   * refused): the index is searched as it last committed it, and the report says why. When it
+   * holds none of the items found, there is nothing to answer from: `nothingCommitted` is thrown.
    */
-  private answerFromLastCommit(report: IndexReport, scan: Scan): void {
+  private answerFromLastCommit(report: IndexReport, scan: Scan, why: string, nothingCommitted: Error): void {
     const committed = native(() => this.nativeIndex.numDocs());
-    if (committed === 0 && scan.candidates.length > 0) {
-      throw new IndexLockedError(
-        `another process is building this index and has committed none of the ${scan.candidates.length} items found yet`,
-        { hint: 'retry when it has finished, or pass a longer writerWaitMs' },
-      );
-    }
+    if (committed === 0 && scan.candidates.length > 0) throw nothingCommitted;
     report.readOnly = true;
-    const waited = Math.round(this.writerWaitMs / 1000);
-    report.warnings.push({
-      path: '',
-      message: `another process has been writing this index for over ${waited} s: searching what it last committed`,
-    });
+    report.readOnlyReason = why;
+    report.added = report.updated = report.removed = 0;
+    report.warnings.push({ path: '', message: `${why}: searching what it last committed` });
   }
 
   /**

@@ -42,9 +42,8 @@ import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust/trust
 /** Most ids one `fetchMany` (and `rye_fetch` with `item_ids`) loads. */
 export const MAX_ITEM_IDS = 50;
 
-/** A search's warning after a refresh that found another process writing for all its wait. */
-const STALE_ANSWER =
-  'another process is writing this index: answers come from what it last committed (refresh again for the rest)';
+/** A search's warning after a refresh that could not write (another process's writer, a full disk). */
+const STALE_ANSWER = 'answers come from what was last committed (refresh again for the rest)';
 
 /** Tantivy's list of an index's segments: without it, the index's files were removed. */
 const INDEX_META_FILE = 'meta.json';
@@ -334,7 +333,8 @@ export class RyeIndex {
       return selected;
     });
     // What another process was still writing at the last refresh is not in the answer yet.
-    const warnings = this.lastReport?.readOnly ? [STALE_ANSWER] : [];
+    const report = this.lastReport;
+    const warnings = report?.readOnly ? [`${report.readOnlyReason}: ${STALE_ANSWER}`] : [];
     return docsAside(opts, { ...p, warnings, shadows: shadowsAmong(this.shadows, selected) }, selected);
   }
 

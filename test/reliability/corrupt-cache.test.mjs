@@ -3,15 +3,18 @@
 // removed while it is open (a cache cleared by hand or pruned by another process) is made again
 // at the next refresh: the Node API and a long-lived MCP server go on answering in full.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
 import { rng } from './fixtures/unicode-cases.mjs';
 import { openIndex } from '../../dist/index.js';
 import { connectMcp, runCli, workspace, wsArgs, wsOptions } from '../helpers.mjs';
 
 const ITEMS = 300;
+const FULL_DISK_CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'full-disk-child.mjs');
 
 describe('corrupt index cache', () => {
   it('truncated, flipped and garbage files are detected and rebuilt, by every command', () => {
@@ -100,6 +103,40 @@ describe('corrupt index cache', () => {
     assert.equal(await total(), 2);
     assert.equal(await total(), 2);
     await client.close();
+    ws.cleanup();
+  });
+
+  it('a full disk: the refresh says so and searches answer from the last commit; what the failed write left goes; then it writes again (Node API, CLI)', () => {
+    const ws = workspace();
+    const cache = path.join(ws.root, 'tmpfs');
+    fs.mkdirSync(cache);
+    // A 2 MB tmpfs in a mount namespace of the child's own (root: unshare -m; others: -rm).
+    const unshare = process.getuid?.() === 0 ? ['-m'] : ['-rm'];
+    const script = `mount -t tmpfs -o size=2M tmpfs "$1" && exec "$2" "$3" "$1" "$4"`;
+    const run = spawnSync(
+      'unshare',
+      [...unshare, 'sh', '-c', script, 'sh', cache, process.execPath, FULL_DISK_CHILD, path.join(ws.root, 'project')],
+      { encoding: 'utf8' },
+    );
+    assert.equal(run.status, 0, `${run.error ?? ''} ${run.stderr}`);
+    const seen = JSON.parse(run.stdout.trim().split('\n').at(-1));
+    assert.equal(seen.first, 20);
+    assert.equal(seen.full.readOnly, true);
+    assert.match(seen.full.reason, /could not be written.*(No space left|os error 28)/);
+    assert.equal(seen.full.items, 20);
+    assert.equal(seen.full.added, 0);
+    assert.equal(seen.stale.total, 20);
+    assert.match(seen.stale.warnings.join(' '), /No space left.*last committed/);
+    assert.ok(
+      seen.freeAfterFailedWrite > 1_500_000,
+      `the failed write's files stayed: ${seen.freeAfterFailedWrite} bytes free`,
+    );
+    assert.deepEqual(seen.cliIndex, { status: 1, readOnly: true });
+    assert.equal(seen.cliSearch.status, 0);
+    assert.equal(seen.cliSearch.total, 20);
+    assert.match(seen.cliSearch.warnings.join(' '), /No space left/);
+    assert.ok(seen.freeAfterCli > 1_500_000, `${seen.freeAfterCli} bytes free after the CLI`);
+    assert.deepEqual(seen.again, { readOnly: false, total: 21 });
     ws.cleanup();
   });
 });

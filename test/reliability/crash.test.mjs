@@ -133,7 +133,7 @@ describe('crash safety', () => {
     assert.match(locked.warnings.map((w) => w.message).join(' '), /another process/);
     const stale = await index.search({ query: 'alpha', scope: 'knowledge' });
     assert.equal(stale.total, 1);
-    assert.match((stale.warnings ?? []).join(' '), /another process is writing this index/);
+    assert.match((stale.warnings ?? []).join(' '), /another process has been writing this index .*last committed/);
     assert.throws(
       () => index.native.batch(),
       (err) => /E_INDEX_LOCKED/.test(err.message),

@@ -12,6 +12,8 @@ Builds or refreshes the persistent index of the project, user and system spaces.
 Only changed files are read again. Prints what was indexed and every file skipped, with why.
 Then waits until the sentence encoder has encoded every item (kept with the index: only new or
 changed items are encoded again; searches meanwhile rank by the static model).
+Exits 1 when the index could not be written (another process kept writing it past the wait, or
+the disk refused): the warning says why; searches answer from what was last committed.
 
   --verbose            list every skipped file
 ${COMMON_HELP}`;
@@ -69,7 +71,6 @@ function summarise(report: IndexReport, verbose: boolean): string {
   const lines = [
     `${report.items} items indexed in ${report.durationMs} ms: ${report.added} added, ${report.updated} updated, ${report.removed} removed, ${report.unchanged} unchanged`,
   ];
-  if (report.readOnly) lines.push('the index is being written by another process; its last committed state was used');
   const byReason = new Map<string, number>();
   for (const s of report.skipped) byReason.set(s.reason, (byReason.get(s.reason) ?? 0) + 1);
   if (report.skipped.length) {
@@ -102,7 +103,8 @@ export async function indexCommand(argv: string[]): Promise<number> {
         ? `${JSON.stringify({ ...report, semantic, location: index.location }, null, 2)}\n`
         : `${summarise(report, !!values.verbose)}\n${encoderLine(semantic, seconds)}\n`,
     );
-    return 0;
+    // The index was not brought up to date (its warning says why): a script must not take it for done.
+    return report.readOnly ? 1 : 0;
   } finally {
     await index.close();
   }

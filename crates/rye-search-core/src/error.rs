@@ -71,6 +71,16 @@ impl Error {
                     .into()
             }
             Error::Index(_) => "delete the index cache directory to rebuild it from the files".into(),
+            Error::Io(e) if matches!(e.raw_os_error(), Some(28 | 122)) => {
+                "the disk (or quota) that holds the index is full: free some space, or choose another cache \
+                 directory (cacheDir, --cache-dir, RYE_SEARCH_CACHE_DIR); searches answer from the last commit"
+                    .into()
+            }
+            Error::Io(e) if e.raw_os_error() == Some(30) => {
+                "the index is on a read-only file system: choose a writable cache directory (cacheDir, \
+                 --cache-dir, RYE_SEARCH_CACHE_DIR)"
+                    .into()
+            }
             Error::Io(_) => "check that the path exists and is readable".into(),
             Error::Corrupt { .. } => {
                 "it is a cache of the files: delete its directory (or let openIndex rebuild it)".into()

@@ -493,10 +493,16 @@ impl NativeBatch {
         Ok(AsyncTask::new(CommitTask { batch: Some(batch), memory: self.memory.clone() }))
     }
 
-    /// Discards uncommitted changes and releases the writer lock.
+    /// Discards uncommitted changes (and, on disk, the files they wrote) and releases the writer lock.
     #[napi]
     pub fn abort(&self) {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let batch = self.inner.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(batch) = batch {
+            let _ = guarded(|| {
+                batch.discard();
+                Ok(())
+            });
+        }
     }
 }
 

@@ -2,19 +2,22 @@
 
 use std::collections::HashSet;
 use std::hash::BuildHasher;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use rustc_hash::{FxBuildHasher, FxHashSet};
 
+use tantivy::directory::INDEX_WRITER_LOCK;
 use tantivy::index::SegmentId;
 use tantivy::indexer::MergePolicy;
 use tantivy::schema::{Field, Term};
 use tantivy::InvertedIndexReader;
-use tantivy::{IndexReader, IndexWriter, TantivyDocument};
+use tantivy::{Directory, Index, IndexReader, IndexWriter, TantivyDocument};
 
 use super::bulk_run::{BulkWrite, Parked, DEFERRED_SEGMENTS_MAX};
 use super::merge::{in_stable_order, merge_by_policy};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::exact::{composed, meta_facet};
 use crate::schema::{version_number, Fields};
 use crate::semantic;
@@ -37,6 +40,8 @@ pub struct Batch {
     /// A bulk batch's place in its run of adds, or a small one's that took the place of the
     /// run's parked merges (see [`super::bulk_run`]).
     pub(super) run: Option<BulkWrite>,
+    /// The folder of an index on disk (`None` in memory), asked why a write failed.
+    pub(super) location: Option<PathBuf>,
 }
 
 /// Which keys an upsert must delete first: those in the index when the batch began and those
@@ -94,6 +99,10 @@ impl Batch {
     /// thread) instead of before it.
     pub fn upsert(&mut self, docs: &[ItemDoc]) -> Result<()> {
         docs.iter().try_for_each(ItemDoc::check)?;
+        self.write(docs).map_err(|e| explained(self.location.as_deref(), e))
+    }
+
+    fn write(&mut self, docs: &[ItemDoc]) -> Result<()> {
         let model = semantic::model();
         for part in docs.chunks(EMBED_CHUNK) {
             let vectors: Vec<Option<Vec<u8>>> = match &model {
@@ -120,6 +129,17 @@ impl Batch {
         Ok(())
     }
 
+    /// Drops the batch uncommitted; on disk, the files it wrote go with it (a write that failed on
+    /// a full disk left them, and the disk stayed full).
+    pub fn discard(self) {
+        let index = self.writer.index().clone();
+        let on_disk = self.location.is_some();
+        drop(self);
+        if on_disk {
+            collect_garbage(index);
+        }
+    }
+
     /// Whether this batch was sized for many documents (see [`SearchIndex::batch_for`]).
     pub fn is_bulk(&self) -> bool {
         self.bulk.is_some()
@@ -140,7 +160,21 @@ impl Batch {
     /// segments) could end without a delete of that commit: an upsert's old version then stayed
     /// alive beside the new one. And a merge still running when the writer is dropped is thrown
     /// away when it ends, so every merge is waited for.
-    pub fn commit(mut self) -> Result<()> {
+    pub fn commit(self) -> Result<()> {
+        let location = self.location.clone();
+        let index = self.writer.index().clone();
+        self.commit_and_merge().map_err(|e| {
+            let e = explained(location.as_deref(), e);
+            // The writer is gone: what it wrote goes now, not at the next write (a full disk
+            // stayed full of it).
+            if location.is_some() {
+                collect_garbage(index);
+            }
+            e
+        })
+    }
+
+    fn commit_and_merge(mut self) -> Result<()> {
         self.writer.commit()?;
         if let Some(before) = &self.bulk {
             // What a bulk batch wrote becomes one segment: every query pays per segment (term
@@ -170,6 +204,43 @@ impl Batch {
         }
         merge_by_policy(self.writer, self.merges.as_ref(), self.fields.key, &self.reader)
     }
+}
+
+/// A failed write of an index on disk, said as the system's when the disk refuses a write now:
+/// Tantivy's indexing threads report only that one of them stopped ("An index writer was
+/// killed"), never the full disk (`E_INDEX`, with the hint to delete the cache). Other failures
+/// stay as they were.
+fn explained(location: Option<&Path>, error: Error) -> Error {
+    let Some(dir) = location else { return error };
+    if error.exhausted() || matches!(error, Error::Io(_)) {
+        return error;
+    }
+    match refused_write(dir) {
+        Some(cause) => Error::Io(cause),
+        None => error,
+    }
+}
+
+/// Removes the files of an index on disk that its last commit does not name (what a failed
+/// write left), when no writer holds it; a failure to remove leaves them for the next write.
+fn collect_garbage(mut index: Index) {
+    let Ok(_lock) = index.directory().acquire_lock(&INDEX_WRITER_LOCK) else { return };
+    let Ok(metas) = index.load_metas() else { return };
+    let mut living: HashSet<PathBuf> = metas.segments.iter().flat_map(|s| s.list_files()).collect();
+    living.insert(PathBuf::from("meta.json"));
+    let _ = index.directory_mut().garbage_collect(|| living);
+}
+
+/// What the system answers a small write (64 KiB, synced) into `dir` with, when it refuses it.
+fn refused_write(dir: &Path) -> Option<std::io::Error> {
+    let probe = dir.join(".rye-write-probe");
+    let written = (|| {
+        let mut file = std::fs::File::create(&probe)?;
+        file.write_all(&[0; 64 * 1024])?;
+        file.sync_all()
+    })();
+    let _ = std::fs::remove_file(&probe);
+    written.err()
 }
 
 fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
