@@ -41,7 +41,11 @@ function integer(value: unknown, name: string, min: number, max: number, fallbac
   if (value < min || value > max)
     bad(
       `${name} ${value} is out of range`,
-      max === Number.MAX_SAFE_INTEGER ? `${name} must be ${min} or more` : `${name} must be between ${min} and ${max}`,
+      max !== Number.MAX_SAFE_INTEGER
+        ? `${name} must be between ${min} and ${max}`
+        : value < min
+          ? `${name} must be ${min} or more`
+          : `${name} must be a whole number JavaScript holds exactly (at most ${max}); the engine's own bound is smaller`,
     );
   return value;
 }
