@@ -19,6 +19,15 @@ function child(args) {
   return spawn(process.execPath, [CHILD, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
+/** Options for a workspace's project alone, with its own cache and no user space or bundle. */
+const spaceOf = (ws, extra = {}) => ({
+  projectPath: ws.project,
+  cacheDir: ws.cache,
+  userSpace: path.join(ws.cache, 'no-user'),
+  includeDefaultBundle: false,
+  ...extra,
+});
+
 /** A process holding the index's writer, and how to make it let go (resolves once it has). */
 async function holding(ws) {
   const holder = child(['hold', ws.project, ws.cache]);
@@ -48,12 +57,7 @@ describe('crash safety', () => {
   it('kill -9 at several points during the first index loses nothing committed', async () => {
     const ws = workspace();
     tree(ws);
-    const opts = {
-      projectPath: ws.project,
-      cacheDir: ws.cache,
-      userSpace: path.join(ws.cache, 'no-user'),
-      includeDefaultBundle: false,
-    };
+    const opts = spaceOf(ws);
     const outcomes = [];
     for (const delay of [150, 400, 800, 1500, 2500]) {
       const c = child(['refresh', ws.project, ws.cache]);
@@ -83,13 +87,7 @@ describe('crash safety', () => {
   }, async () => {
     const ws = workspace();
     tree(ws);
-    const opts = {
-      projectPath: ws.project,
-      cacheDir: ws.cache,
-      userSpace: path.join(ws.cache, 'no-user'),
-      includeDefaultBundle: false,
-      watch: false,
-    };
+    const opts = spaceOf(ws, { watch: false });
     // Every descriptor but `free` taken once the index is open: the refresh must run out.
     for (const free of [0, 2, 4]) {
       const run = spawnSync(
@@ -115,13 +113,7 @@ describe('crash safety', () => {
   it('a live writer in another process: the refresh waits for it, then answers from the last commit with a warning; then completes', async () => {
     const ws = workspace();
     ws.write('project', { 'knowledge/a.md': 'alpha\n' });
-    const opts = {
-      projectPath: ws.project,
-      cacheDir: ws.cache,
-      userSpace: path.join(ws.cache, 'no-user'),
-      includeDefaultBundle: false,
-      writerWaitMs: 400,
-    };
+    const opts = spaceOf(ws, { writerWaitMs: 400 });
     const index = await openIndex(opts);
     const holder = await holding(ws);
     ws.write('project', { 'knowledge/b.md': 'alpha beta\n' });
@@ -151,12 +143,7 @@ describe('crash safety', () => {
   it('a writer let go within the wait: the refresh waits for it and writes what changed', async () => {
     const ws = workspace();
     ws.write('project', { 'knowledge/a.md': 'alpha\n' });
-    const opts = {
-      projectPath: ws.project,
-      cacheDir: ws.cache,
-      userSpace: path.join(ws.cache, 'no-user'),
-      includeDefaultBundle: false,
-    };
+    const opts = spaceOf(ws);
     const index = await openIndex(opts);
     const holder = await holding(ws);
     ws.write('project', { 'knowledge/b.md': 'alpha beta\n' });
@@ -175,13 +162,7 @@ describe('crash safety', () => {
     const ws = workspace();
     ws.write('project', { 'knowledge/a.md': 'alpha\n' });
     const holder = await holding(ws);
-    const opts = {
-      projectPath: ws.project,
-      cacheDir: ws.cache,
-      userSpace: path.join(ws.cache, 'no-user'),
-      includeDefaultBundle: false,
-      writerWaitMs: 300,
-    };
+    const opts = spaceOf(ws, { writerWaitMs: 300 });
     await assert.rejects(
       openIndex(opts),
       (err) => err.code === 'E_INDEX_LOCKED' && /another process/.test(err.message) && !!err.hint,
