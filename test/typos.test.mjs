@@ -40,6 +40,24 @@ describe('typo rescue', () => {
     }
   });
 
+  it('Lucene\'s ~ (word~1, "two words"~3) is said to be no operator, naming the options that are', async () => {
+    const index = createMemoryIndex();
+    await index.add([{ id: 'finch', title: 'zebrafinch', description: 'a small bird of the grasslands' }]);
+    const TILDE = /"~" is no operator here.*proximity.*fuzzy/;
+    for (const query of ['zebrafinch~1', 'zebrafnch~', '"small bird"~3', 'bird AND "small bird"~2']) {
+      const res = await index.search({ query });
+      assert.match((res.warnings ?? []).join(' '), TILDE, query);
+    }
+    // As the warning says: the options find it.
+    const near = await index.search({ query: 'small bird', proximity: { enabled: true, max_distance: 3 } });
+    assert.equal(near.total, 1);
+    for (const query of ['zebrafinch', 'a~b', '~2', 'x ~ y']) {
+      const res = await index.search({ query });
+      assert.doesNotMatch((res.warnings ?? []).join(' '), TILDE, query);
+    }
+    await index.close();
+  });
+
   it('MCP and CLI: the rescued answer and its warning reach the client', async () => {
     const ws = workspace();
     try {

@@ -133,8 +133,19 @@ export function mayBeSlow(req: NativeRequest, numDocs: () => number, encoderAnsw
 export function prepareSearch(opts: SearchOptions, select: (space: string) => Space[] | undefined): Prepared {
   checkOptions(opts);
   const space = requestedSpace(opts) ?? 'all';
-  return { ...buildRequest(opts, select(space)), space, warnings: [] };
+  const prepared = buildRequest(opts, select(space));
+  return { ...prepared, space, warnings: LUCENE_TILDE.test(prepared.req.query) ? [TILDE_WARNING] : [] };
 }
+
+/**
+ * `word~2` and `"two words"~5` (Lucene's typo and nearness operators, which agents often write)
+ * are no operators here: `~` splits words, so `"small bird"~2` also needs an item holding `2`,
+ * and found nothing without a word why.
+ */
+const LUCENE_TILDE = /[\p{L}\p{N}"]~\d*(?![\p{L}\p{N}])/u;
+const TILDE_WARNING =
+  '"~" is no operator here (a number after it is searched as a word): for words near each other pass ' +
+  'proximity {"enabled": true, "max_distance": N}; for typos, fuzzy {"enabled": true, "max_distance": 1 or 2}';
 
 export class SearchRunner {
   constructor(private readonly index: NativeIndex) {}
