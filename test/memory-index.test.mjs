@@ -556,4 +556,25 @@ describe('memory V8 is told of', () => {
     assert.equal((await mem.ready({ semantic: 'full' })).encoder.state, 'off');
     await mem.close();
   });
+
+  it('a document past 64 Mi characters of text is E_LIMIT; one past a million words has its start searchable', async () => {
+    const index = createMemoryIndex();
+    await assert.rejects(
+      index.add([
+        { id: 'ok', content: 'walrus' },
+        { id: 'huge', content: 'x '.repeat(34_000_000) },
+      ]),
+      (err) => err.code === 'E_LIMIT' && /"huge" holds 68000000 characters/.test(err.message) && !!err.hint,
+    );
+    assert.equal((await index.search({ query: 'walrus' })).total, 0, 'the refused add wrote nothing');
+    const long = `zebrafinch ${'lorem '.repeat(1_000_100)}kingfisher`;
+    await index.add([{ id: 'long', title: 'Long', content: long }]);
+    assert.equal((await index.search({ query: 'zebrafinch' })).total, 1);
+    assert.equal(
+      (await index.search({ query: 'kingfisher', mode: 'keyword' })).total,
+      0,
+      'past the first million words',
+    );
+    await index.close();
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * An in-memory index over plain documents, for library users who are not indexing `.ai/` trees.
  */
-import { closedIndexError, InvalidArgumentError, RyeSearchError, shown } from './errors.js';
+import { closedIndexError, InvalidArgumentError, LimitError, RyeSearchError, shown } from './errors.js';
 import { buildDocument, documentTexts } from './document.js';
 import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoder-tier.js';
 import { embeddingModel, native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
@@ -43,6 +43,12 @@ const SOURCE_LABEL = /^(project|user|system(:.+)?)$/;
 const UPSERT_CHUNK = 256;
 
 const TEXT_KEYS = ['title', 'name', 'description', 'category', 'content', 'version', 'source', 'path'] as const;
+/**
+ * The most text one document holds, as a file item at the largest size cap (64 MiB): adding a
+ * document costs ~11 times its text while it is indexed (its copies across the wire, the stored
+ * text, the tokens of its first million words), so a 500 MB one would take ~6 GB.
+ */
+export const MAX_DOCUMENT_CHARS = 64 * 1024 * 1024;
 
 /**
  * Rejects what would otherwise be dropped or stringified silently, naming the document and
@@ -68,6 +74,14 @@ function checkDocument(d: PlainDocument): void {
     if (d[k] !== undefined && d[k] !== null && typeof d[k] !== 'string')
       fail(`${k} must be a string, got ${typeof d[k]}`, `pass ${k} as text`);
   }
+  const chars = TEXT_KEYS.reduce((n, k) => n + ((d[k] as string | undefined)?.length ?? 0), 0);
+  if (chars > MAX_DOCUMENT_CHARS)
+    throw new LimitError(
+      `document ${shown(d.id)} holds ${chars} characters of text; the limit is ${MAX_DOCUMENT_CHARS}`,
+      {
+        hint: 'split it into several documents (sections, pages): an item is what an agent reads at once',
+      },
+    );
   if (
     d.tags !== undefined &&
     d.tags !== null &&

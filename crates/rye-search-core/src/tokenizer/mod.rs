@@ -214,6 +214,13 @@ pub struct TokenBuffer {
     len: usize,
 }
 
+/// Tokens one field value gives the index at most; the rest of a longer text is stored and shown,
+/// not searched. Every token is held until the value is indexed (~70 bytes each, and Tantivy's
+/// postings beside them): a memory-index document of 10 MB took 370 MB to add, and one of a few
+/// hundred MB would have taken the machine's memory. A million tokens is ~6 MB of prose, six
+/// times the largest item file read by default.
+pub const MAX_VALUE_TOKENS: usize = 1_000_000;
+
 /// Tokens kept for reuse after a value: a document's worth. A long text's many more are let go
 /// once it is indexed.
 const KEPT_TOKENS: usize = 4096;
@@ -232,9 +239,12 @@ pub struct Refill<'a> {
 }
 
 impl<'a> Refill<'a> {
-    /// Appends `text` with `t`'s offsets and positions.
+    /// Appends `text` with `t`'s offsets and positions (none past [`MAX_VALUE_TOKENS`]).
     pub fn push(&mut self, t: &TokenRef<'_>, text: &str) {
         let b = &mut *self.buffer;
+        if b.len >= MAX_VALUE_TOKENS {
+            return;
+        }
         if b.len == b.tokens.len() {
             b.tokens.push(Token::default());
         }

@@ -385,3 +385,21 @@ fn one_tokenizer_streams_each_value_as_tokens_lists_it_whatever_came_before() {
         assert!(tokenizer.buffer.tokens.len() <= KEPT_TOKENS, "a long value's tokens are let go");
     }
 }
+
+#[test]
+fn a_value_gives_the_index_its_first_million_tokens_then_no_more() {
+    let mut tokenizer = IdentTokenizer::default();
+    let text = "word ".repeat(MAX_VALUE_TOKENS + 10) + "tail";
+    let mut stream = tokenizer.token_stream(&text);
+    let (mut count, mut last) = (0, String::new());
+    while stream.advance() {
+        count += 1;
+        last.clone_from(&stream.token().text);
+    }
+    assert_eq!(count, MAX_VALUE_TOKENS);
+    assert_eq!(last, "word", "the tail past the cap is not indexed");
+    // The next value starts from nothing, with the buffer let go.
+    drop(stream);
+    assert!(tokenizer.buffer.tokens.len() <= KEPT_TOKENS);
+    assert_eq!(streamed(&mut tokenizer.token_stream("tail")).len(), 1);
+}
