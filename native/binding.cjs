@@ -839,5 +839,6 @@ module.exports.NativeBatch = nativeBinding.NativeBatch
 module.exports.NativeIndex = nativeBinding.NativeIndex
 module.exports.loadModel = nativeBinding.loadModel
 module.exports.readFiles = nativeBinding.readFiles
+module.exports.schemaVersion = nativeBinding.schemaVersion
 module.exports.statMany = nativeBinding.statMany
 module.exports.useEncoder = nativeBinding.useEncoder

@@ -115,6 +115,12 @@ export declare function loadModel(path: string): string
 export declare function readFiles(paths: string, maxBytes: number, within: string): Promise<FileBatch>
 
 /**
+ * The version of the index's schema this build writes: indexes of other versions are kept in
+ * folders of their own (two versions of the package sharing a cache cleared each other's).
+ */
+export declare function schemaVersion(): number
+
+/**
  * Stats `\0`-separated paths on all cores: `[mtime µs, size, kind, ctime µs]` per path
  * (kind 0 missing, 1 file, 2 directory, 3 other).
  */

@@ -16,7 +16,8 @@ export function defaultCacheDir(): string {
 /**
  * One index per configuration of spaces (the project, the user space and the bundles in order)
  * and embedding model (vectors of one model are meaningless to another, and an index built
- * without one has none), and file size cap when it is not the default.
+ * without one has none), the schema version the native build writes, and the file size cap when
+ * it is not the default.
  * Processes with other settings (an MCP server started without the user's environment, a CLI
  * with RYE_SYSTEM_BUNDLES) must never undo each other's index, so each gets its own directory.
  */
@@ -25,12 +26,16 @@ export function indexDirFor(
   projectPath: string | undefined,
   spaces: readonly { label: string; aiDir: string }[],
   model: string,
+  schema: number,
   maxFileBytes?: number,
 ): string {
   const configuration = JSON.stringify([
     projectPath ? path.resolve(projectPath) : null,
     spaces.map((s) => [s.label, path.resolve(s.aiDir)]),
     model,
+    // Two versions of the package sharing a cache (a global CLI, an MCP server run by npx) each
+    // cleared the other's index on open, under the other's feet.
+    schema,
     // A file one size cap indexes another skips and removes: processes with two caps took turns
     // adding and removing it. The default adds nothing, so the folders made before it stay.
     ...(maxFileBytes === undefined ? [] : [maxFileBytes]),

@@ -43,6 +43,11 @@ export function embeddingModel(): string {
   return modelIdentity;
 }
 
+/** The index schema version the native build writes (part of an index folder's name). */
+export function schemaVersion(): number {
+  return native((b) => b.schemaVersion());
+}
+
 /** The embedding model the package ships; `RYE_SEARCH_MODEL` names another file, or `off`. */
 export const DEFAULT_MODEL = fileURLToPath(new URL('../model/minilm-static-256.rye-embed', import.meta.url));
 

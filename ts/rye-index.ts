@@ -21,7 +21,7 @@ import {
 import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoder-tier.js';
 import { Indexer, type IndexReport, type ItemRef, type Progress, refKey } from './indexer.js';
 import { loadParsers } from './metadata.js';
-import { embeddingModel, native, nativeAsync, type NativeIndex } from './native.js';
+import { embeddingModel, native, nativeAsync, type NativeIndex, schemaVersion } from './native.js';
 import { readFiles, realPathOf } from './read-file.js';
 import type { SearchOptions } from './search-request.js';
 import { type Prepared, shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
@@ -397,6 +397,7 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
     opts.projectPath,
     spaces,
     embeddingModel(),
+    schemaVersion(),
     capped ? opts.maxFileBytes : undefined,
   );
   const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;

@@ -162,4 +162,29 @@ describe('cache on disk', () => {
     assert.equal(fs.readdirSync(ws.cache).length, 20);
     ws.cleanup();
   });
+
+  it("another version's index (another schema) is left alone: each version keeps a folder of its own", async () => {
+    const { openIndex } = await import('../../dist/index.js');
+    const { indexDirFor } = await import('../../dist/cache.js');
+    const { embeddingModel, schemaVersion } = await import('../../dist/native.js');
+    const ws = workspace();
+    ws.write('project', { 'knowledge/a.md': 'walrus\n' });
+    const opts = { projectPath: ws.project, userSpace: ws.user, cacheDir: ws.cache, includeDefaultBundle: false };
+    const index = await openIndex(opts);
+    // What the previous version of the package would have opened for the same spaces: an index
+    // whose schema file says so, which opening it here would have cleared and rebuilt.
+    const spaces = index.spaces;
+    const older = indexDirFor(ws.cache, ws.project, spaces, embeddingModel(), schemaVersion() - 1);
+    assert.equal(indexDirFor(ws.cache, ws.project, spaces, embeddingModel(), schemaVersion()), index.location);
+    assert.notEqual(older, index.location);
+    fs.mkdirSync(older);
+    fs.writeFileSync(path.join(older, 'rye-search-schema'), String(schemaVersion() - 1));
+    fs.writeFileSync(path.join(older, 'meta.json'), '{"kept": true}');
+    await index.close();
+    const again = await openIndex(opts);
+    assert.equal((await again.search({ query: 'walrus' })).total, 1);
+    assert.equal(fs.readFileSync(path.join(older, 'meta.json'), 'utf8'), '{"kept": true}');
+    await again.close();
+    ws.cleanup();
+  });
 });

@@ -276,6 +276,13 @@ pub fn use_encoder(path: Option<String>) -> napi::Result<()> {
     })
 }
 
+/// The version of the index's schema this build writes: indexes of other versions are kept in
+/// folders of their own (two versions of the package sharing a cache cleared each other's).
+#[napi]
+pub fn schema_version() -> u32 {
+    rye_search_core::SCHEMA_VERSION
+}
+
 /// Loads the embedding model every index of this process uses for semantic search; returns its
 /// identity (dimensions, tokens, a hash of its bytes). Without one, searches are keyword-only.
 #[napi]
