@@ -47,7 +47,7 @@ impl Error {
             Error::InvalidArgument { .. } => "E_INVALID_ARGUMENT",
             Error::NotFound { .. } => "E_NOT_FOUND",
             Error::IndexLocked { .. } => "E_INDEX_LOCKED",
-            Error::Index(_) if self.exhausted() => "E_IO",
+            Error::Index(_) if self.exhausted() || self.refused_by_disk().is_some() => "E_IO",
             Error::Index(_) => "E_INDEX",
             Error::Io(_) => "E_IO",
             Error::Corrupt { .. } => "E_INDEX_CORRUPT",
@@ -70,17 +70,17 @@ impl Error {
                  RUST_MIN_STACK sets each new thread's stack) and try again"
                     .into()
             }
-            Error::Index(_) => "delete the index cache directory to rebuild it from the files".into(),
-            Error::Io(e) if matches!(e.raw_os_error(), Some(28 | 122)) => {
+            Error::Index(_) | Error::Io(_) if matches!(self.refused_by_disk(), Some(28 | 122)) => {
                 "the disk (or quota) that holds the index is full: free some space, or choose another cache \
                  directory (cacheDir, --cache-dir, RYE_SEARCH_CACHE_DIR); searches answer from the last commit"
                     .into()
             }
-            Error::Io(e) if e.raw_os_error() == Some(30) => {
+            Error::Index(_) | Error::Io(_) if self.refused_by_disk() == Some(30) => {
                 "the index is on a read-only file system: choose a writable cache directory (cacheDir, \
                  --cache-dir, RYE_SEARCH_CACHE_DIR)"
                     .into()
             }
+            Error::Index(_) => "delete the index cache directory to rebuild it from the files".into(),
             Error::Io(_) => "check that the path exists and is readable".into(),
             Error::Corrupt { .. } => {
                 "it is a cache of the files: delete its directory (or let openIndex rebuild it)".into()
@@ -115,6 +115,21 @@ impl Error {
                     || text.contains("Failed to spawn")
             }
             _ => false,
+        }
+    }
+
+    /// The system's code when the disk refused a write: no space (28), read-only (30), over quota
+    /// (122). Tantivy keeps some of these only in its text ("Failed to acquire Lockfile:
+    /// IoError(Os { code: 30, … })").
+    pub fn refused_by_disk(&self) -> Option<i32> {
+        const CODES: [i32; 3] = [28, 30, 122];
+        match self {
+            Error::Io(e) => e.raw_os_error().filter(|c| CODES.contains(c)),
+            Error::Index(e) => {
+                let text = format!("{e:?}");
+                CODES.into_iter().find(|c| text.contains(&format!("code: {c},")))
+            }
+            _ => None,
         }
     }
 
@@ -169,5 +184,29 @@ pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(MAX_ECHO_CHARS) {
         Some((cut, _)) => format!("{}…", &text[..cut]).into(),
         None => text.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tantivy::directory::error::LockError;
+
+    use super::*;
+
+    #[test]
+    fn a_disk_that_refuses_is_the_systems_error_with_its_own_hint() {
+        let full = Error::Io(std::io::Error::from_raw_os_error(28));
+        assert_eq!((full.code(), full.refused_by_disk()), ("E_IO", Some(28)));
+        assert!(full.hint().contains("full"), "{}", full.hint());
+        // Tantivy keeps the read-only file system only inside its lock error.
+        let lock = LockError::IoError(Arc::new(std::io::Error::from_raw_os_error(30)));
+        let read_only = Error::Index(tantivy::TantivyError::LockFailure(lock, None));
+        assert_eq!((read_only.code(), read_only.refused_by_disk()), ("E_IO", Some(30)));
+        assert!(read_only.hint().contains("read-only"), "{}", read_only.hint());
+        let other = Error::Index(tantivy::TantivyError::InvalidArgument("x".into()));
+        assert_eq!((other.code(), other.refused_by_disk()), ("E_INDEX", None));
+        assert!(other.hint().contains("delete the index cache"));
     }
 }

@@ -178,7 +178,7 @@ impl SearchIndex {
         match self.index.directory().acquire_lock(&INDEX_WRITER_LOCK) {
             Ok(_released_at_once) => Ok(false),
             Err(LockError::LockBusy) => Ok(true),
-            Err(LockError::IoError(e)) => Err(Error::Io(std::io::Error::new(e.kind(), e.to_string()))),
+            Err(LockError::IoError(e)) => Err(Error::Io(io_error(&e))),
         }
     }
 
@@ -219,6 +219,9 @@ impl SearchIndex {
             TantivyError::LockFailure(LockError::LockBusy, _) => Error::IndexLocked {
                 path: self.location.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "memory".into()),
             },
+            // The lock file could not be made (a read-only or full disk): the system's refusal,
+            // not a damaged index.
+            TantivyError::LockFailure(LockError::IoError(e), _) => Error::Io(io_error(&e)),
             other => other.into(),
         })?;
         // Tantivy merges nothing by itself: the batch merges after its commit (see `Batch::commit`).
@@ -375,4 +378,12 @@ fn column_strings(column: Option<tantivy::columnar::StrColumn>) -> Result<Column
         by_ord.push(utf8(terms.key())?);
     }
     Ok(ColumnStrings { ords: Some(column.ords().clone()), by_ord })
+}
+
+/// An I/O error Tantivy shares behind an `Arc`, as one of our own (its OS code kept for the hint).
+fn io_error(e: &std::io::Error) -> std::io::Error {
+    match e.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => std::io::Error::new(e.kind(), e.to_string()),
+    }
 }
