@@ -106,7 +106,7 @@ describe('corrupt index cache', () => {
     ws.cleanup();
   });
 
-  it('a full disk: the refresh says so and searches answer from the last commit; what the failed write left goes; then it writes again (Node API, CLI)', () => {
+  it('a full disk: the refresh says so and searches answer from the last commit; what the failed write left goes; then it writes again; read-only is E_IO saying so (Node API, CLI)', () => {
     const ws = workspace();
     const cache = path.join(ws.root, 'tmpfs');
     fs.mkdirSync(cache);
@@ -137,6 +137,9 @@ describe('corrupt index cache', () => {
     assert.match(seen.cliSearch.warnings.join(' '), /No space left/);
     assert.ok(seen.freeAfterCli > 1_500_000, `${seen.freeAfterCli} bytes free after the CLI`);
     assert.deepEqual(seen.again, { readOnly: false, total: 21 });
+    assert.equal(seen.readOnly.code, 'E_IO', JSON.stringify(seen.readOnly));
+    assert.match(seen.readOnly.hint, /read-only file system/);
+    assert.equal(seen.readOnlySearch, 21);
     ws.cleanup();
   });
 });
