@@ -232,13 +232,19 @@ fn collect_garbage(mut index: Index) {
 }
 
 /// What the system answers a small write (64 KiB, synced) into `dir` with, when it refuses it.
+/// The probe is a new file of a name of its own (`create_new`): whatever else is at a path, a
+/// FIFO say, is never opened (a FIFO would block the write for good).
 fn refused_write(dir: &Path) -> Option<std::io::Error> {
-    let probe = dir.join(".rye-write-probe");
-    let written = (|| {
-        let mut file = std::fs::File::create(&probe)?;
-        file.write_all(&[0; 64 * 1024])?;
-        file.sync_all()
-    })();
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let probe = dir.join(format!(".rye-write-probe-{}-{nanos}", std::process::id()));
+    let mut file = match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(file) => file,
+        // Something of that name is there already: it says nothing of the disk, and is not ours.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return None,
+        Err(e) => return Some(e),
+    };
+    let written = file.write_all(&[0; 64 * 1024]).and_then(|()| file.sync_all());
+    drop(file);
     let _ = std::fs::remove_file(&probe);
     written.err()
 }
