@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
+import { DEFAULT_MAX_FILE_BYTES } from './items.js';
+
 export function defaultCacheDir(): string {
   if (process.env.RYE_SEARCH_CACHE_DIR) return path.resolve(process.env.RYE_SEARCH_CACHE_DIR);
   const base =
@@ -27,7 +29,7 @@ export function indexDirFor(
   spaces: readonly { label: string; aiDir: string }[],
   model: string,
   schema: number,
-  maxFileBytes?: number,
+  maxFileBytes: number,
 ): string {
   const configuration = JSON.stringify([
     projectPath ? path.resolve(projectPath) : null,
@@ -38,7 +40,7 @@ export function indexDirFor(
     schema,
     // A file one size cap indexes another skips and removes: processes with two caps took turns
     // adding and removing it. The default adds nothing, so the folders made before it stay.
-    ...(maxFileBytes === undefined ? [] : [maxFileBytes]),
+    ...(maxFileBytes === DEFAULT_MAX_FILE_BYTES ? [] : [maxFileBytes]),
   ]);
   const digest = createHash('sha256').update(configuration).digest('hex').slice(0, 16);
   const label = projectPath

@@ -270,11 +270,10 @@ export class Indexer {
         return undefined;
       });
       if (written) trust.state.trust = trust.print;
-      // Another process is writing, most likely what this refresh would write: once it is done,
-      // this refresh starts again from what it committed.
-      else if (written === false && (await writerFreed(this.nativeIndex, waitUntil)))
-        return this.run(onProgress, waitUntil);
       else if (written === false) {
+        // Another process is writing, most likely what this refresh would write: once it is
+        // done, this refresh starts again from what it committed.
+        if (await writerFreed(this.nativeIndex, waitUntil)) return this.run(onProgress, waitUntil);
         const waited = Math.round(this.writerWaitMs / 1000);
         const found = scan.candidates.length;
         this.answerFromLastCommit(

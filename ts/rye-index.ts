@@ -387,26 +387,18 @@ function makeIndexDir(location: string): void {
 
 export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> {
   checkOpenOptions(opts);
-  const waitMs = opts.writerWaitMs;
   if (opts.projectPath !== undefined) checkProjectDir(opts.projectPath);
   const spaces = resolveSpaces(opts);
   const cacheDir = path.resolve(opts.cacheDir ?? defaultCacheDir());
-  const capped = opts.maxFileBytes !== undefined && opts.maxFileBytes !== DEFAULT_MAX_FILE_BYTES;
-  const location = indexDirFor(
-    cacheDir,
-    opts.projectPath,
-    spaces,
-    embeddingModel(),
-    schemaVersion(),
-    capped ? opts.maxFileBytes : undefined,
-  );
   const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const location = indexDirFor(cacheDir, opts.projectPath, spaces, embeddingModel(), schemaVersion(), maxFileBytes);
+  const watch = opts.watch ?? process.platform === 'linux';
   const openParts = (): IndexParts => {
     makeIndexDir(location);
     const nativeIndex = native((b) => b.NativeIndex.open(location));
     if (opts.encode !== false) startEncoding(nativeIndex);
-    const watch = opts.watch ?? process.platform === 'linux';
-    return { native: nativeIndex, indexer: new Indexer(nativeIndex, spaces, location, maxFileBytes, watch, waitMs) };
+    const indexer = new Indexer(nativeIndex, spaces, location, maxFileBytes, watch, opts.writerWaitMs);
+    return { native: nativeIndex, indexer };
   };
   const index = new RyeIndex(openParts, spaces, location, maxFileBytes);
   pruneCache(cacheDir, location);

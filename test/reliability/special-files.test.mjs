@@ -174,8 +174,8 @@ describe('cache on disk', () => {
     // What the previous version of the package would have opened for the same spaces: an index
     // whose schema file says so, which opening it here would have cleared and rebuilt.
     const spaces = index.spaces;
-    const older = indexDirFor(ws.cache, ws.project, spaces, embeddingModel(), schemaVersion() - 1);
-    assert.equal(indexDirFor(ws.cache, ws.project, spaces, embeddingModel(), schemaVersion()), index.location);
+    const older = indexDirFor(ws.cache, ws.project, spaces, embeddingModel(), schemaVersion() - 1, 1 << 20);
+    assert.equal(indexDirFor(ws.cache, ws.project, spaces, embeddingModel(), schemaVersion(), 1 << 20), index.location);
     assert.notEqual(older, index.location);
     fs.mkdirSync(older);
     fs.writeFileSync(path.join(older, 'rye-search-schema'), String(schemaVersion() - 1));

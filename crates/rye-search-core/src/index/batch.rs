@@ -222,7 +222,9 @@ fn explained(location: Option<&Path>, error: Error) -> Error {
 }
 
 /// Removes the files of an index on disk that its last commit does not name (what a failed
-/// write left), when no writer holds it; a failure to remove leaves them for the next write.
+/// write left, and what a killed one did), when no writer holds it. Tantivy removes them only
+/// after a commit succeeds: on a full disk they kept every later write from committing. A
+/// failure to remove leaves them for the next commit or failed write.
 fn collect_garbage(mut index: Index) {
     let Ok(_lock) = index.directory().acquire_lock(&INDEX_WRITER_LOCK) else { return };
     let Ok(metas) = index.load_metas() else { return };

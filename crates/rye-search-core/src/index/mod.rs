@@ -226,12 +226,6 @@ impl SearchIndex {
         })?;
         // Tantivy merges nothing by itself: the batch merges after its commit (see `Batch::commit`).
         writer.set_merge_policy(Box::new(NoMergePolicy));
-        // What a failed write left on disk goes before this one writes: Tantivy removes it only
-        // after a commit, so on a full disk the garbage of one failed write kept every later one
-        // from committing (and the space was never given back).
-        if self.location.is_some() {
-            let _ = writer.garbage_collect_files().wait();
-        }
         // A small write that took the place of a bulk run's parked merges parks them again.
         let owed = self.memory.is_some() && self.bulk_run.owed();
         let merges: Box<dyn MergePolicy> = match small && !owed {
