@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeBatch = nativeBinding.NativeBatch
 module.exports.NativeIndex = nativeBinding.NativeIndex
+module.exports.documentLimits = nativeBinding.documentLimits
 module.exports.loadModel = nativeBinding.loadModel
 module.exports.readFiles = nativeBinding.readFiles
 module.exports.schemaVersion = nativeBinding.schemaVersion

@@ -78,6 +78,14 @@ export declare class NativeIndex {
   searchMany(requests: string): Promise<{ texts: string[]; table: Float64Array }>
 }
 
+export declare function documentLimits(): DocumentLimits
+
+/** The most UTF-8 bytes a document's id and key may have: a file whose would be longer is skipped. */
+export interface DocumentLimits {
+  idBytes: number
+  keyBytes: number
+}
+
 /** Where an index's background encoding stands. */
 export interface EncodingProgress {
   /** `loading`, `encoding`, `settled` (searches use the encoder's vectors) or `off`. */

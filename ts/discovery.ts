@@ -11,6 +11,7 @@ import type { Kind } from './scope.js';
 import type { Space } from './spaces.js';
 import { FileType, inside, statAll, statAt } from './read-file.js';
 import { exhaustedError } from './errors.js';
+import { documentLimits } from './native.js';
 
 export interface Candidate {
   /** Unique key in the index: space label + path. */
@@ -40,7 +41,8 @@ export type SkipReason =
   | 'link-outside-space'
   | 'link-loop'
   | 'unreadable'
-  | 'not-a-file';
+  | 'not-a-file'
+  | 'name-too-long';
 
 export interface Skip {
   path: string;
@@ -323,8 +325,14 @@ function list(w: Walk, dir: string, relDir: string, known?: string): Listing | u
       l.skipped.push({ path: full, reason: 'extension', detail: ext || '(none)' });
       continue;
     }
+    const key = `${w.space.label}|${full}`;
+    const tooLong = nameTooLong(id, key);
+    if (tooLong) {
+      l.skipped.push({ path: full, reason: 'name-too-long', detail: tooLong });
+      continue;
+    }
     const file: Candidate = {
-      key: `${w.space.label}|${full}`,
+      key,
       path: full,
       kind: w.kind,
       id,
@@ -340,4 +348,17 @@ function list(w: Walk, dir: string, relDir: string, known?: string): Listing | u
     if (isLink) l.linked.push(file);
   }
   return l;
+}
+
+/**
+ * Why an item's id or key is longer than the index can find again, if it is: such a file is
+ * skipped, as the rest of its space is indexed (Windows long paths reach past the id's bytes).
+ */
+export function nameTooLong(id: string, key: string): string | undefined {
+  const most = documentLimits();
+  const idBytes = Buffer.byteLength(id);
+  if (idBytes > most.idBytes) return `its id is ${idBytes} bytes, more than ${most.idBytes}`;
+  const keyBytes = Buffer.byteLength(key);
+  if (keyBytes > most.keyBytes) return `its path is ${keyBytes} bytes, more than ${most.keyBytes}`;
+  return undefined;
 }

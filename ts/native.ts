@@ -48,6 +48,14 @@ export function schemaVersion(): number {
   return native((b) => b.schemaVersion());
 }
 
+let limits: { idBytes: number; keyBytes: number } | undefined;
+
+/** The most UTF-8 bytes a document's id and key may have (the index finds no longer one again). */
+export function documentLimits(): { idBytes: number; keyBytes: number } {
+  limits ??= native((b) => b.documentLimits());
+  return limits;
+}
+
 /** The embedding model the package ships; `RYE_SEARCH_MODEL` names another file, or `off`. */
 export const DEFAULT_MODEL = fileURLToPath(new URL('../model/minilm-static-256.rye-embed', import.meta.url));
 

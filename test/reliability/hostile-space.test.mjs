@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 
 import { openIndex } from '../../dist/index.js';
 import { loadParsers, parseItem } from '../../dist/metadata.js';
+import { nameTooLong } from '../../dist/discovery.js';
 import { CLI, directive, knowledge, pyTool, workspace, wsArgs } from '../helpers.mjs';
 
 const hasFifo = (() => {
@@ -194,5 +195,17 @@ describe('hostile spaces', () => {
     assert.ok(ms < 10_000, `scan took ${Math.round(ms)} ms`);
     assert.equal((await index.search({ query: 'aardvark', scope: 'knowledge' })).total, 1);
     ws.cleanup();
+  });
+
+  // Linux refuses a path past 4,096 bytes before an id can reach it (the deep tree above is read
+  // as unreadable); Windows long paths reach 32,767 characters. Such a file was E_LIMIT, failing
+  // the whole refresh: it is now skipped with its reason, and the rest of the space indexed.
+  it('an id or a path longer than the index finds again is a reason to skip, counted in bytes', () => {
+    const key = (p) => `project|${p}`;
+    assert.equal(nameTooLong(`${'d/'.repeat(2047)}x`, key('/p/x.md')), undefined);
+    assert.match(nameTooLong(`${'d/'.repeat(2048)}x`, key('/p/x.md')), /id is 4097 bytes, more than 4096/);
+    assert.match(nameTooLong('é'.repeat(2049), key('/p/x.md')), /id is 4098 bytes/);
+    assert.match(nameTooLong('x', key(`/${'字'.repeat(21844)}`)), /path is 65541 bytes, more than 65530/);
+    assert.equal(nameTooLong('x', key(`/${'a'.repeat(65521)}`)), undefined);
   });
 });

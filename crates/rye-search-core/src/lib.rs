@@ -30,5 +30,5 @@ pub use schema::{version_number, SCHEMA_VERSION, TEXT_FIELDS};
 pub use search::{MAX_LIMIT, MAX_OFFSET, MAX_PREVIEW_CHARS, MAX_PROXIMITY};
 pub use wire::{
     Filter, Hit, ItemDoc, LikeRef, ManifestEntry, Matched, Mode, Scope, SearchRequest, SearchResponse, SortBy, Weights,
-    MAX_ID_BYTES,
+    MAX_ID_BYTES, MAX_KEY_BYTES,
 };

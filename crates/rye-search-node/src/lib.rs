@@ -283,6 +283,18 @@ pub fn schema_version() -> u32 {
     rye_search_core::SCHEMA_VERSION
 }
 
+/// The most UTF-8 bytes a document's id and key may have: a file whose would be longer is skipped.
+#[napi(object)]
+pub struct DocumentLimits {
+    pub id_bytes: u32,
+    pub key_bytes: u32,
+}
+
+#[napi]
+pub fn document_limits() -> DocumentLimits {
+    DocumentLimits { id_bytes: rye_search_core::MAX_ID_BYTES as u32, key_bytes: rye_search_core::MAX_KEY_BYTES as u32 }
+}
+
 /// Loads the embedding model every index of this process uses for semantic search; returns its
 /// identity (dimensions, tokens, a hash of its bytes). Without one, searches are keyword-only.
 #[napi]

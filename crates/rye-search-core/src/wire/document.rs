@@ -12,6 +12,9 @@ use crate::error::{echo, Error, Result};
 /// id was neither replaced by an upsert nor removed (two copies of it, then four).
 pub const MAX_ID_BYTES: usize = 4096;
 
+/// The longest key a document may have, in UTF-8 bytes: the longest term Tantivy keeps.
+pub const MAX_KEY_BYTES: usize = tantivy::tokenizer::MAX_TOKEN_LEN;
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 /// Unknown keys are errors: a misspelt key must not silently become a default.
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
@@ -66,8 +69,8 @@ impl ItemDoc {
         if self.id.len() > MAX_ID_BYTES {
             return Err(too_long("id", self.id.len(), MAX_ID_BYTES));
         }
-        if self.key.len() > tantivy::tokenizer::MAX_TOKEN_LEN {
-            return Err(too_long("key", self.key.len(), tantivy::tokenizer::MAX_TOKEN_LEN));
+        if self.key.len() > MAX_KEY_BYTES {
+            return Err(too_long("key", self.key.len(), MAX_KEY_BYTES));
         }
         Ok(())
     }

@@ -9,5 +9,5 @@ pub mod page;
 pub mod request;
 
 pub use answer::{Counts, Hit, Matched, SearchResponse, ITEM_FIELDS};
-pub use document::{ItemDoc, ManifestEntry, MAX_ID_BYTES};
+pub use document::{ItemDoc, ManifestEntry, MAX_ID_BYTES, MAX_KEY_BYTES};
 pub use request::{Count, Filter, LikeRef, Mode, Scope, SearchRequest, SortBy, Weights};
