@@ -1,18 +1,46 @@
 /** Where persistent indexes live: one directory per configuration of spaces under the cache dir. */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 
-export function defaultCacheDir(): string {
-  if (process.env.RYE_SEARCH_CACHE_DIR) return path.resolve(process.env.RYE_SEARCH_CACHE_DIR);
+/**
+ * The cache directory for an `openIndex` option, and whether it was chosen (the option, or
+ * `RYE_SEARCH_CACHE_DIR`) rather than the user's usual cache (`XDG_CACHE_HOME`, `~/.cache`).
+ */
+export function cacheDirFor(option: string | undefined): { dir: string; chosen: boolean } {
+  const chosen = option ?? (process.env.RYE_SEARCH_CACHE_DIR || undefined);
+  if (chosen !== undefined) return { dir: path.resolve(chosen), chosen: true };
   const base =
     process.env.XDG_CACHE_HOME ||
     (process.platform === 'win32' ? process.env.LOCALAPPDATA : undefined) ||
     path.join(homedir(), '.cache');
-  return path.join(base, 'rye-search');
+  return { dir: path.resolve(base, 'rye-search'), chosen: false };
+}
+
+/**
+ * Where indexes are kept when the usual cache cannot hold one (a read-only home in a sandbox or
+ * a container): this user's own folder in the system's temporary directory, or none. A folder
+ * there that is not this user's, or that others may write to, is never used (anyone can make
+ * one of that name first).
+ */
+export function fallbackCacheDir(): string | undefined {
+  const uid = process.getuid?.();
+  const dir = path.join(tmpdir(), `rye-search-${uid ?? userInfo().username.replace(/[^A-Za-z0-9._-]/g, '_')}`);
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+  }
+  try {
+    const st = fs.lstatSync(dir);
+    const own = uid === undefined || (st.uid === uid && (st.mode & 0o022) === 0);
+    return st.isDirectory() && own ? dir : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { defaultCacheDir, indexDirFor, markUsed, pruneCache } from './cache.js';
+import { cacheDirFor, fallbackCacheDir, indexDirFor, markUsed, pruneCache } from './cache.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { checkOpenOptions, type OpenIndexOptions } from './open-options.js';
 import { fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
@@ -19,7 +19,7 @@ import {
   type FetchFailure,
 } from './errors.js';
 import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoder-tier.js';
-import { Indexer, type IndexReport, type ItemRef, type Progress, refKey } from './indexer.js';
+import { Indexer, type IndexReport, type IndexWarning, type ItemRef, type Progress, refKey } from './indexer.js';
 import { loadParsers } from './metadata.js';
 import { embeddingModel, native, nativeAsync, type NativeIndex, schemaVersion } from './native.js';
 import { readFiles, realPathOf } from './read-file.js';
@@ -94,6 +94,8 @@ export class RyeIndex {
     readonly spaces: Space[],
     readonly location: string,
     readonly maxFileBytes = DEFAULT_MAX_FILE_BYTES,
+    /** Why the index is not in the usual cache, told in every refresh's report. */
+    private readonly cacheNote?: IndexWarning,
   ) {
     this.parts = openParts();
     this.runner = new SearchRunner(this.parts.native);
@@ -131,8 +133,10 @@ export class RyeIndex {
     this.assertOpen();
     await this.reopenIfRemoved();
     markUsed(this.location);
-    this.lastReport = await this.indexer.refresh(onProgress);
-    return this.lastReport;
+    const report = await this.indexer.refresh(onProgress);
+    if (this.cacheNote) report.warnings.unshift(this.cacheNote);
+    this.lastReport = report;
+    return report;
   }
 
   async search(opts: SearchOptions): Promise<SearchResponse> {
@@ -389,9 +393,25 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
   checkOpenOptions(opts);
   if (opts.projectPath !== undefined) checkProjectDir(opts.projectPath);
   const spaces = resolveSpaces(opts);
-  const cacheDir = path.resolve(opts.cacheDir ?? defaultCacheDir());
+  const cache = cacheDirFor(opts.cacheDir);
+  let cacheDir = cache.dir;
   const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const location = indexDirFor(cacheDir, opts.projectPath, spaces, embeddingModel(), schemaVersion(), maxFileBytes);
+  const locationIn = (dir: string) =>
+    indexDirFor(dir, opts.projectPath, spaces, embeddingModel(), schemaVersion(), maxFileBytes);
+  let location = locationIn(cacheDir);
+  let cacheNote: IndexWarning | undefined;
+  try {
+    makeIndexDir(location);
+  } catch (err) {
+    // The usual cache is read-only or not a folder (a sandbox's home): every search failed.
+    // A cache the caller chose stays an error.
+    const fallback = cache.chosen ? undefined : fallbackCacheDir();
+    if (!fallback) throw err;
+    const why = (err as Error).message;
+    cacheNote = { path: cacheDir, message: `${why}: indexes are kept in ${fallback} (RYE_SEARCH_CACHE_DIR chooses)` };
+    cacheDir = fallback;
+    location = locationIn(cacheDir);
+  }
   const watch = opts.watch ?? process.platform === 'linux';
   const openParts = (): IndexParts => {
     makeIndexDir(location);
@@ -400,7 +420,7 @@ export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> 
     const indexer = new Indexer(nativeIndex, spaces, location, maxFileBytes, watch, opts.writerWaitMs);
     return { native: nativeIndex, indexer };
   };
-  const index = new RyeIndex(openParts, spaces, location, maxFileBytes);
+  const index = new RyeIndex(openParts, spaces, location, maxFileBytes, cacheNote);
   pruneCache(cacheDir, location);
   if (opts.refresh !== false) {
     try {

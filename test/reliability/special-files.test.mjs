@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
@@ -94,6 +95,45 @@ describe('special files', () => {
       assert.match(res.stderr, /hint: .*cache/, cacheDir);
       assert.doesNotMatch(res.stderr, /\n\s+at /, `${cacheDir}: no stack`);
     }
+    ws.cleanup();
+  });
+
+  it('a usual cache that cannot hold an index (a read-only home) gives way to a folder of our own in TMPDIR', () => {
+    const ws = tmuxSpace();
+    const file = path.join(ws.root, 'a-file');
+    fs.writeFileSync(file, 'x');
+    const tmp = path.join(ws.root, 'tmp');
+    fs.mkdirSync(tmp);
+    const args = ['search', 'multiplexer', '--project', ws.project, '--user-space', ws.user, '--no-default-bundle'];
+    // XDG_CACHE_HOME below a file: no cache folder can be made there (as in a read-only home).
+    const env = { RYE_SEARCH_CACHE_DIR: '', XDG_CACHE_HOME: path.join(file, 'cache'), TMPDIR: tmp };
+    const res = runCli([...args, '--json'], { env });
+    assert.equal(res.status, 0, res.stderr);
+    assert.equal(JSON.parse(res.stdout).total, 1);
+    const own = path.join(tmp, `rye-search-${process.getuid?.() ?? os.userInfo().username}`);
+    assert.equal(fs.statSync(own).mode & 0o777, 0o700);
+    assert.equal(fs.readdirSync(own).length, 1, 'the index is kept there, once');
+    // The index command says where and why.
+    const indexed = runCli(['index', '--project', ws.project, '--user-space', ws.user, '--no-default-bundle'], { env });
+    assert.equal(indexed.status, 0, indexed.stderr);
+    assert.match(indexed.stdout + indexed.stderr, /ENOTDIR.*indexes are kept in .*rye-search-/);
+    // A cache the caller chose is not replaced: one coded error, as before.
+    const chosen = runCli([...args, '--cache-dir', path.join(file, 'cache')], { env });
+    assert.equal(chosen.status, 2);
+    assert.match(chosen.stderr, /E_IO/);
+    assert.equal(runCli(args, { env: { ...env, RYE_SEARCH_CACHE_DIR: file } }).status, 2);
+    // A folder of that name others may write to, or a link, is never used: the first error stands.
+    fs.rmSync(own, { recursive: true });
+    fs.mkdirSync(own, { mode: 0o777 });
+    fs.chmodSync(own, 0o777);
+    const shared = runCli(args, { env });
+    assert.equal(shared.status, 2);
+    assert.match(shared.stderr, /E_IO.*ENOTDIR/);
+    fs.rmSync(own, { recursive: true });
+    fs.symlinkSync(ws.root, own);
+    const before = fs.readdirSync(ws.root).sort();
+    assert.equal(runCli(args, { env }).status, 2);
+    assert.deepEqual(fs.readdirSync(ws.root).sort(), before, 'nothing written through the link');
     ws.cleanup();
   });
 

@@ -43,7 +43,9 @@ impl Encoder {
         Self::with_precision(bytes, true)
     }
 
-    fn with_precision(bytes: &[u8], int8: bool) -> std::result::Result<Encoder, String> {
+    /// The encoder in `bytes`, in int8 where the CPU allows and `int8` asks, else in f32 (the
+    /// reference the int8 path is measured against: `examples/encoder_precision.rs`).
+    pub fn with_precision(bytes: &[u8], int8: bool) -> std::result::Result<Encoder, String> {
         let parsed = file::parse(bytes)?;
         let mut hasher = std::hash::DefaultHasher::new();
         std::hash::Hasher::write(&mut hasher, bytes);
