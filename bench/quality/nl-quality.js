@@ -42,11 +42,14 @@ async function score(name, questions, search, matches) {
     let rr = 0;
     let empty = 0;
     let tier = 'keyword';
+    // Each question's rank (1-based) in the top 10, or null: what moved between two runs.
+    const ranks = [];
     for (const [question, want] of questions) {
       const res = await search({ query: question, limit: 10, previewChars: 0, mode });
       if (res.vectors) tier = res.vectors;
       if (res.total === 0) empty++;
       const rank = res.results.findIndex((r) => matches(r, want));
+      ranks.push(rank >= 0 ? rank + 1 : null);
       if (rank >= 0) {
         rr += 1 / (rank + 1);
         top10++;
@@ -54,9 +57,9 @@ async function score(name, questions, search, matches) {
       }
     }
     const n = questions.length;
-    rows.push({ set: name, mode, tier, questions: n, top5, top10, mrr10: +(rr / n).toFixed(3), zeroResult: empty });
+    rows.push({ set: name, mode, tier, questions: n, top5, top10, mrr10: +(rr / n).toFixed(3), zeroResult: empty, ranks });
   }
-  console.table(rows);
+  console.table(rows.map(({ ranks, ...row }) => row));
   return rows;
 }
 

@@ -6,7 +6,7 @@
 //! of `[question, package]` pairs. About 20 minutes on two cores for the 63,666 packages:
 //!   node -e "import('./bench/quality/questions.js').then(m => console.log(JSON.stringify(m.DEBIAN_QUESTIONS)))" > /tmp/dq.json
 //!   zcat ../shared/corpus/debian/packages.jsonl.gz | node bench/probes/item-texts.js |
-//!     cargo run --release --example encoder_precision -p rye-search-core -- /tmp/dq.json
+//!     cargo run --release --example encoder_precision -p rye-search-core -- /tmp/dq.json [f32|int8]
 use std::io::BufRead;
 use std::path::Path;
 use std::time::Instant;
@@ -25,19 +25,25 @@ fn main() {
             .expect("[question, package] pairs");
     let texts: Vec<String> = std::io::stdin().lock().lines().map_while(|l| l.ok()).collect();
     let names: Vec<&str> = texts.iter().map(|t| t.split(". ").next().unwrap_or("")).collect();
+    // `int8` or `f32` after the questions: that precision alone.
+    let only = std::env::args().nth(2);
+    let precisions = [false, true].into_iter().filter(|&int8| only.as_deref().is_none_or(|o| (o == "int8") == int8));
     let mut kept = Vec::new();
-    for int8 in [false, true] {
+    for int8 in precisions {
         let encoder = Encoder::with_precision(&bytes, int8).expect("the encoder loads");
         let t = Instant::now();
         let items = embed_all(&encoder, &texts);
         let secs = t.elapsed().as_secs_f64();
         let (mut top5, mut top10, mut rr) = (0, 0, 0.0);
+        let mut ranks = Vec::new();
         for (question, want) in &questions {
             let q = encoder.embed(&[question.as_str()], QUERY_TOKENS).pop().flatten().expect("a question has words");
             let mut scored: Vec<(f32, usize)> =
                 items.iter().enumerate().filter_map(|(i, v)| v.as_ref().map(|v| (dot(&q, v), i))).collect();
             scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-            if let Some(rank) = scored.iter().take(10).position(|&(_, i)| names[i] == want) {
+            let found = scored.iter().take(10).position(|&(_, i)| names[i] == want);
+            ranks.push(found.map_or("-".to_string(), |r| (r + 1).to_string()));
+            if let Some(rank) = found {
                 top10 += 1;
                 top5 += usize::from(rank < 5);
                 rr += 1.0 / (rank + 1) as f64;
@@ -51,7 +57,11 @@ fn main() {
             questions.len(),
             rr / questions.len() as f64
         );
+        println!("  ranks in the top 10, question by question: {}", ranks.join(" "));
         kept.push(items);
+    }
+    if kept.len() < 2 {
+        return;
     }
     let mut cosines: Vec<f32> =
         kept[0].iter().zip(&kept[1]).filter_map(|(a, b)| Some(dot(a.as_ref()?, b.as_ref()?))).collect();
@@ -67,7 +77,9 @@ fn embed_all(encoder: &Encoder, texts: &[String]) -> Vec<Option<Vec<f32>>> {
     std::thread::scope(|s| {
         let handles: Vec<_> = halves
             .iter()
-            .map(|half| s.spawn(move || half.chunks(32).flat_map(|c| encoder.embed(c, ITEM_TOKENS)).collect::<Vec<_>>()))
+            .map(|half| {
+                s.spawn(move || half.chunks(32).flat_map(|c| encoder.embed(c, ITEM_TOKENS)).collect::<Vec<_>>())
+            })
             .collect();
         handles.into_iter().flat_map(|h| h.join().expect("an encoding thread")).collect()
     })
