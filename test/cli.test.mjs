@@ -1,8 +1,10 @@
 // The CLI as a user runs it: a separate process, its output and exit codes.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
+import { openIndex } from '../dist/index.js';
 import { directive, pyTool, runCli, workspace, wsArgs } from './helpers.mjs';
 
 describe('rye-search CLI', () => {
@@ -144,6 +146,41 @@ describe('rye-search CLI', () => {
       .results.map((r) => r.bundle ?? r.source)
       .sort();
     assert.deepEqual(spaces, ['extra', 'user']);
+  });
+
+  it('a system bundle with no .ai folder where it says (two joined by a comma) is said in every answer of it', async () => {
+    const joined = `extra=${ws.bundle('core')},other=${ws.bundle('core')}`;
+    const args = ['search', 'system', '--scope', 'tool', '--json', '--project', ws.project, '--cache-dir', ws.cache];
+    const res = runCli([...args, '--no-default-bundle'], { env: { RYE_SYSTEM_BUNDLES: joined } });
+    const answer = JSON.parse(res.stdout);
+    assert.equal(answer.results.filter((r) => r.bundle === 'extra').length, 0);
+    assert.match(
+      answer.warnings.join(' '),
+      /system:extra has no \.ai folder at .*,other=.*: its items are in no answer/,
+    );
+    // Not when the bundle is there, nor when the search leaves it out.
+    const fine = runCli([...args, '--no-default-bundle'], {
+      env: { RYE_SYSTEM_BUNDLES: `extra=${ws.bundle('core')}` },
+    });
+    assert.doesNotMatch(JSON.stringify(JSON.parse(fine.stdout).warnings ?? []), /no \.ai folder/);
+    const projectOnly = runCli([...args, '--source', 'project'], { env: { RYE_SYSTEM_BUNDLES: joined } });
+    assert.doesNotMatch(JSON.stringify(JSON.parse(projectOnly.stdout).warnings ?? []), /no \.ai folder/);
+    // The index command and the Node API say it too, until the folder is there.
+    const indexed = runCli(['index', '--project', ws.project, '--cache-dir', ws.cache], {
+      env: { RYE_SYSTEM_BUNDLES: joined },
+    });
+    assert.match(indexed.stdout + indexed.stderr, /system:extra: no \.ai folder here/);
+    const index = await openIndex({
+      projectPath: ws.project,
+      cacheDir: ws.cache,
+      systemBundles: [{ id: 'gone', root: path.join(ws.root, 'gone') }],
+    });
+    const api = await index.search({ query: 'system' });
+    assert.match(api.warnings.join(' '), /system:gone has no \.ai folder/);
+    fs.mkdirSync(path.join(ws.root, 'gone', '.ai'), { recursive: true });
+    await index.refresh();
+    assert.doesNotMatch(JSON.stringify((await index.search({ query: 'system' })).warnings ?? []), /no \.ai folder/);
+    await index.close();
   });
 
   it('index reports counts and skips; --help and --version work', () => {

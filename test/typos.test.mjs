@@ -74,7 +74,14 @@ describe('typo rescue', () => {
       assert.equal(res.isError, undefined);
       assert.equal(res.structuredContent.results[0].id, 'perms');
       assert.match(res.structuredContent.warnings.join(' '), RESCUED);
+      // The query's own warnings (here Lucene's ~) reach them too: an index over spaces dropped
+      // every warning its options made.
+      const tilde = await client.callTool({ name: 'rye_search', arguments: { query: '"who may"~3' } });
+      assert.match(tilde.structuredContent.warnings.join(' '), /"~" is no operator here/);
+      assert.match(tilde.content[0].text, /"~" is no operator here/);
       await client.close();
+      const cliTilde = runCli(['search', 'permissions~1', '--json', ...wsArgs(ws)]);
+      assert.match(JSON.parse(cliTilde.stdout).warnings.join(' '), /"~" is no operator here/);
     } finally {
       ws.cleanup();
     }

@@ -44,6 +44,7 @@ export const MAX_ITEM_IDS = 50;
 
 /** A search's warning after a refresh that could not write (another process's writer, a full disk). */
 const STALE_ANSWER = 'answers come from what was last committed (refresh again for the rest)';
+const MISSING_BUNDLE = `its items are in no answer (check the folder; RYE_SYSTEM_BUNDLES separates ID=DIR bundles with "${path.delimiter}")`;
 
 /** Tantivy's list of an index's segments: without it, the index's files were removed. */
 const INDEX_META_FILE = 'meta.json';
@@ -87,6 +88,8 @@ export class RyeIndex {
   lastReport: IndexReport | undefined;
   private closed = false;
   private parts: IndexParts;
+  /** System bundles without a `.ai` folder at the last refresh. */
+  private bundlesMissing: Space[] = [];
   private runner: SearchRunner;
 
   constructor(
@@ -135,6 +138,9 @@ export class RyeIndex {
     markUsed(this.location);
     const report = await this.indexer.refresh(onProgress);
     if (this.cacheNote) report.warnings.unshift(this.cacheNote);
+    this.bundlesMissing = this.spaces.filter((s) => s.kind === 'system' && !isDirectory(s.aiDir));
+    for (const s of this.bundlesMissing)
+      report.warnings.push({ path: s.aiDir, message: `${s.label}: no .ai folder here` });
     this.lastReport = report;
     return report;
   }
@@ -338,8 +344,20 @@ export class RyeIndex {
     });
     // What another process was still writing at the last refresh is not in the answer yet.
     const report = this.lastReport;
-    const warnings = report?.readOnly ? [`${report.readOnlyReason}: ${STALE_ANSWER}`] : [];
+    const warnings = [...p.warnings, ...this.missingBundles(selected)];
+    if (report?.readOnly) warnings.push(`${report.readOnlyReason}: ${STALE_ANSWER}`);
     return docsAside(opts, { ...p, warnings, shadows: shadowsAmong(this.shadows, selected) }, selected);
+  }
+
+  /**
+   * A system bundle given without a `.ai` folder where it says (a typo, or two bundles joined by
+   * a comma in RYE_SYSTEM_BUNDLES) adds nothing, and its items were silently missing from every
+   * answer: each search of it says so, as of the last refresh.
+   */
+  private missingBundles(selected: Space[]): string[] {
+    return selected
+      .filter((s) => this.bundlesMissing.includes(s))
+      .map((s) => `${s.label} has no .ai folder at ${s.aiDir}: ${MISSING_BUNDLE}`);
   }
 
   /** Shadows are computed over every item of the spaces, not only the hits (each search keeps those it searched). */
@@ -372,6 +390,14 @@ function makeDirs(dir: string): void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
+  }
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
   }
 }
 
