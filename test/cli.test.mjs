@@ -148,7 +148,7 @@ describe('rye-search CLI', () => {
     assert.deepEqual(spaces, ['extra', 'user']);
   });
 
-  it('a system bundle with no .ai folder where it says (two joined by a comma) is said in every answer of it', async () => {
+  it('a project or system bundle with no .ai folder where it says (the .ai folder itself, two bundles joined by a comma) is said in every answer of it', async () => {
     const joined = `extra=${ws.bundle('core')},other=${ws.bundle('core')}`;
     const args = ['search', 'system', '--scope', 'tool', '--json', '--project', ws.project, '--cache-dir', ws.cache];
     const res = runCli([...args, '--no-default-bundle'], { env: { RYE_SYSTEM_BUNDLES: joined } });
@@ -165,6 +165,20 @@ describe('rye-search CLI', () => {
     assert.doesNotMatch(JSON.stringify(JSON.parse(fine.stdout).warnings ?? []), /no \.ai folder/);
     const projectOnly = runCli([...args, '--source', 'project'], { env: { RYE_SYSTEM_BUNDLES: joined } });
     assert.doesNotMatch(JSON.stringify(JSON.parse(projectOnly.stdout).warnings ?? []), /no \.ai folder/);
+    // The same for a project given as its .ai folder: the parent is named.
+    const inside = runCli([
+      'search',
+      'tool',
+      '--json',
+      '--project',
+      path.join(ws.project, '.ai'),
+      '--cache-dir',
+      ws.cache,
+    ]);
+    assert.match(
+      JSON.parse(inside.stdout).warnings.join(' '),
+      /project has no \.ai folder at .*no project items: .*\(here its parent\)/,
+    );
     // The index command and the Node API say it too, until the folder is there.
     const indexed = runCli(['index', '--project', ws.project, '--cache-dir', ws.cache], {
       env: { RYE_SYSTEM_BUNDLES: joined },

@@ -44,7 +44,13 @@ export const MAX_ITEM_IDS = 50;
 
 /** A search's warning after a refresh that could not write (another process's writer, a full disk). */
 const STALE_ANSWER = 'answers come from what was last committed (refresh again for the rest)';
-const MISSING_BUNDLE = `its items are in no answer (check the folder; RYE_SYSTEM_BUNDLES separates ID=DIR bundles with "${path.delimiter}")`;
+/** What a named space without its `.ai` folder misses, by kind (see `RyeIndex.missingSpaces`). */
+const MISSING_SPACE: Partial<Record<Space['kind'], (aiDir: string) => string>> = {
+  project: (aiDir) =>
+    `no project items: pass the folder that holds .ai/${path.basename(path.dirname(aiDir)) === '.ai' ? ' (here its parent)' : ''}`,
+  system: () =>
+    `its items are in no answer (check the folder; RYE_SYSTEM_BUNDLES separates ID=DIR bundles with "${path.delimiter}")`,
+};
 
 /** Tantivy's list of an index's segments: without it, the index's files were removed. */
 const INDEX_META_FILE = 'meta.json';
@@ -88,8 +94,8 @@ export class RyeIndex {
   lastReport: IndexReport | undefined;
   private closed = false;
   private parts: IndexParts;
-  /** System bundles without a `.ai` folder at the last refresh. */
-  private bundlesMissing: Space[] = [];
+  /** The project and system bundles without a `.ai` folder at the last refresh. */
+  private spacesMissing: Space[] = [];
   private runner: SearchRunner;
 
   constructor(
@@ -138,8 +144,8 @@ export class RyeIndex {
     markUsed(this.location);
     const report = await this.indexer.refresh(onProgress);
     if (this.cacheNote) report.warnings.unshift(this.cacheNote);
-    this.bundlesMissing = this.spaces.filter((s) => s.kind === 'system' && !isDirectory(s.aiDir));
-    for (const s of this.bundlesMissing)
+    this.spacesMissing = this.spaces.filter((s) => MISSING_SPACE[s.kind] && !isDirectory(s.aiDir));
+    for (const s of this.spacesMissing)
       report.warnings.push({ path: s.aiDir, message: `${s.label}: no .ai folder here` });
     this.lastReport = report;
     return report;
@@ -344,20 +350,21 @@ export class RyeIndex {
     });
     // What another process was still writing at the last refresh is not in the answer yet.
     const report = this.lastReport;
-    const warnings = [...p.warnings, ...this.missingBundles(selected)];
+    const warnings = [...p.warnings, ...this.missingSpaces(selected)];
     if (report?.readOnly) warnings.push(`${report.readOnlyReason}: ${STALE_ANSWER}`);
     return docsAside(opts, { ...p, warnings, shadows: shadowsAmong(this.shadows, selected) }, selected);
   }
 
   /**
-   * A system bundle given without a `.ai` folder where it says (a typo, or two bundles joined by
-   * a comma in RYE_SYSTEM_BUNDLES) adds nothing, and its items were silently missing from every
-   * answer: each search of it says so, as of the last refresh.
+   * A project or system bundle given without a `.ai` folder where it says (the `.ai` folder itself
+   * given as the project, a typo, two bundles joined by a comma in RYE_SYSTEM_BUNDLES) adds
+   * nothing, and its items were silently missing from every answer: each search of it says so,
+   * as of the last refresh. A user space is often absent (no `~/.ai`): never said.
    */
-  private missingBundles(selected: Space[]): string[] {
+  private missingSpaces(selected: Space[]): string[] {
     return selected
-      .filter((s) => this.bundlesMissing.includes(s))
-      .map((s) => `${s.label} has no .ai folder at ${s.aiDir}: ${MISSING_BUNDLE}`);
+      .filter((s) => this.spacesMissing.includes(s))
+      .map((s) => `${s.label} has no .ai folder at ${s.aiDir}: ${MISSING_SPACE[s.kind]?.(s.aiDir)}`);
   }
 
   /** Shadows are computed over every item of the spaces, not only the hits (each search keeps those it searched). */
