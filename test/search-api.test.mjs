@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 
 import { openIndex, QuerySyntaxError, InvalidScopeError, InvalidArgumentError } from '../dist/index.js';
-import { directive, knowledge, pyTool, workspace } from './helpers.mjs';
+import { connectMcp, directive, knowledge, pyTool, workspace, wsArgs, wsOptions } from './helpers.mjs';
 
 describe('query mode (anchor §10 cases the contract keeps)', () => {
   const ws = workspace();
@@ -339,6 +339,59 @@ describe('deliberate differences from the anchor', () => {
     await assert.rejects(ids({ version: '>=x' }), { code: 'E_INVALID_ARGUMENT' });
     await assert.rejects(ids({ date_from: 'yesterday' }), { code: 'E_INVALID_ARGUMENT' });
     ws3.cleanup();
+  });
+
+  it('filters take type (the kind, as results name it); words the filters or scope leave out are said to', async () => {
+    const ws4 = workspace();
+    ws4.write('project', {
+      'directives/make_widget.md': directive('make_widget', 'Make a widget'),
+      'tools/widget.py': pyTool({ description: 'widget maker', category: 'rye/core' }),
+      'knowledge/widgets.md': knowledge({ title: 'widgets', description: 'about widgets' }),
+    });
+    const idx = await openIndex(wsOptions(ws4));
+    const search = (filters, extra = {}) => idx.search({ query: 'widget', filters, ...extra });
+    const ids = async (filters) => (await search(filters)).results.map((r) => `${r.type}:${r.id}`).sort();
+    assert.deepEqual(await ids({ type: 'tool' }), ['tool:widget']);
+    assert.deepEqual(await ids({ type: ['tool', 'knowledge'] }), ['knowledge:widgets', 'tool:widget']);
+    assert.deepEqual(await ids({ type: '!directive' }), ['knowledge:widgets', 'tool:widget']);
+    const said = async (filters, extra) => {
+      const res = await search(filters, extra);
+      assert.equal(res.total, 0);
+      const warnings = (res.warnings ?? []).join(' | ');
+      // The words were fine: no typo rescue, no "did you mean".
+      assert.doesNotMatch(warnings, /did you mean|typos allowed/);
+      return warnings;
+    };
+    assert.match(await said({ signed: true }), /3 items hold these words, but none passes the filter signed = true$/);
+    assert.match(
+      await said({ name: 'widget' }),
+      /none passes the filter name = widget \(no item has a "name" key: .*ask fields \{"name": …\}\)/,
+    );
+    assert.match(await said({ catgory: 'rye/core' }), /no item has a "catgory" key/);
+    assert.match(await said({ type: 'tool', category: 'other' }), /none passes the filter category = other$/);
+    assert.match(await said({ type: 'directive', category: 'rye/core' }), /none passes the filters together$/);
+    assert.match(await said(undefined, { scope: 'tool.rye.nothing.*' }), /none passes the scope or space asked for$/);
+    // Words no item holds are still typos first.
+    const typo = await search({ signed: false }, { query: 'widgte' });
+    assert.match((typo.warnings ?? []).join(' '), /typos allowed/);
+    await idx.close();
+    // An MCP client gets the same answer.
+    const { client } = await connectMcp(wsArgs(ws4));
+    const mcp = await client.callTool({
+      name: 'rye_search',
+      arguments: { query: 'widget', filters: { signed: true } },
+    });
+    assert.match(mcp.structuredContent.warnings.join(' '), /none passes the filter signed = true/);
+    const typed = await client.callTool({
+      name: 'rye_search',
+      arguments: { query: 'widget', filters: { type: 'tool' } },
+    });
+    assert.deepEqual(
+      typed.structuredContent.results.map((r) => r.id),
+      ['widget'],
+    );
+    await client.close();
+    ws4.cleanup();
   });
 });
 

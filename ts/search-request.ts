@@ -170,8 +170,11 @@ function filterList(filters: unknown, since?: number, until?: number): NativeFil
     const accepted = Object.hasOwn(CLOSED_FILTERS, key) ? CLOSED_FILTERS[key] : undefined;
     const unknown = accepted ? [...any, ...none].find((v) => !accepted.includes(v)) : undefined;
     if (unknown !== undefined) bad(`filter "${key}" cannot be ${shown(unknown)}`, `use one of ${accepted!.join(', ')}`);
-    if (any.length) out.push({ type: 'anyOf', key, values: any });
-    if (none.length) out.push({ type: 'noneOf', key, values: none });
+    // Results say an item's kind as `type`, so filters take it by that name too (as the anchor,
+    // which filters on a result's own fields first): `{"type": "tool"}` found nothing.
+    const facet = key === 'type' ? 'kind' : key;
+    if (any.length) out.push({ type: 'anyOf', key: facet, values: any });
+    if (none.length) out.push({ type: 'noneOf', key: facet, values: none });
   }
   if (from !== undefined || to !== undefined) out.push({ type: 'date', from: from ?? null, to: to ?? null });
   return out;

@@ -6,6 +6,7 @@ mod facets;
 mod filters;
 mod fusion;
 mod keyword;
+mod left_out;
 mod like;
 mod many;
 mod meaning;
@@ -70,8 +71,15 @@ pub(crate) type QueryVector<'a> = (&'a [f32], &'a meaning::Meaning);
 
 impl SearchIndex {
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
-        let res = self.search_as_written(req)?;
-        let mut res = self.rescued(req, res)?;
+        let mut res = self.search_as_written(req)?;
+        // Words found outside the filters or scope are no typos: said, not rescued.
+        let mut res = match self.left_out(req, &res)? {
+            Some(note) => {
+                res.warnings.push(note);
+                res
+            }
+            None => self.rescued(req, res)?,
+        };
         // A caller who let the count go is told whether it is exact.
         if req.count != Count::Exact {
             res.total_relation = res.total_relation.or(Some("eq"));
