@@ -134,7 +134,8 @@ export function prepareSearch(opts: SearchOptions, select: (space: string) => Sp
   checkOptions(opts);
   const space = requestedSpace(opts) ?? 'all';
   const prepared = buildRequest(opts, select(space));
-  return { ...prepared, space, warnings: LUCENE_TILDE.test(prepared.req.query) ? [TILDE_WARNING] : [] };
+  const tilde = prepared.req.query.includes('~') && LUCENE_TILDE.test(prepared.req.query);
+  return { ...prepared, space, warnings: tilde ? [TILDE_WARNING] : [] };
 }
 
 /**
