@@ -92,6 +92,23 @@ describe('fetch by id', () => {
     });
   });
 
+  it("an item's name, or the end of its id, is not found but its ids are named (Node API, CLI, MCP)", async () => {
+    const hint = async (opts) => {
+      const err = await index.fetch(opts).catch((e) => e);
+      assert.equal(err.code, 'E_NOT_FOUND');
+      return err.hint;
+    };
+    assert.match(await hint({ item_id: 'init' }), /^did you mean "directive:rye\/core\/init"\? looked for/);
+    assert.match(await hint({ item_id: 'core/init' }), /did you mean "directive:rye\/core\/init"/);
+    assert.match(await hint({ item_id: 'name' }), /did you mean "directive:shared\/name", "knowledge:shared\/name"\?/);
+    // Only the kinds and spaces asked for; a segment is whole ("nit" ends no id's segments).
+    assert.doesNotMatch(await hint({ item_id: 'tool:init' }), /did you mean/);
+    assert.doesNotMatch(await hint({ item_id: 'init', source: 'project' }), /did you mean/);
+    assert.doesNotMatch(await hint({ item_id: 'nit' }), /did you mean/);
+    const cli = runCli(['fetch', 'init', '--json', ...wsArgs(ws), '--bundle', `core=${ws.bundle('core')}`]);
+    assert.match(cli.stdout + cli.stderr, /did you mean \\?"directive:rye\/core\/init/);
+  });
+
   it('finds an item whose file name is in another Unicode form than the id asked (NFC / NFD)', async () => {
     const nfd = 'notes/cafe\u0301';
     for (const asked of [nfd, nfd.normalize('NFC'), `knowledge:${nfd.normalize('NFC')}`]) {

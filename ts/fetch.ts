@@ -134,6 +134,8 @@ export interface FetchContext {
   trust: TrustStore;
   maxFileBytes?: number;
   devMode?: boolean;
+  /** Indexed `kind:id`s in `spaces` whose id ends with `id` (its last segments), for a not-found's hint. */
+  endingWith?: (kinds: readonly string[], id: string, spaces: readonly Space[]) => string[];
 }
 
 /** Fetches one item; `loadParsers()` must have resolved first (the index's `fetch` does it). */
@@ -154,8 +156,11 @@ export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse 
     }
   }
   if (found.length === 0) {
+    // Agents often give an item's name, or the end of its id: the ids it ends are named.
+    const near = ctx.endingWith?.(kinds, asked, spaces) ?? [];
+    const meant = near.length ? `did you mean ${near.map((id) => `"${echo(id)}"`).join(', ')}? ` : '';
     throw new NotFoundError(`Item not found: ${echo(asked)}`, {
-      hint: `looked for ${kinds.join('/')} "${echo(asked)}" in ${spaces.map((s) => s.label).join(', ') || 'no spaces'}; find the id with a search (rye_search, rye-search search), or name the space with source (--source)`,
+      hint: `${meant}looked for ${kinds.join('/')} "${echo(asked)}" in ${spaces.map((s) => s.label).join(', ') || 'no spaces'}; find the id with a search (rye_search, rye-search search), or name the space with source (--source)`,
     });
   }
   if (found.length > 1) {

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { scanSpaces } from './discovery.js';
 import { cacheDirFor, fallbackCacheDir, indexDirFor, markUsed, pruneCache } from './cache.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { checkOpenOptions, type OpenIndexOptions } from './open-options.js';
@@ -194,7 +195,27 @@ export class RyeIndex {
       trust: TrustStore.load(this.spaces),
       maxFileBytes: this.maxFileBytes,
       devMode: process.env.RYE_DEV_MODE === '1',
+      endingWith: (kinds, id, spaces) => this.idsEndingWith(kinds, id, spaces),
     });
+  }
+
+  /** Up to five `kind:id`s of `kinds` in `spaces` whose id ends with `id`'s segments, sorted. */
+  private idsEndingWith(kinds: readonly string[], id: string, spaces: readonly Space[]): string[] {
+    const tail = `/${id.normalize('NFC')}`;
+    const out = new Set<string>();
+    const ends = (ref: { kind: string; id: string }) =>
+      kinds.includes(ref.kind) && `/${ref.id.normalize('NFC')}`.endsWith(tail);
+    if (this.lastReport) {
+      for (const refs of this.indexer.byId.values()) {
+        const ref = refs.find((r) => spaces.some((s) => s.label === r.space.label));
+        if (ref && ends(ref)) out.add(`${ref.kind}:${ref.id}`);
+      }
+    } else {
+      // A fetch with no refresh before it (the CLI's, an MCP server's first call): the files are
+      // listed, once, for this error.
+      for (const c of scanSpaces([...spaces], this.maxFileBytes).candidates) if (ends(c)) out.add(`${c.kind}:${c.id}`);
+    }
+    return [...out].sort().slice(0, 5);
   }
 
   /**
