@@ -356,6 +356,8 @@ function list(w: Walk, dir: string, relDir: string, known?: string): Listing | u
  */
 export function nameTooLong(id: string, key: string): string | undefined {
   const most = documentLimits();
+  // A UTF-16 unit is at most 3 UTF-8 bytes: most names need no counting.
+  if (id.length * 3 <= most.idBytes && key.length * 3 <= most.keyBytes) return undefined;
   const idBytes = Buffer.byteLength(id);
   if (idBytes > most.idBytes) return `its id is ${idBytes} bytes, more than ${most.idBytes}`;
   const keyBytes = Buffer.byteLength(key);
