@@ -164,12 +164,12 @@ export const SEARCH_OPTIONS = {
   filters: {
     value: is<Record<string, unknown>>(),
     shape: { type: 'filters' },
-    doc: 'Exact metadata: {"tags": ["a", "b"], "version": ">=1.2"}; list: any of; "!x": not',
+    doc: 'Exact metadata: {"type": "tool", "tags": ["a", "b"], "version": ">=1.2"}; list: any of; "!x": not',
     cli: {
       flag: 'filter',
       arg: 'K=V',
       repeatable: true,
-      help: 'exact metadata KEY=VALUE (tags=api, version=>=1.2, integrity=!invalid); repeat for more',
+      help: 'exact metadata KEY=VALUE (type=tool, tags=api, version=>=1.2, integrity=!invalid); repeat for more',
     },
   },
   fuzzy: {
