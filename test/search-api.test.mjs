@@ -368,6 +368,10 @@ describe('deliberate differences from the anchor', () => {
       /none passes the filter name = widget \(no item has a "name" key: .*ask fields \{"name": …\}\)/,
     );
     assert.match(await said({ catgory: 'rye/core' }), /no item has a "catgory" key/);
+    // What the caller wrote is echoed cut short.
+    const long = await said({ ['k'.repeat(5000)]: ['v'.repeat(5000), 'a', 'b', 'c', 'd'] });
+    assert.ok(long.length < 1500, `${long.length} characters`);
+    assert.match(long, /k+… = v+… or a or b or 2 more/);
     assert.match(await said({ type: 'tool', category: 'other' }), /none passes the filter category = other$/);
     assert.match(await said({ type: 'directive', category: 'rye/core' }), /none passes the filters together$/);
     assert.match(await said(undefined, { scope: 'tool.rye.nothing.*' }), /none passes the scope or space asked for$/);

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use tantivy::Searcher;
 
-use crate::error::Result;
+use crate::error::{echo, Result};
 use crate::exact::meta_facet;
 use crate::index::SearchIndex;
 use crate::schema::TEXT_FIELDS;
@@ -14,6 +14,8 @@ use crate::wire::{Count, Filter, Mode, SearchRequest, SearchResponse};
 
 /// Filters tried one at a time to find which leaves every match out (each costs a search).
 const FILTERS_TRIED: usize = 8;
+/// Values of one filter a warning names.
+const VALUES_SHOWN: usize = 3;
 /// A query whose words took longer than this to count is not searched again per restriction.
 const DIAGNOSIS_BUDGET: Duration = Duration::from_millis(20);
 
@@ -80,7 +82,12 @@ impl SearchIndex {
         Ok(match filter {
             Filter::AnyOf { key, values } | Filter::NoneOf { key, values } => {
                 let op = if matches!(filter, Filter::AnyOf { .. }) { "=" } else { "!=" };
-                let text = format!("the filter {key} {op} {}", values.join(" or "));
+                // Echoed cut short: a filter may hold a thousand values, each up to 64 KB.
+                let mut shown: Vec<String> = values.iter().take(VALUES_SHOWN).map(|v| echo(v).into_owned()).collect();
+                if values.len() > VALUES_SHOWN {
+                    shown.push(format!("{} more", values.len() - VALUES_SHOWN));
+                }
+                let text = format!("the filter {} {op} {}", echo(key), shown.join(" or "));
                 let words = match TEXT_FIELDS.contains(&key.as_str()) {
                     true => format!("; for words of an item's {key}, ask fields {{\"{key}\": …}}"),
                     false => String::new(),
@@ -88,12 +95,13 @@ impl SearchIndex {
                 match self.has_filter_key(searcher, key)? {
                     true => text,
                     false => format!(
-                        "{text} (no item has a \"{key}\" key: filters take {ITEM_KEYS}, dates and \
-                         the metadata keys items have{words})"
+                        "{text} (no item has a \"{}\" key: filters take {ITEM_KEYS}, dates and \
+                         the metadata keys items have{words})",
+                        echo(key)
                     ),
                 }
             }
-            Filter::Version { op, value } => format!("the filter version {op} {value}"),
+            Filter::Version { op, value } => format!("the filter version {op} {}", echo(value)),
             Filter::Date { .. } => "the date range".to_string(),
         })
     }
