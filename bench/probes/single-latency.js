@@ -4,40 +4,20 @@
 // JSON; reading the answer's page and shaping it — beside MiniSearch's whole search on the same terms, in
 // one process, timed alternately. The sentence encoder is off, so nothing else takes the cores.
 //   RYE_SEARCH_ENCODER=off node bench/probes/single-latency.js [c10k|c60k]
-import { createRequire } from 'node:module';
-
-import { createMemoryIndex } from '../../dist/index.js';
 import { buildRequest } from '../../dist/search-request.js';
 import { PageReader } from '../../dist/answer-page.js';
 import { envelope } from '../../dist/search-results.js';
-import { tier } from '../corpus.js';
-import { queryMix } from '../queries.js';
-
-const require = createRequire(import.meta.url);
-const MiniSearch = require('minisearch');
+import { bothEngines, KINDS, optionsFor, p50, termsOf, us } from './single-term.js';
 
 const name = process.argv[2] ?? 'c60k';
-const docs = tier(name);
-const index = createMemoryIndex();
-for (let i = 0; i < docs.length; i += 5000) await index.add(docs.slice(i, i + 5000));
-await index.ready();
-const mini = new MiniSearch({
-  fields: ['title', 'name', 'description', 'category', 'content'],
-  storeFields: ['category', 'title', 'name', 'description'],
-  searchOptions: { boost: { title: 3, name: 3, description: 2, category: 1.5, content: 1 } },
-});
-mini.addAll(docs);
+const { index, mini } = await bothEngines(name);
 
 const ROUNDS = 2000;
-const p50 = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-const us = (ms) => +(ms * 1000).toFixed(1);
 const rows = [];
-for (const kind of ['single-rare', 'single-mid', 'single-common']) {
-  const terms = queryMix()
-    .queries.filter((q) => q.kind === kind)
-    .map((q) => q.terms[0]);
+for (const kind of KINDS) {
+  const terms = termsOf(kind);
   const t = { whole: [], native: [], request: [], answer: [], minisearch: [] };
-  const opts = (i) => ({ query: terms[i % terms.length], scope: 'knowledge', limit: 10 });
+  const opts = (i) => optionsFor(terms[i % terms.length]);
   // Each part in a pass of its own over the same terms, so none runs right after another part
   // warmed the caches for the same term.
   for (let i = 0; i < ROUNDS; i++) {
