@@ -8,9 +8,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use tantivy::directory::error::LockError;
-use tantivy::directory::{MmapDirectory, INDEX_WRITER_LOCK};
+use tantivy::directory::{MmapDirectory, INDEX_WRITER_LOCK, META_LOCK};
 use tantivy::index::{IndexSettings, SegmentId};
 use tantivy::indexer::{MergePolicy, NoMergePolicy};
 use tantivy::store::Compressor;
@@ -51,6 +52,13 @@ const DOC_STORE_BLOCK_BYTES: usize = 2048;
 /// Keys an index in memory may have been given beyond twice what it holds before it forgets the
 /// removed ones (see [`SearchIndex::forget_removed_keys`]).
 const KEYS_SLACK: usize = 4096;
+/// How long an open that finds the index missing or failing while another process holds its
+/// writer asks again before answering `IndexLocked`: that process's creation or commit is
+/// milliseconds; an open blocks its caller's thread.
+const BUSY_OPEN_WAIT: Duration = Duration::from_secs(3);
+const BUSY_OPEN_RETRY: Duration = Duration::from_millis(20);
+/// Reloads that fail (segments gone between reading the metas and opening them) tried again.
+const RELOAD_TRIES: u32 = 3;
 
 pub struct SearchIndex {
     pub(crate) index: Index,
@@ -74,43 +82,75 @@ pub struct SearchIndex {
 impl SearchIndex {
     /// Opens (or creates) a persistent index in `dir`. An index written by another schema
     /// version is discarded and recreated: it is a cache of the files, rebuilt by a refresh.
+    ///
+    /// Several processes may open one index at once (two MCP servers, a CLI beside them). An
+    /// index that is missing, stale or fails to open is only made again under the writer's lock:
+    /// without it, one process took another's index under creation (files there, version not yet
+    /// written) or under commit (segments just merged away) for damage, and deleted it.
     pub fn open(dir: &Path) -> Result<Self> {
         fs::create_dir_all(dir)?;
         remove_foreign_entries(dir)?;
-        let version_path = dir.join(VERSION_FILE);
-        let stored = fs::read_to_string(&version_path).unwrap_or_default();
-        let has_index = dir.join("meta.json").exists();
-        if has_index && stored.trim() != SCHEMA_VERSION.to_string() {
-            clear_index_files(dir)?;
-        }
-        // A damaged index is rebuilt the same way: it is a cache of the files. Any failure to
-        // open counts (a `meta.json` that parses but names missing segments is an I/O error to
-        // Tantivy; its decoders assert on some damage: a panic while opening is damage too). A
-        // second failure (e.g. a directory that cannot be written) is reported, never a loop.
-        // Opening includes the reader: segments a `meta.json` names but that are missing fail there.
-        let open = || {
-            contained(|| {
-                let (_, fields) = schema::build();
-                Self::wrap(open_checked(dir)?, fields, Some(dir.to_path_buf()))
-            })
-        };
-        let (index, cleared) = match open() {
-            Ok(index) => (index, false),
-            // Out of descriptors or memory says nothing about the index: never cleared for it.
-            Err(e) if e.exhausted() => return Err(e),
-            Err(_) => {
-                clear_index_files(dir)?;
-                // A failure now is the directory's, not a bug the index lives on after.
-                let damaged = |detail| Error::Corrupt { path: dir.display().to_string(), detail };
-                (open().map_err(|e| if let Error::Internal(m) = e { damaged(m) } else { e })?, true)
-            }
-        };
-        if cleared || stored.trim() != SCHEMA_VERSION.to_string() || !has_index {
-            fs::write(&version_path, SCHEMA_VERSION.to_string())?;
-        }
+        let index = Self::open_shared(dir)?;
         // Made now, with the index's own files: background encoding only ever writes into it.
         crate::semantic::encoded::create_file(dir)?;
         Ok(index)
+    }
+
+    fn open_shared(dir: &Path) -> Result<Self> {
+        let deadline = Instant::now() + BUSY_OPEN_WAIT;
+        loop {
+            match Self::open_current(dir) {
+                Ok(Some(index)) => return Ok(index),
+                // Out of descriptors or memory says nothing about the index: never cleared for it.
+                Err(e) if e.exhausted() => return Err(e),
+                _ => {}
+            }
+            let directory = MmapDirectory::open(dir).map_err(TantivyError::from)?;
+            match directory.acquire_lock(&INDEX_WRITER_LOCK) {
+                Ok(_lock) => return Self::open_or_rebuild(dir),
+                // Another process holds the writer: it is creating the index or committing to it,
+                // and what failed to open is most likely its work in progress. Asked again.
+                Err(LockError::LockBusy) if Instant::now() < deadline => std::thread::sleep(BUSY_OPEN_RETRY),
+                Err(LockError::LockBusy) => return Err(Error::IndexLocked { path: dir.display().to_string() }),
+                Err(LockError::IoError(e)) => return Err(Error::Io(io_error(&e))),
+            }
+        }
+    }
+
+    /// The index in `dir` if it is there, of this schema version, and opens whole; `None` when
+    /// it is missing or stale.
+    fn open_current(dir: &Path) -> Result<Option<Self>> {
+        // The version is written before an index is created: one without it is stale.
+        let stored = fs::read_to_string(dir.join(VERSION_FILE)).unwrap_or_default();
+        if stored.trim() != SCHEMA_VERSION.to_string() || !dir.join("meta.json").exists() {
+            return Ok(None);
+        }
+        Self::open_or_create(dir).map(Some)
+    }
+
+    /// Opening includes the reader: segments a `meta.json` names but that are missing fail
+    /// there. Tantivy's decoders assert on some damage: a panic while opening is damage too.
+    fn open_or_create(dir: &Path) -> Result<Self> {
+        contained(|| {
+            let (_, fields) = schema::build();
+            Self::wrap(open_checked(dir)?, fields, Some(dir.to_path_buf()))
+        })
+    }
+
+    /// Under the writer's lock: the index as it is if it opens now, else its files cleared and
+    /// an empty index made. A second failure (e.g. a directory that cannot be written) is
+    /// reported, never a loop.
+    fn open_or_rebuild(dir: &Path) -> Result<Self> {
+        match Self::open_current(dir) {
+            Ok(Some(index)) => return Ok(index),
+            Err(e) if e.exhausted() => return Err(e),
+            _ => {}
+        }
+        clear_index_files(dir)?;
+        fs::write(dir.join(VERSION_FILE), SCHEMA_VERSION.to_string())?;
+        // A failure now is the directory's, not a bug the index lives on after.
+        let damaged = |detail| Error::Corrupt { path: dir.display().to_string(), detail };
+        Self::open_or_create(dir).map_err(|e| if let Error::Internal(m) = e { damaged(m) } else { e })
     }
 
     /// An index that lives only in memory (tests, ephemeral use, plain-document indexes).
@@ -162,14 +202,28 @@ impl SearchIndex {
     /// the last reload: reopening opens every segment again (~50 µs of a 430 µs refresh of the
     /// RYE spaces that found nothing to do; more with more segments).
     pub fn reload(&self) -> Result<u64> {
-        let opstamp = self.index.load_metas()?.opstamp;
-        // Metas only move forward: a reader reopened after reading them shows at least this.
-        if self.reloaded_at.load(Ordering::Acquire) != opstamp {
-            self.reader.reload()?;
-            self.reloaded_at.store(opstamp, Ordering::Release);
-            self.wake_encoding();
+        let mut tries = 1;
+        loop {
+            let opstamp = self.index.load_metas()?.opstamp;
+            // Metas only move forward: a reader reopened after reading them shows at least this.
+            if self.reloaded_at.load(Ordering::Acquire) == opstamp {
+                return Ok(opstamp);
+            }
+            match self.reader.reload() {
+                Ok(()) => {
+                    self.reloaded_at.store(opstamp, Ordering::Release);
+                    self.wake_encoding();
+                    return Ok(opstamp);
+                }
+                // Another process's commit may have merged away the segments the metas just read
+                // named: its next metas name what replaced them.
+                Err(_) if tries < RELOAD_TRIES => {
+                    tries += 1;
+                    std::thread::sleep(BUSY_OPEN_RETRY);
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
-        Ok(opstamp)
     }
 
     /// Whether a writer holds the index now (another process's, or a batch of this one), found by
@@ -339,10 +393,13 @@ fn remove_foreign_entries(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Deletes the index's files but its locks: a lock file deleted while held lets the next process
+/// make a new one and take it too.
 fn clear_index_files(dir: &Path) -> Result<()> {
+    let locks = [&INDEX_WRITER_LOCK, &META_LOCK].map(|lock| dir.join(&lock.filepath));
     for entry in fs::read_dir(dir)? {
         let path = entry?.path();
-        if path.is_file() {
+        if path.is_file() && !locks.contains(&path) {
             fs::remove_file(path)?;
         }
     }

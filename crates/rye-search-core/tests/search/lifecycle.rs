@@ -385,3 +385,52 @@ fn an_index_in_memory_counts_the_bytes_its_files_hold_and_one_on_disk_none() {
     drop(on_disk);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Another handle (or process) holding the writer may be creating the index or committing to
+/// it: an open that finds its files half made (no version written yet, a `meta.json` that does
+/// not parse) waits for it and never clears them; with no writer left, it rebuilds.
+#[test]
+fn an_open_never_clears_an_index_another_writer_holds() {
+    let dir = std::env::temp_dir().join(format!("rye-search-core-held-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let writer = SearchIndex::open(&dir).unwrap();
+    let mut batch = writer.batch().unwrap();
+    batch.upsert(&[doc("a/one", "project", "one", "", ""), doc("a/two", "project", "two", "", "")]).unwrap();
+    batch.commit().unwrap();
+    let held = writer.batch().unwrap();
+
+    // Files there, version not yet written: the other writer's creation is under way.
+    let version = dir.join("rye-search-schema");
+    let written = std::fs::read(&version).unwrap();
+    std::fs::remove_file(&version).unwrap();
+    let finishes = std::thread::spawn({
+        let version = version.clone();
+        move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            std::fs::write(&version, written).unwrap();
+        }
+    });
+    let opened = SearchIndex::open(&dir).unwrap();
+    finishes.join().unwrap();
+    assert_eq!(opened.num_docs(), 2);
+    drop(opened);
+
+    // A `meta.json` that does not open while the writer stays: the index is locked, not cleared.
+    let meta = dir.join("meta.json");
+    let metas = std::fs::read(&meta).unwrap();
+    std::fs::write(&meta, b"{ half written").unwrap();
+    assert_eq!(SearchIndex::open(&dir).err().unwrap().code(), "E_INDEX_LOCKED");
+    assert_eq!(std::fs::read(&meta).unwrap(), b"{ half written");
+    std::fs::write(&meta, &metas).unwrap();
+    assert_eq!(SearchIndex::open(&dir).unwrap().num_docs(), 2);
+
+    // With no writer left, damage is rebuilt as before, and the lock still works.
+    drop(held);
+    drop(writer);
+    std::fs::write(&meta, b"{ damaged").unwrap();
+    let rebuilt = SearchIndex::open(&dir).unwrap();
+    assert_eq!(rebuilt.num_docs(), 0);
+    let _held = rebuilt.batch().unwrap();
+    assert_eq!(SearchIndex::open(&dir).unwrap().batch().err().unwrap().code(), "E_INDEX_LOCKED");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
