@@ -58,6 +58,29 @@ describe('typo rescue', () => {
     await index.close();
   });
 
+  it("Lucene's boosts (word^2) and ranges ([a TO b]) are said to be no operators, in the query and in fields", async () => {
+    const index = createMemoryIndex();
+    await index.add([{ id: 'finch', title: 'zebrafinch', description: 'a small bird of the grasslands' }]);
+    const BOOST = /"\^" is no operator here/;
+    const RANGE = /ranges are no operator here.*date_from/;
+    for (const [opts, warning] of [
+      [{ query: 'zebrafinch^2' }, BOOST],
+      [{ query: '"small bird"^0.5 grasslands' }, BOOST],
+      [{ query: '(bird OR finch)^3' }, BOOST],
+      [{ query: 'bird', fields: { title: 'zebrafinch^4' } }, BOOST],
+      [{ query: 'bird [2020 TO 2024]' }, RANGE],
+      [{ query: 'bird {a TO *]' }, RANGE],
+    ]) {
+      const res = await index.search(opts);
+      assert.match((res.warnings ?? []).join(' '), warning, JSON.stringify(opts));
+    }
+    for (const query of ['zebrafinch', 'x^y', '^2', 'bird [draft]', 'go to bird']) {
+      const res = await index.search({ query });
+      assert.doesNotMatch((res.warnings ?? []).join(' '), /no operator here/, query);
+    }
+    await index.close();
+  });
+
   it('MCP and CLI: the rescued answer and its warning reach the client', async () => {
     const ws = workspace();
     try {

@@ -6,6 +6,7 @@
 import { errorPayload, InvalidArgumentError, LimitError, RyeSearchError } from './errors.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, checkOptions, type SearchOptions } from './search-request.js';
+import { luceneWarnings } from './lucene-syntax.js';
 import { envelope, type Prepared, type SearchResponse } from './search-results.js';
 import { requestedSpace, type Space } from './spaces.js';
 import { MAX_LIMIT } from './search-options.js';
@@ -134,19 +135,9 @@ export function prepareSearch(opts: SearchOptions, select: (space: string) => Sp
   checkOptions(opts);
   const space = requestedSpace(opts) ?? 'all';
   const prepared = buildRequest(opts, select(space));
-  const tilde = prepared.req.query.includes('~') && LUCENE_TILDE.test(prepared.req.query);
-  return { ...prepared, space, warnings: tilde ? [TILDE_WARNING] : [] };
+  const { query, fields } = prepared.req;
+  return { ...prepared, space, warnings: luceneWarnings([query, ...Object.values(fields)]) };
 }
-
-/**
- * `word~2` and `"two words"~5` (Lucene's typo and nearness operators, which agents often write)
- * are no operators here: `~` splits words, so `"small bird"~2` also needs an item holding `2`,
- * and found nothing without a word why.
- */
-const LUCENE_TILDE = /[\p{L}\p{N}"]~\d*(?![\p{L}\p{N}])/u;
-const TILDE_WARNING =
-  '"~" is no operator here (a number after it is searched as a word): for words near each other pass ' +
-  'proximity {"enabled": true, "max_distance": N}; for typos, fuzzy {"enabled": true, "max_distance": 1 or 2}';
 
 export class SearchRunner {
   constructor(private readonly index: NativeIndex) {}

@@ -1,0 +1,35 @@
+/**
+ * Lucene's operators that agents often write and the query language does not have. Each splits
+ * words here, so its number or its ends are searched as words too, and the answer came back
+ * empty without a word why: each found gets a warning naming the option that does the job.
+ */
+const LUCENE: { pattern: RegExp; warning: string }[] = [
+  {
+    // `word~2`, `"two words"~5`.
+    pattern: /[\p{L}\p{N}"]~\d*(?![\p{L}\p{N}])/u,
+    warning:
+      '"~" is no operator here (a number after it is searched as a word): for words near each other pass ' +
+      'proximity {"enabled": true, "max_distance": N}; for typos, fuzzy {"enabled": true, "max_distance": 1 or 2}',
+  },
+  {
+    // `word^2`, `"two words"^0.5`, `(a OR b)^3`.
+    pattern: /[\p{L}\p{N}")]\^(?:\d+(?:\.\d+)?|\.\d+)?(?![\p{L}\p{N}])/u,
+    warning:
+      '"^" is no operator here (a number after it is searched as a word): leave boosts out; titles and ' +
+      'names already weigh most, and fields {"title": "…"} searches one field',
+  },
+  {
+    // `[a TO b]`, `{2020 TO *]`.
+    pattern: /[[{][^\]}]*\sTO\s[^\]}]*[\]}]/u,
+    warning:
+      '"[a TO b]" ranges are no operator here (their ends are searched as words): for dates pass ' +
+      'filters {"date_from": "…", "date_to": "…"}',
+  },
+];
+
+/** The warnings `queries` (the query and each field's) earn, once each. */
+export function luceneWarnings(queries: string[]): string[] {
+  // Most queries have none of their characters: one scan spares the three patterns.
+  if (!queries.some((q) => /[~^[{]/.test(q))) return [];
+  return LUCENE.filter(({ pattern }) => queries.some((q) => pattern.test(q))).map((l) => l.warning);
+}
