@@ -227,6 +227,21 @@ export class Indexer {
   private async run(
     onProgress?: (p: Progress) => void,
     waitUntil = performance.now() + this.writerWaitMs,
+    held?: NativeBatch,
+  ): Promise<IndexReport> {
+    try {
+      return await this.runOnce(onProgress, waitUntil, held);
+    } finally {
+      // A writer taken for this refresh that found nothing left to write (the other process
+      // wrote it) is let go; one that was used is committed and gone already.
+      held?.abort();
+    }
+  }
+
+  private async runOnce(
+    onProgress: ((p: Progress) => void) | undefined,
+    waitUntil: number,
+    held: NativeBatch | undefined,
   ): Promise<IndexReport> {
     const started = performance.now();
     const startedAt = Date.now();
@@ -262,7 +277,7 @@ export class Indexer {
     // Skips known before this refresh are not news: only a change in what is indexed rebuilds shadows.
     const skippedBefore = changes.failed.size;
     if (changes.changed.length || changes.removed.length) {
-      const written = await this.write(changes, report, onProgress).catch((err: unknown) => {
+      const written = await this.write(changes, report, onProgress, held).catch((err: unknown) => {
         // The disk refused the write (full, read-only, out of descriptors): what was committed
         // still answers, as when another process holds the writer.
         if (!(err instanceof RyeSearchError && err.code === 'E_IO')) throw err;
@@ -271,9 +286,13 @@ export class Indexer {
       });
       if (written) trust.state.trust = trust.print;
       else if (written === false) {
-        // Another process is writing, most likely what this refresh would write: once it is
-        // done, this refresh starts again from what it committed.
-        if (await writerFreed(this.nativeIndex, waitUntil)) return this.run(onProgress, waitUntil);
+        // Another process is writing, most likely what this refresh would write. This refresh
+        // takes the writer as soon as it is let go and, holding it, starts again from what was
+        // committed: looking first and taking it after the walk lost it, every time, to
+        // processes that kept writing.
+        const expected = changes.changed.length + changes.removed.length;
+        const taken = await writerTaken(this.nativeIndex, expected, waitUntil);
+        if (taken) return this.run(onProgress, waitUntil, taken);
         const waited = Math.round(this.writerWaitMs / 1000);
         const found = scan.candidates.length;
         this.answerFromLastCommit(
@@ -411,16 +430,16 @@ export class Indexer {
    * Reads, describes and indexes the changed files and removes the others, in one commit; false
    * when another process holds the writer (nothing is written).
    */
-  private async write(changes: Changes, report: IndexReport, onProgress?: (p: Progress) => void): Promise<boolean> {
+  private async write(
+    changes: Changes,
+    report: IndexReport,
+    onProgress?: (p: Progress) => void,
+    held?: NativeBatch,
+  ): Promise<boolean> {
     const { changed, removed, failed } = changes;
     const manifest = this.manifest!;
-    let batch: NativeBatch;
-    try {
-      batch = native(() => this.nativeIndex.batch(changed.length + removed.length));
-    } catch (err) {
-      if (!(err instanceof IndexLockedError)) throw err;
-      return false;
-    }
+    const batch = held ?? writerOf(this.nativeIndex, changed.length + removed.length);
+    if (!batch) return false;
     try {
       const { done, written } = await this.indexFiles(batch, changes, report, onProgress);
       // Files that were indexed and now cannot be read leave the index.
@@ -655,12 +674,23 @@ export const MAX_WRITER_WAIT_MS = 600_000;
  * Waits until no process holds the index's writer, looking every few milliseconds (a commit
  * takes milliseconds, a first build seconds); false when it is still held at `until`.
  */
-async function writerFreed(index: NativeIndex, until: number): Promise<boolean> {
-  for (let pause = 5; ; pause = Math.min(pause * 2, 200)) {
+async function writerTaken(index: NativeIndex, expected: number, until: number): Promise<NativeBatch | undefined> {
+  // Often: writers that take turns let the lock go for moments (one try is one `flock`).
+  for (let pause = 5; ; pause = Math.min(pause * 2, 25)) {
     const left = until - performance.now();
-    if (left <= 0) return false;
-    // A pause first: a refresh that starts again at once could meet the writer again.
+    if (left <= 0) return undefined;
     await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
-    if (!native(() => index.writerBusy())) return true;
+    const batch = writerOf(index, expected);
+    if (batch) return batch;
+  }
+}
+
+/** A write batch of `index`, or undefined while another writer holds it. */
+function writerOf(index: NativeIndex, expected: number): NativeBatch | undefined {
+  try {
+    return native(() => index.batch(expected));
+  } catch (err) {
+    if (err instanceof IndexLockedError) return undefined;
+    throw err;
   }
 }

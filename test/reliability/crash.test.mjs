@@ -28,9 +28,12 @@ const spaceOf = (ws, extra = {}) => ({
   ...extra,
 });
 
-/** A process holding the index's writer, and how to make it let go (resolves once it has). */
-async function holding(ws) {
-  const holder = child(['hold', ws.project, ws.cache]);
+/**
+ * A process holding the index's writer (`hold`, or `churn`: taking it again and again), and how to
+ * make it let go (resolves once it has).
+ */
+async function holding(ws, mode = 'hold') {
+  const holder = child([mode, ws.project, ws.cache]);
   const exited = new Promise((r) => holder.on('exit', r));
   await new Promise((resolve, reject) => {
     holder.stdout.on('data', (d) => String(d).includes('holding') && resolve());
@@ -156,6 +159,26 @@ describe('crash safety', () => {
     assert.equal(res.warnings, undefined);
     await index.close();
     ws.cleanup();
+  });
+
+  it('a writer another process keeps taking again: the refresh takes it in a moment between, and writes', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/a.md': 'alpha\n' });
+    const first = await openIndex(spaceOf(ws));
+    await first.close();
+    const churner = await holding(ws, 'churn');
+    try {
+      ws.write('project', { 'knowledge/b.md': 'alpha beta\n' });
+      const index = await openIndex(spaceOf(ws, { refresh: false, writerWaitMs: 20_000 }));
+      const report = await index.refresh();
+      assert.equal(report.readOnly, false, JSON.stringify(report.warnings));
+      assert.equal(report.added, 1);
+      assert.equal((await index.search({ query: 'alpha', scope: 'knowledge' })).total, 2);
+      await index.close();
+    } finally {
+      await churner.release();
+      ws.cleanup();
+    }
   });
 
   it('a first build still under way in another process past the wait is E_INDEX_LOCKED, not an empty answer', async () => {
