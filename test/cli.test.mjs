@@ -195,6 +195,15 @@ describe('rye-search CLI', () => {
     await index.refresh();
     assert.doesNotMatch(JSON.stringify((await index.search({ query: 'system' })).warnings ?? []), /no \.ai folder/);
     await index.close();
+    // Thousands of them are counted, not each named: in an answer and in the report.
+    const many = Array.from({ length: 3000 }, (_, i) => ({ id: `b${i}`, root: path.join(ws.root, `none${i}`) }));
+    const crowded = await openIndex({ projectPath: ws.project, cacheDir: ws.cache, systemBundles: many });
+    const warnings = (await crowded.search({ query: 'system' })).warnings;
+    assert.equal(warnings.filter((w) => /has no \.ai folder/.test(w)).length, 3);
+    assert.match(warnings.join(' '), /2997 more spaces searched have no \.ai folder/);
+    assert.ok(JSON.stringify(warnings).length < 2000, JSON.stringify(warnings).length);
+    assert.ok(crowded.lastReport.warnings.length <= 25, crowded.lastReport.warnings.length);
+    await crowded.close();
   });
 
   it('index reports counts and skips; --help and --version work', () => {

@@ -53,6 +53,13 @@ const MISSING_SPACE: Partial<Record<Space['kind'], (aiDir: string) => string>> =
     `its items are in no answer (check the folder; RYE_SYSTEM_BUNDLES separates ID=DIR bundles with "${path.delimiter}")`,
 };
 
+/**
+ * Spaces without their `.ai` folder named one by one, in each answer and in a refresh's report;
+ * beyond, counted (3,000 bundles in RYE_SYSTEM_BUNDLES made 460 kB of warnings an answer).
+ */
+const NAMED_MISSING_IN_ANSWER = 3;
+const NAMED_MISSING_IN_REPORT = 20;
+
 /** Tantivy's list of an index's segments: without it, the index's files were removed. */
 const INDEX_META_FILE = 'meta.json';
 
@@ -96,7 +103,7 @@ export class RyeIndex {
   private closed = false;
   private parts: IndexParts;
   /** The project and system bundles without a `.ai` folder at the last refresh. */
-  private spacesMissing: Space[] = [];
+  private spacesMissing = new Set<Space>();
   private runner: SearchRunner;
 
   constructor(
@@ -145,9 +152,12 @@ export class RyeIndex {
     markUsed(this.location);
     const report = await this.indexer.refresh(onProgress);
     if (this.cacheNote) report.warnings.unshift(this.cacheNote);
-    this.spacesMissing = this.spaces.filter((s) => MISSING_SPACE[s.kind] && !isDirectory(s.aiDir));
-    for (const s of this.spacesMissing)
+    const missing = this.spaces.filter((s) => MISSING_SPACE[s.kind] && !isDirectory(s.aiDir));
+    this.spacesMissing = new Set(missing);
+    for (const s of missing.slice(0, NAMED_MISSING_IN_REPORT))
       report.warnings.push({ path: s.aiDir, message: `${s.label}: no .ai folder here` });
+    const unnamed = missing.length - NAMED_MISSING_IN_REPORT;
+    if (unnamed > 0) report.warnings.push({ path: '', message: `${unnamed} more spaces have no .ai folder` });
     this.lastReport = report;
     return report;
   }
@@ -383,9 +393,17 @@ export class RyeIndex {
    * as of the last refresh. A user space is often absent (no `~/.ai`): never said.
    */
   private missingSpaces(selected: Space[]): string[] {
-    return selected
-      .filter((s) => this.spacesMissing.includes(s))
+    if (!this.spacesMissing.size) return [];
+    const missing = selected.filter((s) => this.spacesMissing.has(s));
+    const said = missing
+      .slice(0, NAMED_MISSING_IN_ANSWER)
       .map((s) => `${s.label} has no .ai folder at ${s.aiDir}: ${MISSING_SPACE[s.kind]?.(s.aiDir)}`);
+    const unnamed = missing.length - NAMED_MISSING_IN_ANSWER;
+    if (unnamed > 0)
+      said.push(
+        `${unnamed} more spaces searched have no .ai folder (the index report names ${NAMED_MISSING_IN_REPORT})`,
+      );
+    return said;
   }
 
   /** Shadows are computed over every item of the spaces, not only the hits (each search keeps those it searched). */
