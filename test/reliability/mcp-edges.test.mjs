@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-import { connectMcp, knowledge, spawnCli, workspace, wsArgs } from '../helpers.mjs';
+import { connectMcp, knowledge, sentTokens, spawnCli, workspace, wsArgs } from '../helpers.mjs';
 
 const MAX_OPEN_INDEXES = 8;
 
@@ -140,5 +140,36 @@ describe('MCP server at its edges', () => {
     assert.equal(child.exitCode, null, 'still serving');
     child.stdin.end();
     await exited;
+  });
+});
+
+describe('MCP answers of an item copied into many bundles', () => {
+  it('cut its shadows list to stay within max_answer_tokens, and say so', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/other.md': knowledge({ name: 'other', title: 'other' }) });
+    const bundles = [];
+    for (let i = 0; i < 300; i++) {
+      ws.write(`b${i}`, { 'knowledge/same.md': knowledge({ name: 'same', title: 'shadowword' }) });
+      bundles.push('--bundle', `b${i}=${ws.bundle(`b${i}`)}`);
+    }
+    const { client } = await connectMcp([...wsArgs(ws), ...bundles]);
+    try {
+      const res = await client.callTool({
+        name: 'rye_search',
+        arguments: { query: 'shadowword', limit: 1, max_answer_tokens: 500 },
+      });
+      assert.ok(!res.isError, res.content?.[0]?.text);
+      const [top] = res.structuredContent.results;
+      assert.equal(top.shadows.length, 10);
+      assert.equal(top.shadows[0].space, 'system:b1');
+      assert.match(
+        res.structuredContent.warnings.join(' '),
+        /shadows lists were cut to their first 10 spaces \(the longest had 299\)/,
+      );
+      assert.ok(sentTokens(res) <= 500, `${sentTokens(res)} tokens`);
+    } finally {
+      await client.close();
+      ws.cleanup();
+    }
   });
 });

@@ -59,17 +59,42 @@ const MIN_TEXT_CHARS = 40;
  */
 function shortened<T>(res: SearchResponse, maxTokens: number, finish: (res: SearchResponse) => T): T {
   let answer = finish(res);
-  const longest = Math.max(0, ...texts(res).map((t) => t.length));
+  let page = res;
+  // A loop, not Math.max(...): an item with a very long list in its metadata has more texts than
+  // a call may take arguments.
+  let longest = 0;
+  for (const t of texts(res)) longest = Math.max(longest, t.length);
   for (let chars = Math.floor(longest / 2); estimateTokens(answer) > maxTokens; chars = Math.floor(chars / 2)) {
     chars = Math.max(chars, MIN_TEXT_CHARS);
     const warning =
       `texts longer than ${chars} characters were cut to stay within ${maxTokens} tokens (max_answer_tokens): ` +
       'rye_fetch loads an item whole';
-    const page = cutTexts(res, chars) as SearchResponse;
-    answer = finish({ ...page, warnings: [...(page.warnings ?? []), warning] });
+    const cut = cutTexts(res, chars) as SearchResponse;
+    page = { ...cut, warnings: [...(cut.warnings ?? []), warning] };
+    answer = finish(page);
     if (chars === MIN_TEXT_CHARS) break;
   }
-  return answer;
+  return estimateTokens(answer) > maxTokens ? finish(fewerShadows(page, maxTokens)) : answer;
+}
+
+/** Spaces named in a result's `shadows` once an answer is cut to fit: the rest are counted. */
+const SHADOWS_NAMED = 10;
+
+/**
+ * An item copied into thousands of bundles named them all in `shadows`, past any budget: the
+ * lists are cut to their first (highest precedence) spaces, and a warning counts the rest.
+ */
+function fewerShadows(res: SearchResponse, maxTokens: number): SearchResponse {
+  const longest = Math.max(0, ...res.results.map((r) => r.shadows?.length ?? 0));
+  if (longest <= SHADOWS_NAMED) return res;
+  const warning =
+    `shadows lists were cut to their first ${SHADOWS_NAMED} spaces (the longest had ${longest}) to stay ` +
+    `within ${maxTokens} tokens (max_answer_tokens)`;
+  return {
+    ...res,
+    results: res.results.map((r) => (r.shadows ? { ...r, shadows: r.shadows.slice(0, SHADOWS_NAMED) } : r)),
+    warnings: [...(res.warnings ?? []), warning],
+  };
 }
 
 /** Every text of `value` that may be shortened. */
