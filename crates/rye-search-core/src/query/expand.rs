@@ -12,7 +12,7 @@ use tantivy::Searcher;
 use tantivy_fst::{Automaton, Regex};
 
 use super::terms::{term_query, text_term};
-use crate::all_terms::LazyAllTerms;
+use crate::all_terms::{FoundTerm, LazyAllTerms};
 use crate::error::{Error, Result};
 use crate::tokenizer;
 
@@ -140,8 +140,8 @@ impl<'a> Expander<'a> {
 
     /// The terms of each of `fields` the automaton accepts, with document frequencies summed
     /// over segments. Where a segment's all-terms dictionary is ready: one walk of it (or a
-    /// substring search for `part`, which every accepted term contains), then a lookup in each
-    /// field that holds a term found; else a walk of each field's dictionary.
+    /// substring search for `part`, which every accepted term contains), which knows each term's
+    /// frequency in each field; else a walk of each field's dictionary.
     fn expand<A: Automaton>(
         &self,
         fields: &[(Field, f32)],
@@ -153,20 +153,16 @@ impl<'a> Expander<'a> {
     {
         let mut out = vec![BTreeMap::new(); fields.len()];
         for (segment, lazy) in self.searcher.segment_readers().iter().zip(&self.all_terms) {
-            let inverted =
-                fields.iter().map(|&(f, _)| segment.inverted_index(f)).collect::<tantivy::Result<Vec<_>>>()?;
             let ready = lazy.get_or_start(segment).and_then(|all| {
                 let bits = fields.iter().map(|&(f, _)| all.bit(f)).collect::<Option<Vec<u64>>>()?;
                 Some((all, bits))
             });
             match ready {
                 Some((all, bits)) => {
-                    let found = |term: &[u8], mask: u64| {
-                        for (i, bit) in bits.iter().enumerate() {
-                            if mask & bit != 0 {
-                                if let Some(info) = inverted[i].terms().get(term)? {
-                                    *out[i].entry(term.to_vec()).or_insert(0) += info.doc_freq as u64;
-                                }
+                    let found = |found: FoundTerm| {
+                        for (i, &bit) in bits.iter().enumerate() {
+                            if let Some(df) = found.doc_freq(bit) {
+                                *out[i].entry(found.term.to_vec()).or_insert(0) += df as u64;
                             }
                         }
                         Ok(())
@@ -177,7 +173,8 @@ impl<'a> Expander<'a> {
                     }
                 }
                 None => {
-                    for (i, index) in inverted.iter().enumerate() {
+                    for (i, &(field, _)) in fields.iter().enumerate() {
+                        let index = segment.inverted_index(field)?;
                         let mut stream = index.terms().search(automaton).into_stream()?;
                         while stream.advance() {
                             *out[i].entry(stream.key().to_vec()).or_insert(0) += stream.value().doc_freq as u64;
