@@ -228,13 +228,16 @@ describe('rye-search CLI', () => {
   it('human output shows control characters from files as escapes: one row per result, no terminal sequences', () => {
     ws.write('project', {
       'knowledge/odd/two\nlines.md': '---\ntitle: Walrus \u001b]0;owned\u0007 title\n---\nwalrus body \u001b[31mred\n',
-      'knowledge/odd/plain.md': '---\ntitle: Plain walrus\n---\nwalrus again\n',
+      'knowledge/odd/plain.md': '---\ntitle: Plain walrus\ndescription: "walrus \\u202eevil"\n---\nwalrus again\n',
     });
     const res = runCli(['search', 'walrus', ...common]);
     assert.equal(res.status, 0, res.stderr);
     assert.ok(!res.stdout.includes('\u001b') && !res.stdout.includes('\u0007'), res.stdout);
     assert.match(res.stdout, /odd\/two\\nlines$/m);
     assert.match(res.stdout, /Walrus \\x1b\]0;owned\\x07 title/);
+    // A bidirectional override shows as an escape, not as reversed text that hides what follows.
+    assert.match(res.stdout, /walrus \\u202eevil/);
+    assert.ok(!res.stdout.includes('\u202e'), res.stdout);
     // Each result's row is where the table puts it: a score, then its id.
     const rows = res.stdout.split('\n').filter((l) => /^\d\.\d{3}\s/.test(l));
     assert.equal(rows.length, 2);

@@ -1,6 +1,9 @@
 /** Human output: aligned columns that read at a glance. */
 import type { SearchResponse, SearchResult } from '../search-results.js';
+import { printable } from '../printable.js';
 import { spaceLabel } from '../spaces.js';
+
+export { printable };
 
 const MARK: Record<string, string> = {
   verified: 'ok',
@@ -9,20 +12,6 @@ const MARK: Record<string, string> = {
   untrusted: 'untrusted',
   invalid: 'INVALID',
 };
-
-/** Control characters (Unicode's Cc: C0, DEL and C1). */
-const CONTROL = /\p{Cc}/gu;
-const NAMED: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
-
-/**
- * Text from items and files (ids, titles, paths, messages) as a terminal may show it: control
- * characters written as visible escapes (`\n`, `\x1b`), so a file name with a newline keeps its
- * row, and a title cannot send the terminal escape sequences. Human output only: `--json`
- * carries every character as it is.
- */
-export function printable(text: string): string {
-  return text.replace(CONTROL, (c) => NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
 
 function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);

@@ -9,6 +9,7 @@
 import type { FetchFailure } from '../errors.js';
 import type { FetchResponse } from '../fetch.js';
 import type { SearchResponse, SearchResult } from '../search-results.js';
+import { printable } from '../printable.js';
 import { spaceLabel } from '../spaces.js';
 
 /** Fields the text shows in its own way (the rest, when present, as `key: value` lines). */
@@ -78,7 +79,7 @@ function resultLines(r: SearchResult, rank: number, asked: ReadonlySet<string>):
     r.shadowed_by && `shadowed by ${r.shadowed_by}`,
     r.shadows?.length && `shadows ${r.shadows.map((s) => s.space).join(', ')}`,
   ].filter((f): f is string => typeof f === 'string' && f !== '');
-  const lines = [`${rank}. ${r.type}:${visible(r.id)}${facts.length ? ` | ${facts.join(' | ')}` : ''}`];
+  const lines = [`${rank}. ${r.type}:${printable(r.id)}${facts.length ? ` | ${facts.join(' | ')}` : ''}`];
   const leaf = r.id.slice(r.id.lastIndexOf('/') + 1);
   const parent = r.id.includes('/') ? r.id.slice(0, r.id.lastIndexOf('/')) : '';
   const title = r.title && (asked.has('title') || r.title !== leaf) ? r.title : undefined;
@@ -119,13 +120,7 @@ export function fetchManyText(items: readonly (FetchResponse | FetchFailure)[]):
 
 /** `text` on one line: runs of white space as one space, other control characters escaped. */
 function oneLine(text: string): string {
-  return visible(text.replace(/\s+/g, ' ').trim());
-}
-
-/** Control characters (a file name may hold a newline) as JSON escapes: one result, one line. */
-function visible(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return printable(text.replace(/\s+/g, ' ').trim());
 }
 
 function plain(value: unknown): string {
