@@ -73,7 +73,6 @@ describe('MCP answer text', () => {
             JSON.stringify(lines),
           );
           // Nor C1 controls, nor the bidirectional overrides that show one text and hold another.
-          // biome-ignore lint/suspicious/noControlCharactersInRegex: none may reach the text
           assert.ok(lines.every((l) => !/[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(l)));
         },
       ),
