@@ -143,6 +143,36 @@ describe('semantic search', () => {
     assert.equal(many.search_type, 'hybrid');
   });
 
+  it('Node API: semantic and hybrid modes follow NOT and fields, and embed no operator or wildcard', async () => {
+    const index = createMemoryIndex();
+    await index.add(DOCS);
+    const ids = (res) => res.results.map((r) => r.id);
+    for (const mode of ['semantic', 'hybrid']) {
+      // What NOT keeps out stays out of the items found by meaning.
+      const without = await index.search({ query: 'compress files or fetch web pages NOT gzip', mode });
+      assert.ok(ids(without).length > 0, mode);
+      assert.ok(!ids(without).includes('tools/gzip'), `${mode}: ${ids(without)}`);
+      const withIt = await index.search({ query: 'compress files or fetch web pages', mode });
+      assert.ok(ids(withIt).includes('tools/gzip'), `${mode}: ${ids(withIt)}`);
+      // fields select in every mode.
+      const fielded = await index.search({
+        query: 'fetch web pages and compress files',
+        mode,
+        fields: { title: 'transfer' },
+      });
+      assert.deepEqual(ids(fielded), ['tools/curl'], mode);
+      // A query with no words to embed (NOT alone, *, wildcards) is answered by its keywords, and says so.
+      for (const query of ['NOT gzip', '*', 'multi* compress*']) {
+        const res = await index.search({ query, mode });
+        const keyword = await index.search({ query, mode: 'keyword' });
+        assert.equal(res.search_type, 'keyword', `${mode} ${query}`);
+        assert.deepEqual(ids(res), ids(keyword), `${mode} ${query}`);
+        assert.match((res.warnings ?? []).join(' '), /no words to rank by meaning/, `${mode} ${query}`);
+      }
+    }
+    await index.close();
+  });
+
   it('Node API: hybrid and like pages are slices of one ranking, with one total', async () => {
     // Many items share words and meaning: the word list reaches items a short page's list did
     // not, and a fused score that depended on the page's depth reordered and recounted pages.

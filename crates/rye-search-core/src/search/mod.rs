@@ -40,6 +40,7 @@ use tantivy::Searcher;
 use self::facets::MatchSet;
 use self::fusion::{similarity_evidence, ByMeaning, Fused, KeywordWeight, FUSION_DEPTH, SEMANTIC_WINDOW};
 use self::keyword::{min_bound, normalise, Built, Ranking, Want, Words};
+use self::meaning::MeaningQuery;
 use self::semantic_scan::{Scan, SemanticRanking};
 use crate::collect::Matches;
 use crate::error::Result;
@@ -127,19 +128,34 @@ impl SearchIndex {
             }
             few => few,
         };
-        // Only a search that ranks by meaning embeds its query.
-        let query_vector = match (mode, &meaning) {
-            (Mode::Keyword, _) | (_, None) => None,
-            (_, Some(m)) => m.embed(&req.query).map(|v| (v, m)),
+        // Only a search that ranks by meaning embeds its query: its words, not its operators.
+        let read = (mode != Mode::Keyword && meaning.is_some()).then(|| MeaningQuery::of(&req.query));
+        let query_vector = match (&meaning, &read) {
+            (Some(m), Some(read)) => m.embed(&read.text).map(|v| (v, m)),
+            _ => None,
         };
         let mut res = match (mode, query_vector) {
             (Mode::Keyword, _) => self.keyword(req, &searcher, &parts)?,
             (_, None) => {
-                warnings.push("no word of the query is known to the embedding model: keyword results only".into());
+                warnings.push(match read.as_ref().is_some_and(|r| r.text.trim().is_empty()) {
+                    true => "the query has no words to rank by meaning (*, wildcards and NOT are keyword syntax): \
+                             keyword results only"
+                        .into(),
+                    false => "no word of the query is known to the embedding model: keyword results only".into(),
+                });
                 self.keyword(req, &searcher, &parts)?
             }
-            (Mode::Semantic, Some((v, m))) => self.semantic(req, &searcher, &parts, (&v, m))?,
-            (_, Some((v, m))) => self.hybrid(req, &searcher, &parts, (&v, m), every_word)?,
+            (_, Some((v, m))) => {
+                // What NOT keeps out and `fields` ask for hold for the items found by meaning too.
+                let narrowing = match (read.as_ref().and_then(MeaningQuery::narrowing), req.fields.is_empty()) {
+                    (None, true) => None,
+                    (node, _) => Some(self.node_query(req, &searcher, &parts, node.unwrap_or(parse::Node::All))?.query),
+                };
+                match mode {
+                    Mode::Semantic => self.semantic(req, &searcher, &parts, (&v, m), narrowing.as_deref())?,
+                    _ => self.hybrid(req, &searcher, &parts, (&v, m), every_word, narrowing.as_deref())?,
+                }
+            }
         };
         res.warnings.splice(0..0, warnings);
         Ok(res)
@@ -191,6 +207,7 @@ impl SearchIndex {
         searcher: &Searcher,
         parts: &[Arc<SegmentParts>],
         vector: QueryVector,
+        narrow: Option<&dyn tantivy::query::Query>,
     ) -> Result<SearchResponse> {
         let mut sets = self.empty_sets(req, searcher);
         let SemanticRanking { mut top, mut total, .. } = self.rank_semantic(
@@ -199,7 +216,7 @@ impl SearchIndex {
             parts,
             vector,
             req.offset + req.limit,
-            Scan::marking(sets.as_deref_mut()),
+            Scan { narrow, ..Scan::marking(sets.as_deref_mut()) },
         )?;
         // Shown as evidence, as in hybrid: 0 at the model's floor, 1 at the best similarity (so
         // the best is 1, what `min_score` and the scores are relative to).
@@ -236,6 +253,7 @@ impl SearchIndex {
         parts: &[Arc<SegmentParts>],
         vector: QueryVector,
         every_word: Option<EveryWord>,
+        narrow: Option<&dyn tantivy::query::Query>,
     ) -> Result<SearchResponse> {
         // Neither list needs the other: the keyword list is ranked on this thread while the pool
         // starts the scan.
@@ -260,8 +278,8 @@ impl SearchIndex {
             };
             Ok((ranking, named))
         };
-        let scan =
-            Scan { shortlist: true, alongside: Some(Box::new(|| keyword = Some(rank_keyword()))), ..Scan::default() };
+        let alongside: Box<dyn FnOnce()> = Box::new(|| keyword = Some(rank_keyword()));
+        let scan = Scan { shortlist: true, narrow, alongside: Some(alongside), ..Scan::default() };
         let semantic = self.rank_semantic(req, searcher, parts, vector, SEMANTIC_WINDOW, scan);
         let keyword: Result<(Ranking, Option<Matches>)> = keyword.expect("ranked alongside the scan");
         let (keyword, named) = keyword?;
