@@ -671,8 +671,8 @@ export const WRITER_WAIT_MS = 10_000;
 export const MAX_WRITER_WAIT_MS = 600_000;
 
 /**
- * Waits until no process holds the index's writer, looking every few milliseconds (a commit
- * takes milliseconds, a first build seconds); false when it is still held at `until`.
+ * Takes the index's writer as soon as no process holds it, trying every few milliseconds (a
+ * commit takes milliseconds, a first build seconds); undefined when it is still held at `until`.
  */
 async function writerTaken(index: NativeIndex, expected: number, until: number): Promise<NativeBatch | undefined> {
   // Often: writers that take turns let the lock go for moments (one try is one `flock`).
