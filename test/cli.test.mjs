@@ -249,6 +249,14 @@ describe('rye-search CLI', () => {
     assert.ok(!index.stdout.includes('\u001b'), index.stdout);
   });
 
+  it('an unknown space names the bundles there are, or says none is configured', () => {
+    const json = (args) => JSON.parse(runCli(['search', 'read', '--json', '--space', 'system:nope', ...args]).stdout);
+    assert.match(json(common).error.hint, /use all, project, user, system or one of system:core$/);
+    assert.match(json(wsArgs(ws)).error.hint, /no system bundle is configured/);
+    const many = Array.from({ length: 40 }, (_, i) => ['--bundle', `b${i}=${ws.bundle('core')}`]).flat();
+    assert.match(json([...wsArgs(ws), ...many]).error.hint, /one of system:b0, .*system:b9 and 30 more$/);
+  });
+
   it('--filter and --field keys named like Object.prototype members are keys like any other', () => {
     ws.write('project', { 'knowledge/proto.md': '---\ntitle: Proto\nconstructor: builder\n---\nkiwi body\n' });
     assert.equal(runCli(['search', 'kiwi', '--filter', 'constructor=builder', ...common]).status, 0);

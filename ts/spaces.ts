@@ -166,11 +166,18 @@ export function selectSpaces(spaces: Space[], space: string): Space[] {
         const found = spaces.filter((s) => s.label === space);
         if (found.length) return found;
       }
-      throw new InvalidArgumentError(`unknown space "${space}"`, {
-        hint: `use all, project, user, system or one of ${spaces
-          .filter((s) => s.kind === 'system')
-          .map((s) => s.label)
-          .join(', ')}`,
-      });
+      throw new InvalidArgumentError(`unknown space "${space}"`, { hint: spaceHint(spaces) });
   }
+}
+
+/** Bundles an unknown space's hint names; the rest are counted (an environment may add thousands). */
+const NAMED_BUNDLES = 10;
+
+function spaceHint(spaces: Space[]): string {
+  const bundles = spaces.filter((s) => s.kind === 'system').map((s) => s.label);
+  if (!bundles.length)
+    return 'use all, project, user or system (no system bundle is configured: --bundle, RYE_SYSTEM_BUNDLES)';
+  const more = bundles.length - NAMED_BUNDLES;
+  const named = bundles.slice(0, NAMED_BUNDLES).join(', ');
+  return `use all, project, user, system or one of ${named}${more > 0 ? ` and ${more} more` : ''}`;
 }
