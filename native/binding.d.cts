@@ -33,8 +33,6 @@ export declare class NativeIndex {
    * (`JSON.parse` builds 60k strings and numbers several times faster than 60k objects).
    */
   manifest(): string
-  /** Whether a writer (another process's) holds the index now. */
-  writerBusy(): boolean
   /** Opstamp of the last commit on disk (changes when any process commits). */
   opstamp(): number
   numDocs(): number

@@ -139,12 +139,6 @@ impl NativeIndex {
         })
     }
 
-    /// Whether a writer (another process's) holds the index now.
-    #[napi]
-    pub fn writer_busy(&self) -> napi::Result<bool> {
-        guarded(|| self.inner.writer_busy().map_err(to_js))
-    }
-
     /// Opstamp of the last commit on disk (changes when any process commits).
     #[napi]
     pub fn opstamp(&self) -> napi::Result<f64> {

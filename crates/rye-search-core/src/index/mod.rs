@@ -226,16 +226,6 @@ impl SearchIndex {
         }
     }
 
-    /// Whether a writer holds the index now (another process's, or a batch of this one), found by
-    /// taking its lock and letting it go: what a refresh that found it busy waits on.
-    pub fn writer_busy(&self) -> Result<bool> {
-        match self.index.directory().acquire_lock(&INDEX_WRITER_LOCK) {
-            Ok(_released_at_once) => Ok(false),
-            Err(LockError::LockBusy) => Ok(true),
-            Err(LockError::IoError(e)) => Err(Error::Io(io_error(&e))),
-        }
-    }
-
     /// Opstamp of the last commit on disk: changes whenever any process commits.
     pub fn opstamp(&self) -> Result<u64> {
         Ok(self.index.load_metas()?.opstamp)
