@@ -129,8 +129,11 @@ function checkText(d: PlainDocument): void {
   }
 }
 
-/** A document, already checked by `checkDocument`, as the core indexes it. */
-function toNative(d: PlainDocument): NativeDocument {
+/**
+ * A document, already checked by `checkDocument`, as the core indexes it (exported for
+ * `bench/probes/build-floor.js`, which times the core alone on what this sends it).
+ */
+export function toNative(d: PlainDocument): NativeDocument {
   const date = dateOf(d);
   const kind = d.kind ?? 'knowledge';
   const source = d.source ?? 'project';

@@ -1,0 +1,90 @@
+// Where a build's time goes, layer by layer (issue #64: "build at 60k ≤ 2× FTS5's time"), in one
+// run, each in its own process, the layers taking turns for three rounds (best of each):
+//   - SQLite FTS5 as the bench builds it (five columns, `unicode61`, one transaction);
+//   - Tantivy alone on the same five fields (its default tokenizer, positions, every column
+//     stored), with one indexing thread and with two (`examples/build_floor.rs`): the engine's
+//     own floor, none of what rye-search adds;
+//   - rye-search's core alone, without Node, on the documents the Node API sends it (one batch,
+//     no model: `examples/profile_build.rs`);
+//   - rye-search through its Node API: one add with neither model, then batches of 5,000 with
+//     the defaults (what the bench's build row times).
+// The examples are built first (release, the addon's target directory: only the examples compile).
+//   node bench/probes/build-floor.js [c10k|c60k]
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const name = process.argv[2] ?? 'c60k';
+const self = fileURLToPath(import.meta.url);
+const root = path.resolve(path.dirname(self), '..', '..');
+
+if (process.argv[3] === '--child') {
+  const { tier } = await import('../corpus.js');
+  const docs = tier(name).map(({ base, ...d }) => d);
+  const layer = process.argv[4];
+  let ms;
+  if (layer === 'fts5') {
+    const { ENGINES } = await import('../engines.js');
+    const fts5 = await ENGINES.fts5(undefined, 'default');
+    const t0 = performance.now();
+    await fts5.build(docs);
+    ms = performance.now() - t0;
+  } else {
+    const { createMemoryIndex } = await import('../../dist/index.js');
+    const index = createMemoryIndex();
+    const batch = layer === 'one add' ? docs.length : 5000;
+    const t0 = performance.now();
+    for (let i = 0; i < docs.length; i += batch) await index.add(docs.slice(i, i + batch));
+    ms = performance.now() - t0;
+    await index.close();
+  }
+  console.log(JSON.stringify({ ms: Math.round(ms) }));
+  process.exit(0);
+}
+
+const host = /host: (\S+)/.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
+execFileSync(
+  'cargo',
+  ['build', '--release', '--target', host, '-p', 'rye-search-core', '--example', 'build_floor', '--example', 'profile_build'],
+  { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+);
+const example = (n) => path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), host, 'release', 'examples', n);
+
+// The documents as each program reads them, written once.
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rye-build-floor-'));
+const { tier } = await import('../corpus.js');
+const { toNative } = await import('../../dist/memory-index.js');
+const docs = tier(name).map(({ base, ...d }) => d);
+const plainFile = path.join(dir, 'plain.json');
+const nativeFile = path.join(dir, 'native.json');
+fs.writeFileSync(plainFile, JSON.stringify(docs));
+fs.writeFileSync(nativeFile, JSON.stringify(docs.map(toNative)));
+
+const node = (layer, env = {}) => () =>
+  JSON.parse(
+    execFileSync(process.execPath, [self, name, '--child', layer], { env: { ...process.env, ...env }, encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .at(-1),
+  ).ms;
+const bare = (threads) => () => JSON.parse(execFileSync(example('build_floor'), [plainFile, String(threads)], { encoding: 'utf8' })).ms;
+const core = () => {
+  const out = execFileSync(example('profile_build'), [nativeFile], { encoding: 'utf8' });
+  return Math.round(Number(/committed in ([\d.]+)s/.exec(out)[1]) * 1000);
+};
+const neither = { RYE_SEARCH_MODEL: 'off', RYE_SEARCH_ENCODER: 'off' };
+const LAYERS = [
+  ['SQLite FTS5, one transaction', node('fts5')],
+  ['Tantivy alone, 1 indexing thread', bare(1)],
+  ['Tantivy alone, 2 indexing threads', bare(2)],
+  ["rye-search's core alone (Rust, one batch, no model)", core],
+  ['rye-search Node API, one add, no model', node('one add', neither)],
+  ['rye-search Node API, batches of 5,000, defaults', node('batches')],
+];
+const best = LAYERS.map(() => Number.POSITIVE_INFINITY);
+for (let round = 0; round < 3; round++) LAYERS.forEach(([, run], i) => (best[i] = Math.min(best[i], run())));
+fs.rmSync(dir, { recursive: true, force: true });
+console.log(`${name}: a build until it is searchable, best of 3 rounds, one process each (${os.loadavg()[0].toFixed(2)} load)`);
+console.table(LAYERS.map(([layer], i) => ({ layer, ms: best[i], '× FTS5': +(best[i] / best[0]).toFixed(2) })));
