@@ -3,7 +3,17 @@
 // search alone, answer left unparsed (what no wire change can remove); the request's build and
 // JSON; reading the answer's page and shaping it — beside MiniSearch's whole search on the same terms, in
 // one process, timed alternately. The sentence encoder is off, so nothing else takes the cores.
+// Then Tantivy's own floor on the same terms, in the same run (`examples/search_floor.rs`, built
+// first: the bench's five fields and boosts in a bare index, without Node): the top 10 with the
+// count, then with their stored documents, then with Tantivy's own 200-character snippets.
 //   RYE_SEARCH_ENCODER=off node bench/probes/single-latency.js [c10k|c60k]
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { tier } from '../corpus.js';
 import { buildRequest } from '../../dist/search-request.js';
 import { PageReader } from '../../dist/answer-page.js';
 import { envelope } from '../../dist/search-results.js';
@@ -63,5 +73,25 @@ for (const kind of KINDS) {
   });
 }
 await index.close();
+
+// Tantivy alone on the same documents and terms.
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const host = /host: (\S+)/.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
+execFileSync('cargo', ['build', '--release', '--target', host, '-p', 'rye-search-core', '--example', 'search_floor'], {
+  cwd: root,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rye-search-floor-'));
+fs.writeFileSync(path.join(dir, 'docs.json'), JSON.stringify(tier(name)));
+fs.writeFileSync(path.join(dir, 'terms.json'), JSON.stringify(Object.fromEntries(KINDS.map((k) => [k, termsOf(k)]))));
+const bin = path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), host, 'release', 'examples', 'search_floor');
+const floor = JSON.parse(execFileSync(bin, [path.join(dir, 'docs.json'), path.join(dir, 'terms.json')], { encoding: 'utf8' }));
+fs.rmSync(dir, { recursive: true, force: true });
+for (const row of rows) {
+  const f = floor[row.kind];
+  row['Tantivy alone: ranked µs'] = f.ranked_us;
+  row['+ stored docs µs'] = f.loaded_us;
+  row['+ its snippets µs'] = f.previewed_us;
+}
 console.log(`${name}: p50 of one single-term search, previews on (scope knowledge, limit 10)`);
 console.table(rows);

@@ -1,0 +1,138 @@
+//! Tantivy's own floor for one single-term search (issue #64: "single-term `search()` p50 at or
+//! below MiniSearch's"): the same five fields with the bench's boosts, in a bare Tantivy index
+//! (its default tokenizer, one segment), without Node and without anything rye-search adds.
+//! Per term, each step timed in a pass of its own: the top 10 by BM25 with the exact count
+//! (rye-search's default); that and the 10 stored documents (uncompressed, as rye-search stores
+//! them); that and a 200-character snippet of each one's `content` by Tantivy's own generator.
+//!   cargo run --release --example search_floor -- docs.json terms.json
+//! `terms.json`: `{"kind": ["term", …], …}`. Prints one JSON line: p50 µs per kind and step.
+//! `bench/probes/single-latency.js` runs it beside rye-search and MiniSearch in one run.
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use serde::Deserialize;
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Schema, STORED, STRING, TEXT};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::store::Compressor;
+use tantivy::{doc, DocAddress, Index, IndexSettings, IndexWriter, Score, Searcher, TantivyDocument, Term};
+
+#[derive(Deserialize)]
+struct Doc {
+    id: String,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    category: String,
+    #[serde(default)]
+    content: String,
+}
+
+const FIELDS: [(&str, f32); 5] =
+    [("title", 3.0), ("name", 3.0), ("description", 2.0), ("category", 1.5), ("content", 1.0)];
+const ROUNDS: usize = 2000;
+
+fn query(fields: &[Field; 5], term: &str) -> Box<dyn Query> {
+    let clauses = fields
+        .iter()
+        .zip(FIELDS)
+        .map(|(&f, (_, boost))| {
+            let q = TermQuery::new(Term::from_field_text(f, term), IndexRecordOption::WithFreqs);
+            (Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost)) as Box<dyn Query>)
+        })
+        .collect();
+    Box::new(BooleanQuery::new(clauses))
+}
+
+/// The top 10 with the count.
+fn top(searcher: &Searcher, q: &dyn Query) -> tantivy::Result<Vec<(Score, DocAddress)>> {
+    Ok(searcher.search(q, &(TopDocs::with_limit(10).order_by_score(), Count))?.0)
+}
+
+/// The stored documents of `hits`.
+fn load(searcher: &Searcher, hits: &[(Score, DocAddress)]) -> tantivy::Result<Vec<TantivyDocument>> {
+    hits.iter().map(|&(_, at)| searcher.doc::<TantivyDocument>(at)).collect()
+}
+
+fn p50(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    (xs[xs.len() / 2] * 10.0).round() / 10.0
+}
+
+fn main() -> tantivy::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let (docs, terms) = (args.next(), args.next());
+    let (Some(docs), Some(terms)) = (docs, terms) else { panic!("usage: search_floor docs.json terms.json") };
+    let docs: Vec<Doc> = serde_json::from_str(&std::fs::read_to_string(docs)?).expect("a JSON array of documents");
+    let terms: BTreeMap<String, Vec<String>> =
+        serde_json::from_str(&std::fs::read_to_string(terms)?).expect("{kind: [terms]}");
+
+    let mut b = Schema::builder();
+    let id = b.add_text_field("id", STRING | STORED);
+    let fields = FIELDS.map(|(name, _)| b.add_text_field(name, TEXT | STORED));
+    // Stored uncompressed, as rye-search stores them: a hit then reads its document without
+    // decompressing a block.
+    let settings = IndexSettings { docstore_compression: Compressor::None, ..IndexSettings::default() };
+    let index = Index::builder().schema(b.build()).settings(settings).create_in_ram()?;
+    // One thread with room for every document: one segment, as rye-search's merged index.
+    let mut writer: IndexWriter = index.writer_with_num_threads(1, 1 << 30)?;
+    for d in &docs {
+        writer.add_document(doc!(
+            id => d.id.as_str(),
+            fields[0] => d.title.as_str(),
+            fields[1] => d.name.as_str(),
+            fields[2] => d.description.as_str(),
+            fields[3] => d.category.as_str(),
+            fields[4] => d.content.as_str(),
+        ))?;
+    }
+    writer.commit()?;
+    let searcher = index.reader()?.searcher();
+
+    let mut out = BTreeMap::new();
+    for (kind, terms) in &terms {
+        let mut times = [Vec::new(), Vec::new(), Vec::new()];
+        // The first half warms the caches, as the probe's other engines are timed. Each step
+        // is timed in a pass of its own (a step right after another on the same term finds its
+        // postings and documents in the CPU's caches).
+        for (step, times) in times.iter_mut().enumerate() {
+            for round in 0..ROUNDS {
+                let term = &terms[round % terms.len()];
+                let start = Instant::now();
+                let q = query(&fields, term);
+                let hits = top(&searcher, q.as_ref())?;
+                if step >= 1 {
+                    let docs = load(&searcher, &hits)?;
+                    if step == 2 {
+                        let mut snippets = SnippetGenerator::create(&searcher, q.as_ref(), fields[4])?;
+                        snippets.set_max_num_chars(200);
+                        let shown: Vec<String> =
+                            docs.iter().map(|d| snippets.snippet_from_doc(d).fragment().to_owned()).collect();
+                        std::hint::black_box(shown);
+                    }
+                    std::hint::black_box(docs);
+                }
+                std::hint::black_box(hits);
+                if round >= ROUNDS / 2 {
+                    times.push(start.elapsed().as_secs_f64() * 1e6);
+                }
+            }
+        }
+        let [ranked, loaded, previewed] = times;
+        out.insert(kind.clone(), (p50(ranked), p50(loaded), p50(previewed)));
+    }
+    let rows: Vec<String> = out
+        .iter()
+        .map(|(k, (r, l, p))| format!("\"{k}\":{{\"ranked_us\":{r},\"loaded_us\":{l},\"previewed_us\":{p}}}"))
+        .collect();
+    println!("{{{}}}", rows.join(","));
+    Ok(())
+}
