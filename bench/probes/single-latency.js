@@ -4,8 +4,9 @@
 // JSON; reading the answer's page and shaping it — beside MiniSearch's whole search on the same terms, in
 // one process, timed alternately. The sentence encoder is off, so nothing else takes the cores.
 // Then Tantivy's own floor on the same terms, in the same run (`examples/search_floor.rs`, built
-// first: the bench's five fields and boosts in a bare index, without Node): the top 10 with the
-// count, then with their stored documents, then with Tantivy's own 200-character snippets.
+// first: the bench's five fields and boosts in a bare index, without Node): the top 10 alone, with
+// the count, with their stored documents, with Tantivy's own 200-character snippets; and the rate
+// its ranking alone leaves a batch of these queries on this machine's cores.
 //   RYE_SEARCH_ENCODER=off node bench/probes/single-latency.js [c10k|c60k]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -89,9 +90,17 @@ const floor = JSON.parse(execFileSync(bin, [path.join(dir, 'docs.json'), path.jo
 fs.rmSync(dir, { recursive: true, force: true });
 for (const row of rows) {
   const f = floor[row.kind];
-  row['Tantivy alone: ranked µs'] = f.ranked_us;
+  row['Tantivy alone: top 10 µs'] = f.uncounted_us;
+  row['+ exact count µs'] = f.ranked_us;
   row['+ stored docs µs'] = f.loaded_us;
   row['+ its snippets µs'] = f.previewed_us;
 }
 console.log(`${name}: p50 of one single-term search, previews on (scope knowledge, limit 10)`);
 console.table(rows);
+// What Tantivy's ranking alone leaves of a batch's rate: its mean CPU a query over the kinds, on
+// every core, with nothing else (no request, no N-API, no answer) in the way.
+const meanUs = KINDS.reduce((sum, k) => sum + floor[k].uncounted_mean_us, 0) / KINDS.length;
+const cores = os.availableParallelism();
+console.log(
+  `Tantivy's own top 10 (no count), mean over the kinds: ${meanUs.toFixed(1)} µs a query → at most ${Math.round((cores * 1e6) / meanUs)} queries/s on ${cores} cores`,
+);
