@@ -143,6 +143,125 @@ describe('MCP server at its edges', () => {
   });
 });
 
+/** Servers `rawServer` started: a test that fails before stopping its own must not leave it running. */
+const rawServers = new Set();
+after(() => {
+  for (const child of rawServers) child.kill();
+});
+
+/** A server spoken to line by line, as a client with its own JSON-RPC would. */
+function rawServer(args) {
+  const child = spawnCli(['mcp', ...args]);
+  rawServers.add(child);
+  child.on('exit', () => rawServers.delete(child));
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const send = (message) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+  send({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  // Whole lines only: the last may still be arriving.
+  const messages = () =>
+    out
+      .slice(0, out.lastIndexOf('\n') + 1)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  /** Resolves once every id in `ids` is answered. */
+  const answered = (ids) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`not all of ${ids} answered; stdout: ${out.slice(-2000)}`)),
+        30_000,
+      );
+      const check = () => {
+        const got = new Set(messages().map((m) => m.id));
+        if (ids.every((id) => got.has(id))) {
+          clearTimeout(timer);
+          child.stdout.off('data', check);
+          resolve(messages());
+        }
+      };
+      child.stdout.on('data', check);
+      check();
+    });
+  const stop = () => {
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.stdin.end();
+    return exited;
+  };
+  return { child, send, answered, stop, stderr: () => err };
+}
+
+describe('MCP requests a client got wrong, and a client that reads slowly', () => {
+  const ws = workspace();
+  before(() => {
+    // Forty items of a few hundred words: an answer of all of them is tens of kilobytes.
+    const many = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [
+        `knowledge/many/item${i}.md`,
+        knowledge({ name: `item${i}`, title: `item ${i}`, description: `words ${'many words '.repeat(100)}` }),
+      ]),
+    );
+    ws.write('project', {
+      'knowledge/small.md': knowledge({ name: 'small', title: 'giant small item', description: 'a small one' }),
+      ...many,
+    });
+  });
+  after(() => ws.cleanup());
+
+  it('params that do not fit the method are "invalid params" (-32602), short, naming what is wrong', async () => {
+    const server = rawServer(wsArgs(ws));
+    const call = (id, params) => server.send({ jsonrpc: '2.0', id, method: 'tools/call', params });
+    call(1, { name: 'rye_search', arguments: [1, 2] });
+    call(2, { arguments: { query: 'small' } });
+    server.send({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 5 } });
+    server.send({ jsonrpc: '2.0', id: 4, method: 'no/such/method', params: {} });
+    call(5, { name: 'rye_search', arguments: { query: 'small', scope: 'knowledge' } });
+    const messages = await server.answered([1, 2, 3, 4, 5]);
+    const answer = (id) => messages.find((m) => m.id === id);
+    for (const [id, where] of [
+      [1, /tools\/call: params\.arguments: .*array/],
+      [2, /tools\/call: params\.name: /],
+      [3, /resources\/read: params\.uri: .*number/],
+    ]) {
+      assert.equal(answer(id).error?.code, -32602, JSON.stringify(answer(id)));
+      assert.match(answer(id).error.message, where);
+      assert.ok(answer(id).error.message.length <= 300, answer(id).error.message);
+    }
+    assert.equal(answer(4).error?.code, -32601, 'an unknown method is still "method not found"');
+    assert.equal(answer(5).result.structuredContent.total, 1, 'and the server answers the next call');
+    await server.stop();
+  });
+
+  it('answers held up by a client that does not read are all sent, without a leak warning', async () => {
+    const server = rawServer(wsArgs(ws));
+    await server.answered([0]);
+    // Stop reading: stdout's pipe fills, and answers wait for it to drain.
+    server.child.stdout.pause();
+    const ids = Array.from({ length: 40 }, (_, k) => 100 + k);
+    for (const id of ids)
+      server.send({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'rye_search', arguments: { query: 'words', scope: 'knowledge', limit: 40 } },
+      });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    server.child.stdout.resume();
+    const messages = await server.answered(ids);
+    for (const id of ids) assert.ok(messages.find((m) => m.id === id)?.result, `answer ${id}`);
+    assert.doesNotMatch(server.stderr(), /MaxListenersExceeded|memory leak/);
+    await server.stop();
+  });
+});
+
 describe('MCP answers of an item copied into many bundles', () => {
   it('cut its shadows list to stay within max_answer_tokens, and say so', async () => {
     const ws = workspace();

@@ -10,6 +10,7 @@ import type { McpContext } from './context.js';
 import { errorResult } from './errors.js';
 import { registerFetchTool } from './fetch-tool.js';
 import { registerItemResources } from './item-resources.js';
+import { answerInvalidParams } from './request-params.js';
 import { invalidArguments } from './schemas.js';
 import { registerSearchTool } from './search-tool.js';
 
@@ -29,6 +30,12 @@ export function createMcpServer(ctx: McpContext): McpServer {
   registerFetchTool(server, ctx);
   registerItemResources(server, ctx);
   typeSchemaFailures(server);
+  // Over stdio and HTTP alike: whatever transport the server is connected to.
+  const connect = server.connect.bind(server);
+  server.connect = async (transport) => {
+    await connect(transport);
+    answerInvalidParams(transport);
+  };
   return server;
 }
 

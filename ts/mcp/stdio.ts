@@ -30,6 +30,15 @@ export class LineTransport implements Transport {
   /** A client that closed its end of stdout is gone, as one that closed stdin is: the server closes. */
   private readonly onOutputError = () => void this.close();
   private closed = false;
+  /** Sends waiting for stdout to drain (or close), answered together when it does. */
+  private waiting: Array<() => void> = [];
+  private readonly wake = () => {
+    this.output.off('drain', this.wake);
+    this.output.off('close', this.wake);
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resolve of waiting) resolve();
+  };
 
   constructor(
     private readonly input: Readable = process.stdin,
@@ -58,14 +67,14 @@ export class LineTransport implements Transport {
     return new Promise((resolve) => {
       if (this.closed || this.output.destroyed) return resolve();
       if (this.output.write(`${JSON.stringify(message)}\n`)) return resolve();
-      // Whichever comes first; the other listener goes with it (left, one gathered per wait).
-      const done = () => {
-        this.output.off('drain', done);
-        this.output.off('close', done);
-        resolve();
-      };
-      this.output.once('drain', done);
-      this.output.once('close', done);
+      // Every send waiting for the client to read is answered by one pair of listeners: one pair
+      // a send put a listener per answer in flight on stdout, and past ten Node warned of a leak
+      // on stderr (300 calls answered to a client that read slowly).
+      this.waiting.push(resolve);
+      if (this.waiting.length === 1) {
+        this.output.once('drain', this.wake);
+        this.output.once('close', this.wake);
+      }
     });
   }
 
