@@ -20,30 +20,6 @@ const name = process.argv[2] ?? 'c60k';
 const self = fileURLToPath(import.meta.url);
 const root = path.resolve(path.dirname(self), '..', '..');
 
-if (process.argv[3] === '--child') {
-  const { tier } = await import('../corpus.js');
-  const docs = tier(name).map(({ base, ...d }) => d);
-  const layer = process.argv[4];
-  let ms;
-  if (layer === 'fts5') {
-    const { ENGINES } = await import('../engines.js');
-    const fts5 = await ENGINES.fts5(undefined, 'default');
-    const t0 = performance.now();
-    await fts5.build(docs);
-    ms = performance.now() - t0;
-  } else {
-    const { createMemoryIndex } = await import('../../dist/index.js');
-    const index = createMemoryIndex();
-    const batch = layer === 'one add' ? docs.length : 5000;
-    const t0 = performance.now();
-    for (let i = 0; i < docs.length; i += batch) await index.add(docs.slice(i, i + batch));
-    ms = performance.now() - t0;
-    await index.close();
-  }
-  console.log(JSON.stringify({ ms: Math.round(ms) }));
-  process.exit(0);
-}
-
 const host = /host: (\S+)/.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
 execFileSync(
   'cargo',
@@ -62,9 +38,11 @@ const nativeFile = path.join(dir, 'native.json');
 fs.writeFileSync(plainFile, JSON.stringify(docs));
 fs.writeFileSync(nativeFile, JSON.stringify(docs.map(toNative)));
 
+// The Node layers are timed by `build-phases.js`'s own child (FTS5, or rye-search's adds).
+const phases = path.join(path.dirname(self), 'build-phases.js');
 const node = (layer, env = {}) => () =>
   JSON.parse(
-    execFileSync(process.execPath, [self, name, '--child', layer], { env: { ...process.env, ...env }, encoding: 'utf8' })
+    execFileSync(process.execPath, [phases, name, '--child', layer], { env: { ...process.env, ...env }, encoding: 'utf8' })
       .trim()
       .split('\n')
       .at(-1),

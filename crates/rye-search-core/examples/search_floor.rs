@@ -1,10 +1,10 @@
 //! Tantivy's own floor for one single-term search (issue #64: "single-term `search()` p50 at or
 //! below MiniSearch's"): the same five fields with the bench's boosts, in a bare Tantivy index
-//! (its default tokenizer, one segment), without Node and without anything rye-search adds.
+//! (`common/bare.rs`, one segment), without Node and without anything rye-search adds.
 //! Per term, each step timed in a pass of its own: the top 10 by BM25 alone (block-max WAND
 //! skips what cannot reach it: what a lean search with a lower-bound count needs); with the
-//! exact count (rye-search's default); that and the 10 stored documents (uncompressed, as rye-search stores
-//! them); that and a 200-character snippet of each one's `content` by Tantivy's own generator.
+//! exact count (rye-search's default); that and the 10 stored documents; that and a
+//! 200-character snippet of each one's `content` by Tantivy's own generator.
 //!   cargo run --release --example search_floor -- docs.json terms.json
 //! `terms.json`: `{"kind": ["term", …], …}`. Prints one JSON line: p50 µs per kind and step, and
 //! the mean of the first step (what bounds a batch's queries per second on each core).
@@ -15,31 +15,16 @@ use std::time::Instant;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use serde::Deserialize;
+#[path = "common/bare.rs"]
+mod bare;
+
+use bare::FIELDS;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, Schema, STORED, STRING, TEXT};
+use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::store::Compressor;
-use tantivy::{doc, DocAddress, Index, IndexSettings, IndexWriter, Score, Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, IndexWriter, Score, Searcher, TantivyDocument, Term};
 
-#[derive(Deserialize)]
-struct Doc {
-    id: String,
-    #[serde(default)]
-    title: String,
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    description: String,
-    #[serde(default)]
-    category: String,
-    #[serde(default)]
-    content: String,
-}
-
-const FIELDS: [(&str, f32); 5] =
-    [("title", 3.0), ("name", 3.0), ("description", 2.0), ("category", 1.5), ("content", 1.0)];
 const ROUNDS: usize = 2000;
 
 fn query(fields: &[Field; 5], term: &str) -> Box<dyn Query> {
@@ -82,30 +67,19 @@ fn main() -> tantivy::Result<()> {
     let mut args = std::env::args().skip(1);
     let (docs, terms) = (args.next(), args.next());
     let (Some(docs), Some(terms)) = (docs, terms) else { panic!("usage: search_floor docs.json terms.json") };
-    let docs: Vec<Doc> = serde_json::from_str(&std::fs::read_to_string(docs)?).expect("a JSON array of documents");
+    let docs = bare::read_docs(&docs);
     let terms: BTreeMap<String, Vec<String>> =
         serde_json::from_str(&std::fs::read_to_string(terms)?).expect("{kind: [terms]}");
 
-    let mut b = Schema::builder();
-    let id = b.add_text_field("id", STRING | STORED);
-    let fields = FIELDS.map(|(name, _)| b.add_text_field(name, TEXT | STORED));
-    // Stored uncompressed, as rye-search stores them: a hit then reads its document without
-    // decompressing a block.
-    let settings = IndexSettings { docstore_compression: Compressor::None, ..IndexSettings::default() };
-    let index = Index::builder().schema(b.build()).settings(settings).create_in_ram()?;
+    let bare = bare::Bare::new()?;
+    let fields = bare.text;
     // One thread with room for every document: one segment, as rye-search's merged index.
-    let mut writer: IndexWriter = index.writer_with_num_threads(1, 1 << 30)?;
+    let mut writer: IndexWriter = bare.index.writer_with_num_threads(1, 1 << 30)?;
     for d in &docs {
-        writer.add_document(doc!(
-            id => d.id.as_str(),
-            fields[0] => d.title.as_str(),
-            fields[1] => d.name.as_str(),
-            fields[2] => d.description.as_str(),
-            fields[3] => d.category.as_str(),
-            fields[4] => d.content.as_str(),
-        ))?;
+        bare.add(&mut writer, d)?;
     }
     writer.commit()?;
+    let index = bare.index;
     let searcher = index.reader()?.searcher();
 
     let mut out = BTreeMap::new();
