@@ -135,7 +135,7 @@ function table(tierName, results, e2e, ran, title) {
     ['known-item MRR@10', (r) => r.mrr10, 3],
     ['add one item after the build, p50 of 100 (ms)', (r) => r.addOneP50Ms, 3],
     ['100 one-item adds asked for at once, until all return (ms)', (r) => r.addAtOnceMs, 1],
-    ['p50 single-mid after those 200 adds (ms)', (r) => r.midAfterAddsP50Ms, 3],
+    ['p50 single-mid after the adds above (ms)', (r) => r.midAfterAddsP50Ms, 3],
   ];
   const lines = [`### ${tierName} (${results.rye?.docs ?? '?'} items): ${title}`, ''];
   // Other work on the machine moves absolute times: the load shows how much there was.
@@ -321,6 +321,11 @@ function targets(results, batched, tierName) {
   }
   if (rye.batchQps)
     out.push(`- searchMany ≥ 30,000 queries/s with default options: ${rye.batchQps} — ${ok(rye.batchQps >= 30_000)}`);
+  // Where Tantivy itself stands on the same data (measured by those probes, not in this run).
+  out.push(
+    '',
+    "Tantivy's own floors beside these targets: `node bench/probes/build-floor.js` (a bare Tantivy build on one and two threads beside FTS5, rye-search's core alone and its Node API) and `RYE_SEARCH_ENCODER=off node bench/probes/single-latency.js` (a bare Tantivy single-term search — top 10, with the count, with stored documents, with its own snippets — beside rye-search and MiniSearch, and the queries per second its ranking alone leaves a batch).",
+  );
   return out.join('\n');
 }
 
