@@ -67,9 +67,9 @@ export class LineTransport implements Transport {
     return new Promise((resolve) => {
       if (this.closed || this.output.destroyed) return resolve();
       if (this.output.write(`${JSON.stringify(message)}\n`)) return resolve();
-      // Every send waiting for the client to read is answered by one pair of listeners: one pair
-      // a send put a listener per answer in flight on stdout, and past ten Node warned of a leak
-      // on stderr (300 calls answered to a client that read slowly).
+      // All sends waiting for the client to read share one pair of listeners: a pair per send
+      // left one listener per answer in flight on stdout, and past ten Node printed a leak
+      // warning on stderr (300 calls answered to a client that read slowly).
       this.waiting.push(resolve);
       if (this.waiting.length === 1) {
         this.output.once('drain', this.wake);
