@@ -214,6 +214,17 @@ describe('incremental refresh', () => {
       }
     }
     await assert.rejects(openIndex('x'), (err) => err.code === 'E_INVALID_ARGUMENT');
+    // A misspelt name must not look applied: `project` opened an index without the project.
+    for (const name of ['project', 'projectpath', 'cache', 'bundles']) {
+      await assert.rejects(
+        open(ws, { [name]: ws.project }),
+        (err) =>
+          err.code === 'E_INVALID_ARGUMENT' &&
+          err.message === `unknown openIndex option "${name}"` &&
+          err.hint.includes('projectPath'),
+        name,
+      );
+    }
     assert.equal(fs.existsSync(ws.cache), false, 'nothing made for a wrong option');
     ws.cleanup();
   });

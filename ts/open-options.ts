@@ -75,11 +75,24 @@ const CHECKS: { [K in keyof OpenIndexOptions]?: [Check, string, string] } = {
   onProgress: [(v) => typeof v === 'function', 'a function', 'pass (progress) => { … }, or omit it'],
 };
 
+/** Every option `openIndex` takes: a name outside it is refused (a misspelt one must not look applied). */
+const OPTION_NAMES: ReadonlySet<string> = new Set<keyof OpenIndexOptions>([
+  ...(Object.keys(CHECKS) as (keyof OpenIndexOptions)[]),
+  'systemBundles',
+]);
+
 export function checkOpenOptions(opts: OpenIndexOptions): void {
   if (opts === null || typeof opts !== 'object') {
     throw new InvalidArgumentError(`openIndex takes an object of options, got ${shown(opts)}`, {
       hint: "pass { projectPath: '/path/to/project' }",
     });
+  }
+  // `{ project: dir }` opened an index without the project, and its searches said nothing.
+  for (const key in opts) {
+    if (!OPTION_NAMES.has(key))
+      throw new InvalidArgumentError(`unknown openIndex option ${shown(key)}`, {
+        hint: `use ${[...OPTION_NAMES].join(', ')}`,
+      });
   }
   for (const [name, [ok, what, hint]] of Object.entries(CHECKS) as [string, [Check, string, string]][]) {
     const value = (opts as Record<string, unknown>)[name];

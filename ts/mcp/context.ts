@@ -55,7 +55,9 @@ export class McpContext {
       this.busyEvicted.delete(key);
       entry.evicted = false;
     } else {
-      const index = openIndex({ ...this.options, projectPath: project || undefined, refresh: false });
+      // Its own options (the default project, the log) are not openIndex's.
+      const { defaultProject: _project, log: _log, ...open } = this.options;
+      const index = openIndex({ ...open, projectPath: project || undefined, refresh: false });
       const opened: Entry = { index, users: 0, evicted: false };
       index.catch(() => this.entries.get(key) === opened && this.entries.delete(key));
       entry = opened;
