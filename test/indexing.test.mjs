@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { openIndex } from '../dist/index.js';
+import { createMemoryIndex, openIndex } from '../dist/index.js';
 import { directive, pyTool, workspace } from './helpers.mjs';
 
 const open = (ws, extra = {}) =>
@@ -227,6 +227,53 @@ describe('incremental refresh', () => {
     }
     assert.equal(fs.existsSync(ws.cache), false, 'nothing made for a wrong option');
     ws.cleanup();
+  });
+
+  it('every options object of the API refuses a name it does not know, naming it, before doing anything', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/a.md': '# A\n\nwalrus\n' });
+    const index = await open(ws, { watch: false });
+    const memory = createMemoryIndex();
+    const unknown = (what, name) => (err) =>
+      err.code === 'E_INVALID_ARGUMENT' &&
+      err.message === `unknown ${what} option "${name}"` &&
+      err.hint.startsWith('use ');
+    try {
+      // Each misspelling ran as if the option were not given: the fetch without its type, ready
+      // at once, the stream at its default batch.
+      await assert.rejects(index.search({ query: 'walrus', limt: 1 }), unknown('search', 'limt'));
+      await assert.rejects(
+        index.fetch({ item_id: 'knowledge:a', itemtype: 'knowledge' }),
+        unknown('fetch', 'itemtype'),
+      );
+      await assert.rejects(index.fetch({ itemId: 'knowledge:a' }), unknown('fetch', 'itemId'));
+      await assert.rejects(
+        index.fetchMany({ item_ids: ['knowledge:a'], item_id: 'x' }),
+        unknown('fetchMany', 'item_id'),
+      );
+      await assert.rejects(index.ready({ semantics: 'full' }), unknown('ready', 'semantics'));
+      await assert.rejects(memory.ready({ semantic: 'full', timeout: 5 }), unknown('ready', 'timeout'));
+      // A stream checks its options when it is made, as it checks its batch.
+      assert.throws(
+        () => index.searchStream([{ query: 'walrus' }], { batchSize: 5 }),
+        unknown('searchStream', 'batchSize'),
+      );
+      assert.throws(() => memory.searchStream([], { size: 5 }), unknown('searchStream', 'size'));
+      await assert.rejects(
+        index.refresh({ force: true }),
+        (err) => err.code === 'E_INVALID_ARGUMENT' && /progress callback/.test(err.message),
+      );
+      // The names they do know still work.
+      // (An unsigned item is refused by fetch's integrity rule: past the options.)
+      await assert.rejects(index.fetch({ item_id: 'a', item_type: 'knowledge', source: 'project' }), {
+        code: 'E_INTEGRITY',
+      });
+      assert.equal((await index.search({ query: 'walrus', limit: 1 })).total, 1);
+    } finally {
+      await index.close();
+      await memory.close();
+      ws.cleanup();
+    }
   });
 
   it('handles with two size caps keep their own index: neither removes what the other indexes', async () => {

@@ -6,6 +6,7 @@
 import os from 'node:os';
 
 import { RyeSearchError } from './errors.js';
+import { onlyKnown } from './validate.js';
 import type { NativeIndex } from './native.js';
 import type { VectorTier } from './wire.js';
 
@@ -30,6 +31,8 @@ export interface ReadyOptions {
   /** Give up after this many milliseconds (default: no limit) with `E_TIMEOUT`. */
   timeoutMs?: number;
 }
+
+const READY_OPTION_NAMES: ReadonlySet<string> = new Set<keyof ReadyOptions>(['semantic', 'timeoutMs']);
 
 /**
  * Threads the background encoding may use (each at a lower priority): `RYE_SEARCH_ENCODER_THREADS`,
@@ -71,6 +74,8 @@ export async function ready(
   opts: ReadyOptions = {},
   closed: () => boolean = () => false,
 ): Promise<SemanticStatus> {
+  // `{ semantics: 'full' }` returned at once, as if every item had its vector.
+  if (opts !== null && typeof opts === 'object') onlyKnown(opts, READY_OPTION_NAMES, 'ready');
   if (opts.semantic !== undefined && opts.semantic !== 'full') {
     throw new RyeSearchError(
       'E_INVALID_ARGUMENT',

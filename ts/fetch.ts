@@ -14,6 +14,7 @@ import { inside, readRegularFile, UnreadableFile } from './read-file.js';
 import { isKind, KINDS, type Kind } from './scope.js';
 import { requestedSpace, selectSpaces, sourceOf, type Space } from './spaces.js';
 import { verifyText, type Integrity, type TrustStore } from './trust/trust.js';
+import { onlyKnown } from './validate.js';
 
 export interface FetchOptions {
   item_id: string;
@@ -29,6 +30,17 @@ export interface FetchOptions {
   /** Accepted for registry sources; ignored for local spaces. */
   version?: string;
 }
+
+/** Every option `fetch` takes (`fetchMany` takes these but `item_id`, and `item_ids`). */
+export const FETCH_OPTION_NAMES: ReadonlySet<string> = new Set<keyof FetchOptions>([
+  'item_id',
+  'item_type',
+  'source',
+  'space',
+  'destination',
+  'overwrite',
+  'version',
+]);
 
 export interface FetchResponse {
   status: 'success';
@@ -142,6 +154,7 @@ export interface FetchContext {
 export function fetchItem(opts: FetchOptions, ctx: FetchContext): FetchResponse {
   if (!opts || typeof opts !== 'object')
     throw new InvalidArgumentError('fetch options must be an object', { hint: 'pass { item_id }' });
+  onlyKnown(opts, FETCH_OPTION_NAMES, 'fetch');
   const { kinds, id: asked } = parseItemRef(opts.item_id, opts.item_type);
   const source = requestedSpace(opts);
   const spaces = source === undefined ? ctx.spaces : selectSpaces(ctx.spaces, source);

@@ -7,6 +7,7 @@ import type { Progress } from './indexer.js';
 import { MAX_WRITER_WAIT_MS, WRITER_WAIT_MS } from './indexer.js';
 import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CAP } from './items.js';
 import type { SystemBundle } from './spaces.js';
+import { onlyKnown } from './validate.js';
 
 export interface OpenIndexOptions {
   /** Directory that holds the project's `.ai/` (optional: without it only user and system spaces). */
@@ -75,7 +76,7 @@ const CHECKS: { [K in keyof OpenIndexOptions]?: [Check, string, string] } = {
   onProgress: [(v) => typeof v === 'function', 'a function', 'pass (progress) => { … }, or omit it'],
 };
 
-/** Every option `openIndex` takes: a name outside it is refused (a misspelt one must not look applied). */
+/** Every option `openIndex` takes. */
 const OPTION_NAMES: ReadonlySet<string> = new Set<keyof OpenIndexOptions>([
   ...(Object.keys(CHECKS) as (keyof OpenIndexOptions)[]),
   'systemBundles',
@@ -88,12 +89,7 @@ export function checkOpenOptions(opts: OpenIndexOptions): void {
     });
   }
   // `{ project: dir }` opened an index without the project, and its searches said nothing.
-  for (const key in opts) {
-    if (!OPTION_NAMES.has(key))
-      throw new InvalidArgumentError(`unknown openIndex option ${shown(key)}`, {
-        hint: `use ${[...OPTION_NAMES].join(', ')}`,
-      });
-  }
+  onlyKnown(opts, OPTION_NAMES, 'openIndex');
   for (const [name, [ok, what, hint]] of Object.entries(CHECKS) as [string, [Check, string, string]][]) {
     const value = (opts as Record<string, unknown>)[name];
     if (value !== undefined && !ok(value)) {

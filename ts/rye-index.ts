@@ -9,12 +9,13 @@ import { scanSpaces } from './discovery.js';
 import { cacheDirFor, fallbackCacheDir, indexDirFor, markUsed, pruneCache } from './cache.js';
 import { DEFAULT_MAX_FILE_BYTES } from './items.js';
 import { checkOpenOptions, type OpenIndexOptions } from './open-options.js';
-import { fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
+import { FETCH_OPTION_NAMES, fetchItem, parseItemRef, type FetchOptions, type FetchResponse } from './fetch.js';
 import {
   closedIndexError,
   echo,
   fetchFailure,
   InvalidArgumentError,
+  shown,
   NotFoundError,
   RyeSearchError,
   type FetchFailure,
@@ -39,6 +40,7 @@ import {
 } from './spaces.js';
 import type { Kind } from './scope.js';
 import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust/trust.js';
+import { onlyKnown } from './validate.js';
 
 /** Most ids one `fetchMany` (and `rye_fetch` with `item_ids`) loads. */
 export const MAX_ITEM_IDS = 50;
@@ -71,6 +73,12 @@ export interface FetchManyOptions extends Omit<FetchOptions, 'item_id'> {
   /** Alias of `item_ids`. */
   itemIds?: string[];
 }
+
+const FETCH_MANY_OPTION_NAMES: ReadonlySet<string> = new Set([
+  ...[...FETCH_OPTION_NAMES].filter((n) => n !== 'item_id'),
+  'item_ids',
+  'itemIds',
+]);
 
 export type { OpenIndexOptions } from './open-options.js';
 
@@ -148,6 +156,11 @@ export class RyeIndex {
 
   async refresh(onProgress?: (p: Progress) => void): Promise<IndexReport> {
     this.assertOpen();
+    // `refresh({ … })` failed deep inside with a TypeError ("onProgress is not a function").
+    if (onProgress !== undefined && typeof onProgress !== 'function')
+      throw new InvalidArgumentError(`refresh takes a progress callback, got ${shown(onProgress)}`, {
+        hint: 'call refresh(), or refresh((progress) => { … })',
+      });
     await this.reopenIfRemoved();
     markUsed(this.location);
     const report = await this.indexer.refresh(onProgress);
@@ -262,6 +275,7 @@ export class RyeIndex {
 
   async fetchMany(opts: FetchManyOptions): Promise<{ items: (FetchResponse | FetchFailure)[] }> {
     this.assertOpen();
+    if (opts !== null && typeof opts === 'object') onlyKnown(opts, FETCH_MANY_OPTION_NAMES, 'fetchMany');
     const { item_ids: ids, itemIds, ...one } = opts ?? ({} as FetchManyOptions);
     const list = ids ?? itemIds;
     if (!Array.isArray(list) || list.length === 0 || list.length > MAX_ITEM_IDS)

@@ -6,7 +6,7 @@ import { InvalidArgumentError, shown } from './errors.js';
 import { INTEGRITIES } from './items.js';
 import { isKind, type Kind, KINDS, parseScopes } from './scope.js';
 import type { Space } from './spaces.js';
-import { parseDate, wellFormed } from './validate.js';
+import { onlyKnown, parseDate, wellFormed } from './validate.js';
 import {
   type DistanceOption,
   OPTION_NAMES,
@@ -203,9 +203,7 @@ export interface BuiltRequest {
 /** Checks that search options are an object of known names (before any is read). */
 export function checkOptions(opts: SearchOptions): void {
   if (!opts || typeof opts !== 'object') bad('search options must be an object', 'pass { query, scope }');
-  // A misspelt option must not look applied.
-  for (const key in opts)
-    if (!OPTION_NAMES.has(key)) bad(`unknown search option "${key}"`, `use ${[...OPTION_NAMES].join(', ')}`);
+  onlyKnown(opts, OPTION_NAMES, 'search');
 }
 
 /** Validates options and builds the native request. */

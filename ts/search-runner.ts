@@ -10,6 +10,7 @@ import { luceneWarnings } from './lucene-syntax.js';
 import { envelope, type Prepared, type SearchResponse } from './search-results.js';
 import { requestedSpace, type Space } from './spaces.js';
 import { MAX_LIMIT } from './search-options.js';
+import { onlyKnown } from './validate.js';
 import type { NativeRequest } from './wire.js';
 import { type AnswerRead, type NativePage, PageReader } from './answer-page.js';
 
@@ -247,6 +248,7 @@ export interface StreamOptions {
 }
 
 export const DEFAULT_STREAM_BATCH = 256;
+const STREAM_OPTION_NAMES: ReadonlySet<string> = new Set<keyof StreamOptions>(['batch']);
 const MAX_STREAM_BATCH = 10_000;
 
 /** The batch size of a stream over `source`, or the coded error of a bad source or option. */
@@ -260,6 +262,7 @@ export function streamBatch(source: unknown, opts: StreamOptions | undefined): n
     throw new InvalidArgumentError('searchStream takes an iterable of search options', {
       hint: 'pass an array, a generator or an async iterable of { query, … }',
     });
+  if (opts !== null && typeof opts === 'object') onlyKnown(opts, STREAM_OPTION_NAMES, 'searchStream');
   const batch = opts?.batch ?? DEFAULT_STREAM_BATCH;
   if (!Number.isInteger(batch) || batch < 1 || batch > MAX_STREAM_BATCH)
     throw new InvalidArgumentError(`batch must be an integer from 1 to ${MAX_STREAM_BATCH}, got ${String(batch)}`, {

@@ -2,7 +2,18 @@
  * Checks shared by the option and document validators: input the native side cannot take gets
  * a clear error here, not a JSON error from deep inside.
  */
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError, shown } from './errors.js';
+
+/**
+ * Refuses a name `opts` holds that `names` lacks: a misspelt option (`limt`, `project`,
+ * `itemtype`, `semantics`) must not look applied. `what` names the options (`search`,
+ * `openIndex`…), the hint the names there are.
+ */
+export function onlyKnown(opts: object, names: ReadonlySet<string>, what: string): void {
+  for (const key in opts)
+    if (!names.has(key))
+      throw new InvalidArgumentError(`unknown ${what} option ${shown(key)}`, { hint: `use ${[...names].join(', ')}` });
+}
 
 /** A UTF-16 surrogate without its pair: JSON cannot carry it to the native side as text. */
 const LONE_SURROGATE = /\p{Cs}/u;
