@@ -75,7 +75,7 @@ export async function ready(
   closed: () => boolean = () => false,
 ): Promise<SemanticStatus> {
   // `{ semantics: 'full' }` returned at once, as if every item had its vector.
-  if (opts !== null && typeof opts === 'object') onlyKnown(opts, READY_OPTION_NAMES, 'ready');
+  onlyKnown(opts, READY_OPTION_NAMES, 'ready');
   if (opts.semantic !== undefined && opts.semantic !== 'full') {
     throw new RyeSearchError(
       'E_INVALID_ARGUMENT',

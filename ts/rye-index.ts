@@ -275,7 +275,7 @@ export class RyeIndex {
 
   async fetchMany(opts: FetchManyOptions): Promise<{ items: (FetchResponse | FetchFailure)[] }> {
     this.assertOpen();
-    if (opts !== null && typeof opts === 'object') onlyKnown(opts, FETCH_MANY_OPTION_NAMES, 'fetchMany');
+    onlyKnown(opts, FETCH_MANY_OPTION_NAMES, 'fetchMany');
     const { item_ids: ids, itemIds, ...one } = opts ?? ({} as FetchManyOptions);
     const list = ids ?? itemIds;
     if (!Array.isArray(list) || list.length === 0 || list.length > MAX_ITEM_IDS)

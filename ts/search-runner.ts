@@ -262,7 +262,7 @@ export function streamBatch(source: unknown, opts: StreamOptions | undefined): n
     throw new InvalidArgumentError('searchStream takes an iterable of search options', {
       hint: 'pass an array, a generator or an async iterable of { query, … }',
     });
-  if (opts !== null && typeof opts === 'object') onlyKnown(opts, STREAM_OPTION_NAMES, 'searchStream');
+  onlyKnown(opts, STREAM_OPTION_NAMES, 'searchStream');
   const batch = opts?.batch ?? DEFAULT_STREAM_BATCH;
   if (!Number.isInteger(batch) || batch < 1 || batch > MAX_STREAM_BATCH)
     throw new InvalidArgumentError(`batch must be an integer from 1 to ${MAX_STREAM_BATCH}, got ${String(batch)}`, {

@@ -7,9 +7,11 @@ import { InvalidArgumentError, shown } from './errors.js';
 /**
  * Refuses a name `opts` holds that `names` lacks: a misspelt option (`limt`, `project`,
  * `itemtype`, `semantics`) must not look applied. `what` names the options (`search`,
- * `openIndex`…), the hint the names there are.
+ * `openIndex`…), the hint the names there are. Anything but an object is left to the caller's
+ * own check.
  */
-export function onlyKnown(opts: object, names: ReadonlySet<string>, what: string): void {
+export function onlyKnown(opts: unknown, names: ReadonlySet<string>, what: string): void {
+  if (opts === null || typeof opts !== 'object') return;
   for (const key in opts)
     if (!names.has(key))
       throw new InvalidArgumentError(`unknown ${what} option ${shown(key)}`, { hint: `use ${[...names].join(', ')}` });

@@ -68,13 +68,13 @@ impl Encoder {
         &self.identity
     }
 
-    /// The unit vector of each text, its first `tokens` tokens (at most [`MAX_SEQUENCE`]), or
-    /// `None` for a text with no words. One thread; the cost grows with the tokens.
     /// Whether the vocabulary holds a piece of any word of `text` (not only `[UNK]`).
     pub fn knows_a_word(&self, text: &str) -> bool {
         !self.pieces.ids(text, MAX_SEQUENCE, Unknown::Drop).is_empty()
     }
 
+    /// The unit vector of each text, its first `tokens` tokens (at most [`MAX_SEQUENCE`]), or
+    /// `None` for a text with no words. One thread; the cost grows with the tokens.
     pub fn embed(&self, texts: &[&str], tokens: usize) -> Vec<Option<Vec<f32>>> {
         let limit = tokens.clamp(3, MAX_SEQUENCE.min(self.bert.config.positions));
         let sequences: Vec<Option<Vec<u32>>> = texts
