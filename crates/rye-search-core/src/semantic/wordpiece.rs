@@ -13,10 +13,43 @@ pub const MAX_WORDS: usize = 256;
 const MAX_WORD_CHARS: usize = 100;
 
 pub struct WordPiece {
-    /// Looked up for every word of every item embedded: a fast hash (the keys are the model's
-    /// own, so no caller can choose colliding ones).
-    vocab: FxHashMap<String, u32>,
+    /// Pieces that begin a word, by their text; looked up for every word of every item embedded:
+    /// a fast hash (the keys are the model's own, so no caller can choose colliding ones).
+    first: Pieces,
+    /// Pieces that continue a word (`##able`), by their text after the `##`: a part of a word is
+    /// looked up as the slice it is, with nothing spelt out first.
+    rest: Pieces,
     unk: u32,
+}
+
+/// Pieces by their text, and the longest's length in bytes: no longer slice is looked up (a long
+/// word unknown to the model tried every length from its whole down, ~30 hashes a part).
+struct Pieces {
+    ids: FxHashMap<Box<str>, u32>,
+    longest: usize,
+}
+
+impl Pieces {
+    fn new(pieces: impl Iterator<Item = (Box<str>, u32)>) -> Pieces {
+        let ids: FxHashMap<Box<str>, u32> = pieces.collect();
+        let longest = ids.keys().map(|k| k.len()).max().unwrap_or(0);
+        Pieces { ids, longest }
+    }
+
+    /// The longest piece `word[start..]` begins with: its id and where it ends.
+    fn longest_at(&self, word: &str, start: usize) -> Option<(u32, usize)> {
+        let mut end = word.len().min(start + self.longest);
+        while !word.is_char_boundary(end) {
+            end -= 1;
+        }
+        while end > start {
+            if let Some(&id) = self.ids.get(&word[start..end]) {
+                return Some((id, end));
+            }
+            end = word[..end].char_indices().next_back().map_or(start, |(i, _)| i);
+        }
+        None
+    }
 }
 
 /// What becomes of a word no pieces cover.
@@ -30,18 +63,25 @@ pub enum Unknown {
 
 impl WordPiece {
     pub fn new(vocab: FxHashMap<String, u32>, unk: u32) -> WordPiece {
-        WordPiece { vocab, unk }
+        // A word never holds `#` (it is punctuation, a word of its own), so no word begins with
+        // `##`: those pieces only ever continue one.
+        let (rest, first): (Vec<_>, Vec<_>) = vocab.into_iter().partition(|(piece, _)| piece.starts_with("##"));
+        WordPiece {
+            first: Pieces::new(first.into_iter().map(|(p, id)| (p.into_boxed_str(), id))),
+            rest: Pieces::new(rest.into_iter().map(|(p, id)| (p[2..].into(), id))),
+            unk,
+        }
     }
 
     /// The ids of `text`'s pieces, at most `max`.
     pub fn ids(&self, text: &str, max: usize, unknown: Unknown) -> Vec<u32> {
         let mut ids = Vec::with_capacity(max.min(MAX_WORDS));
-        let mut piece = String::new();
-        for word in basic_words(text) {
+        let words = basic_words(text);
+        for word in words.iter() {
             if ids.len() >= max {
                 break;
             }
-            if !self.push_pieces(&word, &mut piece, &mut ids) && unknown == Unknown::Keep {
+            if !self.push_pieces(word, &mut ids) && unknown == Unknown::Keep {
                 ids.push(self.unk);
             }
         }
@@ -51,109 +91,125 @@ impl WordPiece {
 
     /// Greedy longest-match WordPiece: pushes the ids of `word`'s pieces to `ids` and says true,
     /// or pushes none and says false when a part of it no piece covers (the word is `[UNK]`).
-    /// `piece`: room to spell each piece tried in, kept from word to word.
-    fn push_pieces(&self, word: &str, piece: &mut String, ids: &mut Vec<u32>) -> bool {
-        if word.chars().count() > MAX_WORD_CHARS {
+    fn push_pieces(&self, word: &str, ids: &mut Vec<u32>) -> bool {
+        if word.len() > MAX_WORD_CHARS && word.chars().count() > MAX_WORD_CHARS {
             return false;
         }
         let before = ids.len();
         let mut start = 0;
         while start < word.len() {
-            let mut end = word.len();
-            let mut found = None;
-            while end > start {
-                piece.clear();
-                if start > 0 {
-                    piece.push_str("##");
+            let pieces = if start == 0 { &self.first } else { &self.rest };
+            match pieces.longest_at(word, start) {
+                Some((id, end)) => {
+                    if id != self.unk {
+                        ids.push(id);
+                    }
+                    start = end;
                 }
-                piece.push_str(&word[start..end]);
-                if let Some(id) = self.vocab.get(piece.as_str()) {
-                    found = Some(*id);
-                    break;
-                }
-                end = word[..end].char_indices().next_back().map_or(start, |(i, _)| i);
-            }
-            match found {
-                Some(id) if id != self.unk => ids.push(id),
-                Some(_) => {}
                 None => {
                     ids.truncate(before);
                     return false;
                 }
             }
-            start = end;
         }
         true
     }
 }
 
+/// A text's words, as one lower-cased string and each word's span in it.
+struct Words {
+    text: String,
+    spans: Vec<(usize, usize)>,
+}
+
+impl Words {
+    fn with_capacity(bytes: usize) -> Words {
+        Words { text: String::with_capacity(bytes), spans: Vec::new() }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        self.spans.iter().map(|&(a, b)| &self.text[a..b])
+    }
+
+    fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Ends the word being written (the text since the last span), if any.
+    fn end_word(&mut self) {
+        let from = self.spans.last().map_or(0, |s| s.1);
+        if self.text.len() > from {
+            self.spans.push((from, self.text.len()));
+        }
+    }
+
+    /// A character that is a word of its own (punctuation, a CJK ideograph).
+    fn push_alone(&mut self, c: char) {
+        self.end_word();
+        self.text.push(c);
+        self.end_word();
+    }
+
+    #[cfg(test)]
+    fn to_vec(&self) -> Vec<String> {
+        self.iter().map(str::to_owned).collect()
+    }
+}
+
 /// BERT's basic tokenizer: lowercase, accents stripped, split on white space and punctuation,
 /// each CJK ideograph a word of its own, control characters dropped.
-fn basic_words(text: &str) -> impl Iterator<Item = String> + '_ {
-    let words = match text.is_ascii() {
+fn basic_words(text: &str) -> Words {
+    match text.is_ascii() {
         true => ascii_words(text.as_bytes()),
         false => words_of(text.chars().flat_map(char::to_lowercase).nfd()),
-    };
-    words.into_iter()
+    }
 }
+
+/// Bytes reserved for a text's words at first: an item's start, where [`MAX_WORDS`] ends most.
+const WORDS_BYTES: usize = 4096;
 
 /// [`words_of`] for ASCII text, a byte at a time: no accent to strip, nothing to decompose, no
 /// CJK (most items are ASCII, and the Unicode path cost a fifth of embedding one).
-fn ascii_words(text: &[u8]) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
+fn ascii_words(text: &[u8]) -> Words {
+    let mut words = Words::with_capacity(text.len().min(WORDS_BYTES));
     for &b in text {
         // A vertical tab is white space to Unicode, not to `is_ascii_whitespace`.
         if b.is_ascii_whitespace() || b == 0x0B {
-            if !word.is_empty() {
-                words.push(std::mem::take(&mut word));
-            }
+            words.end_word();
         } else if b.is_ascii_control() {
             continue;
         } else if b.is_ascii_punctuation() {
-            if !word.is_empty() {
-                words.push(std::mem::take(&mut word));
-            }
-            words.push(char::from(b).to_string());
+            words.push_alone(char::from(b));
         } else {
-            word.push(char::from(b.to_ascii_lowercase()));
+            words.text.push(char::from(b.to_ascii_lowercase()));
         }
         if words.len() > MAX_WORDS {
             break;
         }
     }
-    if !word.is_empty() {
-        words.push(word);
-    }
+    words.end_word();
     words
 }
 
 /// The words of lower-cased, decomposed characters (see [`basic_words`]).
-fn words_of(chars: impl Iterator<Item = char>) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let flush = |word: &mut String, words: &mut Vec<String>| {
-        if !word.is_empty() {
-            words.push(std::mem::take(word));
-        }
-    };
+fn words_of(chars: impl Iterator<Item = char>) -> Words {
+    let mut words = Words::with_capacity(WORDS_BYTES);
     for c in chars {
         if is_combining_mark(c) || c == '\u{FFFD}' || (c.is_control() && !c.is_whitespace()) {
             continue;
         }
         if c.is_whitespace() {
-            flush(&mut word, &mut words);
+            words.end_word();
         } else if is_cjk(c) || c.is_ascii_punctuation() || !(c.is_alphanumeric() || c.is_ascii()) {
-            flush(&mut word, &mut words);
-            words.push(c.to_string());
+            words.push_alone(c);
         } else {
-            word.push(c);
+            words.text.push(c);
         }
         if words.len() > MAX_WORDS {
             break;
         }
     }
-    flush(&mut word, &mut words);
+    words.end_word();
     words
 }
 
@@ -203,7 +259,65 @@ mod tests {
                 })
                 .collect();
             let unicode = words_of(text.chars().flat_map(char::to_lowercase).nfd());
-            assert_eq!(ascii_words(text.as_bytes()), unicode, "{text:?}");
+            assert_eq!(ascii_words(text.as_bytes()).to_vec(), unicode.to_vec(), "{text:?}");
+        }
+    }
+
+    /// BERT's WordPiece as written in its reference: each piece tried spelt out (`##` and all),
+    /// from the rest of the word down to one character.
+    fn spelt_out(vocab: &FxHashMap<String, u32>, unk: u32, word: &str) -> Option<Vec<u32>> {
+        if word.chars().count() > MAX_WORD_CHARS {
+            return None;
+        }
+        let (mut ids, mut start) = (Vec::new(), 0);
+        while start < word.len() {
+            let mut end = word.len();
+            let found = loop {
+                if end == start {
+                    break None;
+                }
+                let piece = format!("{}{}", if start > 0 { "##" } else { "" }, &word[start..end]);
+                if let Some(&id) = vocab.get(&piece) {
+                    break Some(id);
+                }
+                end = word[..end].char_indices().next_back().unwrap().0;
+            };
+            ids.extend(found?.ne(&unk).then_some(found?));
+            start = end;
+        }
+        Some(ids)
+    }
+
+    #[test]
+    fn pieces_are_found_as_spelling_each_out_finds_them() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        // Letters of one to four bytes, so that pieces end inside and beside multi-byte ones; `#`
+        // only in pieces (a word never holds one: it is punctuation, a word of its own).
+        let alphabet = ['a', 'b', 'c', 'é', 'ß', '中', '文', '𝔸', '#'];
+        let word = |next: &mut dyn FnMut() -> u64, most: u64, letters: usize| -> String {
+            (0..1 + next() % most).map(|_| alphabet[(next() % letters as u64) as usize]).collect()
+        };
+        for case in 0..3_000 {
+            let mut vocab = FxHashMap::default();
+            vocab.insert("[UNK]".to_string(), 0);
+            for id in 1..1 + next() % 40 {
+                let piece = word(&mut next, 6, alphabet.len());
+                let piece = if next() % 2 == 0 { format!("##{piece}") } else { piece };
+                vocab.insert(piece, id as u32);
+            }
+            let pieces = WordPiece::new(vocab.clone(), 0);
+            for _ in 0..20 {
+                let w = word(&mut next, if case % 100 == 0 { 120 } else { 12 }, alphabet.len() - 1);
+                let mut ids = Vec::new();
+                let found = pieces.push_pieces(&w, &mut ids).then_some(ids);
+                assert_eq!(found, spelt_out(&vocab, 0, &w), "{w:?} with {vocab:?}");
+            }
         }
     }
 }
