@@ -119,6 +119,33 @@ describe('createMemoryIndex', () => {
     await assert.rejects(mem.search({ query: '*', filters: { tags: ['\ud83c'] } }), /filter "tags" has an unpaired/);
   });
 
+  it('refuses an unpaired surrogate in any text of the search options, naming the option, never as a wire error', async () => {
+    const mem = createMemoryIndex();
+    await mem.add([{ id: 'rye/walrus', title: 'walrus facts', source: 'system:docs' }]);
+    const cases = [
+      [
+        { scope: 'knowledge.\ud800' },
+        'E_INVALID_SCOPE',
+        /invalid scope .*: an unpaired UTF-16 surrogate at position 10/,
+      ],
+      [{ scope: ['knowledge', 'tool.r\udc00'] }, 'E_INVALID_SCOPE', /unpaired UTF-16 surrogate at position 6/],
+      [{ space: 'system:\ud800' }, 'E_INVALID_ARGUMENT', /^space has an unpaired UTF-16 surrogate at position 7/],
+      [{ source: 'system:d\udfff' }, 'E_INVALID_ARGUMENT', /^source has an unpaired UTF-16 surrogate at position 8/],
+      [{ like: 'knowledge:rye/walrus\ud800' }, 'E_INVALID_ARGUMENT', /^like has an unpaired/],
+      [{ fields: { title: 'walrus \ud800' } }, 'E_INVALID_ARGUMENT', /^fields\.title has an unpaired/],
+      [{ filters: { ['cat\ud800']: 'x' } }, 'E_INVALID_ARGUMENT', /^a filter name has an unpaired/],
+    ];
+    for (const [opts, code, message] of cases) {
+      await assert.rejects(
+        mem.search({ query: 'walrus', ...opts }),
+        (err) => err.code === code && message.test(err.message) && /toWellFormed/.test(err.hint),
+        JSON.stringify(opts),
+      );
+    }
+    // The same texts, well formed, search.
+    assert.equal((await mem.search({ query: 'walrus', scope: 'knowledge.rye', space: 'system:docs' })).total, 1);
+  });
+
   it('refuses values JSON cannot show (BigInt, cycles) with a coded error, and echoes huge ones cut short', async () => {
     const mem = createMemoryIndex();
     await mem.add([{ id: 'a', title: 'walrus' }]);

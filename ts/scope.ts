@@ -4,6 +4,7 @@
  * `rye/core_utils/…`; a scope without `*` names one item or one namespace exactly.
  */
 import { InvalidScopeError, shown } from './errors.js';
+import { loneSurrogateAt, WELL_FORMED_HINT } from './validate.js';
 
 export const KINDS = ['directive', 'tool', 'knowledge'] as const;
 export type Kind = (typeof KINDS)[number];
@@ -36,6 +37,8 @@ const EVERY_KIND = new Set(['*']);
 /** A scope's meaning; `undefined` for `*` (every kind). */
 export function parseScope(scope: unknown): Scope | undefined {
   if (typeof scope !== 'string') fail(scope, 'scope must be a string');
+  const lone = loneSurrogateAt(scope);
+  if (lone >= 0) fail(scope, `an unpaired UTF-16 surrogate at position ${lone}`, WELL_FORMED_HINT);
   const text = scope.trim();
   if (text === '') fail(scope, 'scope is empty');
   if (EVERY_KIND.has(text)) return undefined;

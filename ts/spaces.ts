@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { InvalidArgumentError, shown } from './errors.js';
+import { wellFormed } from './validate.js';
 
 export interface SystemBundle {
   id: string;
@@ -141,6 +142,7 @@ export function requestedSpace(args: { space?: unknown; source?: unknown }): str
   ] as const) {
     if (value !== undefined && value !== null && typeof value !== 'string')
       throw new InvalidArgumentError(`${name} must be a string`, { hint: 'use all, project, user or system' });
+    if (typeof value === 'string') wellFormed(value, name);
   }
   if (typeof space === 'string' && typeof source === 'string' && space !== source) {
     throw new InvalidArgumentError(`space "${space}" and source "${source}" disagree`, { hint: 'give one of them' });

@@ -20,14 +20,21 @@ export function onlyKnown(opts: unknown, names: ReadonlySet<string>, what: strin
 /** A UTF-16 surrogate without its pair: JSON cannot carry it to the native side as text. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
+/** Where `text` has a UTF-16 surrogate without its pair, or -1. */
+export function loneSurrogateAt(text: string): number {
+  return LONE_SURROGATE.exec(text)?.index ?? -1;
+}
+
+export const WELL_FORMED_HINT =
+  'pass valid Unicode text (String.prototype.toWellFormed() replaces unpaired surrogates)';
+
 /** Returns `text` when it is well-formed UTF-16, else throws naming `what` and the position. */
 export function wellFormed(text: string, what: string): string {
-  const bad = LONE_SURROGATE.exec(text);
-  if (bad) {
-    throw new InvalidArgumentError(`${what} has an unpaired UTF-16 surrogate at position ${bad.index}`, {
-      hint: 'pass valid Unicode text (String.prototype.toWellFormed() replaces unpaired surrogates)',
+  const at = loneSurrogateAt(text);
+  if (at >= 0)
+    throw new InvalidArgumentError(`${what} has an unpaired UTF-16 surrogate at position ${at}`, {
+      hint: WELL_FORMED_HINT,
     });
-  }
   return text;
 }
 
