@@ -44,14 +44,20 @@ describe('typo rescue', () => {
     const index = createMemoryIndex();
     await index.add([{ id: 'finch', title: 'zebrafinch', description: 'a small bird of the grasslands' }]);
     const TILDE = /"~" is no operator here.*proximity.*fuzzy/;
-    for (const query of ['zebrafinch~1', 'zebrafnch~', '"small bird"~3', 'bird AND "small bird"~2']) {
+    for (const query of [
+      'zebrafinch~1',
+      'zebrafnch~',
+      'zebrafinch~0.8',
+      '"small bird"~1e1',
+      'bird AND "small bird"~2',
+    ]) {
       const res = await index.search({ query });
       assert.match((res.warnings ?? []).join(' '), TILDE, query);
     }
     // As the warning says: the options find it.
     const near = await index.search({ query: 'small bird', proximity: { enabled: true, max_distance: 3 } });
     assert.equal(near.total, 1);
-    for (const query of ['zebrafinch', 'a~b', '~2', 'bird-watching']) {
+    for (const query of ['zebrafinch', 'a~b', 'a~e5', '~2', 'bird-watching']) {
       const res = await index.search({ query });
       assert.doesNotMatch((res.warnings ?? []).join(' '), TILDE, query);
     }
@@ -65,6 +71,7 @@ describe('typo rescue', () => {
     const RANGE = /ranges are no operator here.*date_from/;
     for (const [opts, warning] of [
       [{ query: 'zebrafinch^2' }, BOOST],
+      [{ query: 'zebrafinch^1e3' }, BOOST],
       [{ query: '"small bird"^0.5 grasslands' }, BOOST],
       [{ query: '(bird OR finch)^3' }, BOOST],
       [{ query: 'bird', fields: { title: 'zebrafinch^4' } }, BOOST],

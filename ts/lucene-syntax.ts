@@ -3,17 +3,20 @@
  * words here, so its number or its ends are searched as words too, and the answer came back
  * empty without a word why: each found gets a warning naming the option that does the job.
  */
+/** A number as Lucene reads one: `2`, `0.5`, `1e3` (written so, its digits were searched as a word too). */
+const NUMBER = String.raw`\d+(?:\.\d+)?(?:[eE][+-]?\d+)?`;
+
 const LUCENE: { pattern: RegExp; warning: string }[] = [
   {
-    // `word~2`, `"two words"~5`.
-    pattern: /[\p{L}\p{N}"]~\d*(?![\p{L}\p{N}])/u,
+    // `word~2`, `word~0.8`, `"two words"~5`.
+    pattern: new RegExp(`[\\p{L}\\p{N}"]~(?:${NUMBER})?(?![\\p{L}\\p{N}])`, 'u'),
     warning:
       '"~" is no operator here (a number after it is searched as a word): for words near each other pass ' +
       'proximity {"enabled": true, "max_distance": N}; for typos, fuzzy {"enabled": true, "max_distance": 1 or 2}',
   },
   {
     // `word^2`, `"two words"^0.5`, `(a OR b)^3`.
-    pattern: /[\p{L}\p{N}")]\^(?:\d+(?:\.\d+)?|\.\d+)?(?![\p{L}\p{N}])/u,
+    pattern: new RegExp(`[\\p{L}\\p{N}")]\\^(?:${NUMBER}|\\.\\d+)?(?![\\p{L}\\p{N}])`, 'u'),
     warning:
       '"^" is no operator here (a number after it is searched as a word): leave boosts out; titles and ' +
       'names already weigh most, and fields {"title": "…"} searches one field',
