@@ -153,6 +153,7 @@ describe('trust documents', () => {
     ws.write('project', {
       'config/keys/trusted/raw-pem.toml': `owner = "author"\n\n[public_key]\npem = "ed25519:${raw}"\n`,
       'config/keys/trusted/nokey.toml': 'owner = "nobody"\n',
+      'config/keys/trusted/broken.toml': '[public_key]\npem = """\n',
       'tools/a.py': signText(pyTool({ description: 'by author' }), 'tool', '.py', author),
     });
     const index = await openIndex({
@@ -164,10 +165,10 @@ describe('trust documents', () => {
     const res = await index.search({ query: 'author', scope: 'tool' });
     assert.equal(res.results[0].integrity, 'verified');
     const report = await index.verify();
-    assert.deepEqual(
-      report.ignoredTrustFiles.map((i) => path.basename(i.file)),
-      ['nokey.toml'],
-    );
+    assert.deepEqual(report.ignoredTrustFiles.map((i) => path.basename(i.file)).sort(), ['broken.toml', 'nokey.toml']);
+    // A file TOML cannot read is named with the parser's reason and place, on one line.
+    const broken = report.ignoredTrustFiles.find((i) => i.file.endsWith('broken.toml'));
+    assert.match(broken.reason, /^[^\n]*unfinished string[^\n]* \(line 2, column \d+\)$/);
     await index.close();
     ws.cleanup();
   });
