@@ -98,6 +98,25 @@ describe('discovery and metadata', () => {
     ws.cleanup();
   });
 
+  it("reports a file's broken metadata on one line, a TOML fault with its place", async () => {
+    const ws = workspace();
+    ws.write('project', {
+      'tools/cfg/broken.toml': 'description = "walrus tool"\nversion = \n',
+      'knowledge/broken.md': '---\ntitle: [unclosed\n---\nWalrus notes.\n',
+    });
+    const index = await open(ws);
+    const warnings = Object.fromEntries(index.lastReport.warnings.map((w) => [path.basename(w.path), w.message]));
+    assert.deepEqual(Object.keys(warnings).sort(), ['broken.md', 'broken.toml']);
+    for (const message of Object.values(warnings)) assert.doesNotMatch(message, /\n/);
+    assert.match(
+      warnings['broken.toml'],
+      /^metadata could not be read: Invalid TOML document: .* \(line 2, column \d+\)$/,
+    );
+    assert.equal((await index.search({ query: 'walrus' })).total, 2);
+    await index.close();
+    ws.cleanup();
+  });
+
   it('does not follow links out of the space, and survives link loops', async (t) => {
     const ws = workspace();
     ws.write('project', { 'tools/ok.py': pyTool({ description: 'inside' }) });

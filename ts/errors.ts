@@ -46,6 +46,21 @@ export function shown(value: unknown): string {
   return echo(text);
 }
 
+/**
+ * Why a parser refused a file, on one line: a TOML or YAML parser's message goes on with a
+ * picture of the lines around the fault, which reports of one line per file showed as escaped
+ * newlines. The place, where the parser gives one, follows.
+ */
+export function parseFailure(err: unknown): string {
+  const { message, line, column } = (err ?? {}) as { message?: unknown; line?: unknown; column?: unknown };
+  const first = String(message ?? err)
+    .split('\n')[0]!
+    .trim()
+    .replace(/:$/, '');
+  // smol-toml gives the place as `line` and `column`.
+  return typeof line === 'number' && typeof column === 'number' ? `${first} (line ${line}, column ${column})` : first;
+}
+
 /** Text a message repeats (an id, a name), cut with an ellipsis past `MAX_ECHO_CHARS`. */
 export function echo(text: string): string {
   return text.length > MAX_ECHO_CHARS ? `${text.slice(0, MAX_ECHO_CHARS)}…` : text;

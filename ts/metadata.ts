@@ -17,7 +17,7 @@ import {
   simpleElements,
   stripTags,
 } from './markup.js';
-import { exhaustedError, RyeSearchError } from './errors.js';
+import { exhaustedError, parseFailure, RyeSearchError } from './errors.js';
 import type { Kind } from './scope.js';
 import { withoutSignature } from './trust/signature.js';
 
@@ -142,7 +142,7 @@ function fromRecord(meta: unknown, fallbackTitle: string, content: string): Item
 
 function failed(stem: string, content: string, why: unknown): ItemMetadata {
   const meta = fromRecord({}, stem, content);
-  meta.warning = `metadata could not be read: ${why instanceof Error ? why.message : String(why)}`;
+  meta.warning = `metadata could not be read: ${parseFailure(why)}`;
   return meta;
 }
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 
 import { parse as parseToml } from 'smol-toml';
 
+import { parseFailure } from '../errors.js';
 import type { INTEGRITIES } from '../items.js';
 import { MAX_CONFIG_BYTES, readRegularFile } from '../read-file.js';
 import type { Kind } from '../scope.js';
@@ -199,7 +200,7 @@ export class TrustStore {
       const raw = rawKey(key);
       return { text, entry: { key, owner, file, v1: v1 ?? v1KeyId(pemOf(raw)), v2: v2KeyId(raw) } };
     } catch (err) {
-      this.ignored.push({ file, reason: reasonOf(err) });
+      this.ignored.push({ file, reason: parseFailure(err) });
       return undefined;
     }
   }
@@ -299,16 +300,4 @@ export function verifyText(text: string, kind: Kind | 'config', ext: string, sto
     };
   }
   return { ...base, signed: true, integrity: 'verified' };
-}
-
-/**
- * Why a trust file was ignored, on one line: a TOML parser's message goes on with a picture of
- * the lines around the fault, which a report of one line per file showed as escaped newlines.
- */
-function reasonOf(err: unknown): string {
-  const { message, line, column } = err as { message?: unknown; line?: unknown; column?: unknown };
-  const first = String(message ?? err)
-    .split('\n')[0]!
-    .trim();
-  return typeof line === 'number' && typeof column === 'number' ? `${first} (line ${line}, column ${column})` : first;
 }
