@@ -324,7 +324,7 @@ function targets(results, batched, tierName) {
   // Where Tantivy itself stands on the same data (measured by those probes, not in this run).
   out.push(
     '',
-    "Tantivy's own floors beside these targets: `node bench/probes/build-floor.js` (a bare Tantivy build on one and two threads beside FTS5, rye-search's core alone and its Node API) and `RYE_SEARCH_ENCODER=off node bench/probes/single-latency.js` (a bare Tantivy single-term search — top 10, with the count, with stored documents, with its own snippets — beside rye-search and MiniSearch, and the queries per second its ranking alone leaves a batch).",
+    "Tantivy's own floors beside these targets: `node bench/probes/build-floor.js` (a bare Tantivy build on one and two threads beside FTS5, rye-search's core alone and its Node API) and `RYE_SEARCH_ENCODER=off node bench/probes/single-latency.js` (a bare Tantivy single-term search — top 10, with the count, with stored documents, with its own snippets — beside rye-search and MiniSearch, and the queries per second each of those steps leaves a batch, beside rye-search's `searchMany` of the same terms with default options).",
   );
   return out.join('\n');
 }

@@ -5,8 +5,9 @@
 // one process, timed alternately. The sentence encoder is off, so nothing else takes the cores.
 // Then Tantivy's own floor on the same terms, in the same run (`examples/search_floor.rs`, built
 // first: the bench's five fields and boosts in a bare index, without Node): the top 10 alone, with
-// the count, with their stored documents, with Tantivy's own 200-character snippets; and the rate
-// its ranking alone leaves a batch of these queries on this machine's cores.
+// the count, with their stored documents, with Tantivy's own 200-character snippets; the rate
+// each leaves a batch of these queries on this machine's cores, beside rye-search's `searchMany`
+// of the same terms with default options.
 //   RYE_SEARCH_ENCODER=off node bench/probes/single-latency.js [c10k|c60k]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -73,6 +74,15 @@ for (const kind of KINDS) {
     'native alone ÷ MiniSearch': +(p50(half(t.native)) / p50(half(t.minisearch))).toFixed(2),
   });
 }
+// The same terms as a batch, default options (previews on): `searchMany`'s rate, best of three.
+const allTerms = KINDS.flatMap(termsOf);
+const batch = Array.from({ length: 20_000 }, (_, i) => optionsFor(allTerms[i % allTerms.length]));
+let batchRate = 0;
+for (let round = 0; round < 3; round++) {
+  const s = performance.now();
+  await index.searchMany(batch);
+  batchRate = Math.max(batchRate, batch.length / ((performance.now() - s) / 1000));
+}
 await index.close();
 
 // Tantivy alone on the same documents and terms.
@@ -99,8 +109,15 @@ console.log(`${name}: p50 of one single-term search, previews on (scope knowledg
 console.table(rows);
 // What Tantivy's ranking alone leaves of a batch's rate: its mean CPU a query over the kinds, on
 // every core, with nothing else (no request, no N-API, no answer) in the way.
-const meanUs = KINDS.reduce((sum, k) => sum + floor[k].uncounted_mean_us, 0) / KINDS.length;
 const cores = os.availableParallelism();
-console.log(
-  `Tantivy's own top 10 (no count), mean over the kinds: ${meanUs.toFixed(1)} µs a query → at most ${Math.round((cores * 1e6) / meanUs)} queries/s on ${cores} cores`,
-);
+for (const [step, what] of [
+  ['uncounted_mean_us', 'top 10 (no count)'],
+  ['loaded_mean_us', 'top 10, counted, with the stored documents'],
+  ['previewed_mean_us', 'top 10, counted, with the stored documents and its own 200-character snippets'],
+]) {
+  const meanUs = KINDS.reduce((sum, k) => sum + floor[k][step], 0) / KINDS.length;
+  console.log(
+    `Tantivy's own ${what}, mean over the kinds: ${meanUs.toFixed(1)} µs a query → at most ${Math.round((cores * 1e6) / meanUs)} queries/s on ${cores} cores`,
+  );
+}
+console.log(`rye-search searchMany, the same terms, default options (previews on), best of 3: ${Math.round(batchRate)} queries/s`);
