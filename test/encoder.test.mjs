@@ -123,10 +123,12 @@ describe('sentence encoder tier', () => {
           '-e',
           `import { createMemoryIndex } from '../dist/index.js';
            const index = createMemoryIndex();
+           const first = index.semanticStatus();
            await index.add(${JSON.stringify(DOCS)});
+           const early = await index.search({ query: 'download a file from a website' });
            const status = await index.ready({ semantic: 'full', timeoutMs: 60000 });
            const res = await index.search({ query: 'download a file from a website' });
-           console.log(JSON.stringify({ status, vectors: res.vectors, top: res.results[0]?.id }));`,
+           console.log(JSON.stringify({ first, early: early.warnings ?? [], status, vectors: res.vectors, top: res.results[0]?.id }));`,
         ],
         {
           cwd: path.dirname(CLI),
@@ -140,6 +142,12 @@ describe('sentence encoder tier', () => {
       const warnings = stderr.split('\n').filter((l) => l.includes('sentence encoder is off'));
       assert.equal(warnings.length, warns ? 1 : 0, `${encoder}: ${stderr}`);
       assert.equal(res.status.encoder.state, 'off', encoder);
+      if (encoder === 'off') {
+        // Turned off, it is off from the start: no answer says it is starting.
+        assert.equal(res.first.encoder.state, 'off');
+        assert.match(res.first.encoder.error, why);
+        assert.ok(!res.early.some((w) => /sentence encoder/.test(w)), res.early.join(' | '));
+      }
       assert.match(res.status.encoder.error, why);
       assert.equal(res.status.vectors, 'static');
       assert.equal(res.vectors, 'static');

@@ -58,16 +58,23 @@ impl SearchIndex {
     /// Starts encoding this index's items in the background on up to `threads` threads (once; a
     /// second call changes nothing).
     pub fn encode_in_background(self: &Arc<Self>, threads: usize) {
+        // An encoder turned off (or one that failed to load for another index) is off from the
+        // start: "loading" until the thread found out had answers say the encoder was starting.
+        let unavailable = semantic::encoder_unavailable();
+        let state = match &unavailable {
+            Some(why) => EncodingStatus { state: "off", encoded: 0, total: 0, error: Some(why.clone()) },
+            None => EncodingStatus { state: "loading", encoded: 0, total: 0, error: None },
+        };
         let encoding = Arc::new(Encoding {
             threads: threads.clamp(1, 64),
             stop: AtomicBool::new(false),
-            state: Mutex::new(EncodingStatus { state: "loading", encoded: 0, total: 0, error: None }),
+            state: Mutex::new(state),
             wake: Condvar::new(),
             store: OnceLock::new(),
             settled: Mutex::default(),
             thread: Mutex::default(),
         });
-        if self.encoding.set(encoding.clone()).is_err() {
+        if self.encoding.set(encoding.clone()).is_err() || unavailable.is_some() {
             return;
         }
         let index = Arc::downgrade(self);

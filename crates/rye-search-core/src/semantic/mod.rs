@@ -52,12 +52,25 @@ pub fn use_encoder(path: Option<&Path>) {
         EncoderSlot { path: path.map(Path::to_path_buf), loaded: None };
 }
 
+const NO_ENCODER: &str = "no sentence encoder is set (RYE_SEARCH_ENCODER=off)";
+
+/// Why no sentence encoder will encode, when that is known without reading anything: none is
+/// set, or reading it failed already. `None`: it may (it is read on first use).
+pub fn encoder_unavailable() -> Option<String> {
+    let slot = ENCODER.lock().unwrap_or_else(|e| e.into_inner());
+    match (&slot.path, &slot.loaded) {
+        (None, _) => Some(NO_ENCODER.into()),
+        (_, Some(Err(why))) => Some(why.clone()),
+        _ => None,
+    }
+}
+
 /// The sentence encoder, read on first use (a few hundred milliseconds), or why there is none.
 pub fn encoder() -> std::result::Result<Arc<Encoder>, String> {
     let mut slot = ENCODER.lock().unwrap_or_else(|e| e.into_inner());
     if slot.loaded.is_none() {
         let loaded = match &slot.path {
-            None => Err("no sentence encoder is set (RYE_SEARCH_ENCODER=off)".to_string()),
+            None => Err(NO_ENCODER.to_string()),
             Some(path) => Encoder::load(path).map(Arc::new).map_err(|e| e.to_string()),
         };
         slot.loaded = Some(loaded);
