@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use rye_search_core::semantic::{load_model, model};
-use rye_search_core::{ItemDoc, LikeRef, Matched, Mode, Scope, SearchIndex, SearchRequest};
+use rye_search_core::{Filter, ItemDoc, LikeRef, Matched, Mode, Scope, SearchIndex, SearchRequest};
 
 fn shipped_model() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../model/minilm-static-256.rye-embed");
@@ -544,4 +544,39 @@ fn the_vectors_a_semantic_search_reads_count_in_the_index_s_memory() {
     }
     drop(on_disk);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_empty_search_by_meaning_says_meaning_left_the_items_out_not_a_filter() {
+    shipped_model();
+    let index = SearchIndex::in_memory().unwrap();
+    let mut batch = index.batch().unwrap();
+    batch
+        .upsert(&[
+            doc("walrus", "a walrus", "a large marine mammal of the arctic"),
+            doc("penguin", "a penguin", "a bird of the south"),
+        ])
+        .unwrap();
+    batch.commit().unwrap();
+    let semantic = |spaces: Vec<String>, filters: Vec<Filter>| {
+        let req = SearchRequest { query: "a".into(), mode: Mode::Semantic, spaces, filters, ..Default::default() };
+        index.search(&req).unwrap()
+    };
+    // A word every item holds, with no meaning of its own: nothing is close enough.
+    let keyword =
+        index.search(&SearchRequest { query: "a".into(), mode: Mode::Keyword, ..Default::default() }).unwrap();
+    assert_eq!(keyword.total, 2);
+    for spaces in [vec![], vec!["project".to_string()]] {
+        let res = semantic(spaces.clone(), vec![]);
+        assert_eq!(res.total, 0, "{spaces:?}");
+        assert_eq!(
+            res.warnings,
+            ["2 items hold these words, but none is close enough in meaning to the query: mode keyword finds them"],
+            "{spaces:?}"
+        );
+    }
+    // A filter that leaves every item out is still named as what did.
+    let res = semantic(vec![], vec![Filter::AnyOf { key: "category".into(), values: vec!["none".into()] }]);
+    assert_eq!(res.total, 0);
+    assert!(res.warnings.iter().any(|w| w.contains("none passes the filter category = none")), "{:?}", res.warnings);
 }

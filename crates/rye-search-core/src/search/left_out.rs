@@ -1,6 +1,7 @@
 //! An empty answer whose words are in items the request's filters, scope or space left out says
 //! so, and which of them did: it was answered with typo rescue and "did you mean" suggestions for
-//! words that were fine (`{"type": "tool"}`, `{"signed": true}` over unsigned items).
+//! words that were fine (`{"type": "tool"}`, `{"signed": true}` over unsigned items). An empty
+//! search by meaning whose words items hold says that meaning, not a filter, left them out.
 
 use std::time::{Duration, Instant};
 
@@ -26,7 +27,9 @@ impl SearchIndex {
     /// Why `res`, an empty answer, is empty when its words alone find items, or `None`.
     pub(super) fn left_out(&self, req: &SearchRequest, res: &SearchResponse) -> Result<Option<String>> {
         let restricted = !req.filters.is_empty() || !req.scopes.is_empty() || !req.spaces.is_empty();
-        if res.total > 0 || !restricted || req.like.is_some() {
+        // A search by meaning alone finds nothing when no item is close enough, whatever the words.
+        let by_meaning = req.mode == Mode::Semantic;
+        if res.total > 0 || !(restricted || by_meaning) || req.like.is_some() {
             return Ok(None);
         }
         let count = |filters: Vec<Filter>, scoped: bool| -> Result<usize> {
@@ -49,7 +52,24 @@ impl SearchIndex {
         if words == 0 {
             return Ok(None);
         }
-        let items = if words == 1 { "1 item holds".to_string() } else { format!("{words} items hold") };
+        let hold = |n: usize| if n == 1 { "1 item holds".to_string() } else { format!("{n} items hold") };
+        let items = hold(words);
+        // Items that hold the words and pass every restriction: the meaning, not a filter, left them out.
+        let kept = match (by_meaning, restricted) {
+            (false, _) => 0,
+            (true, false) => words,
+            (true, true) => count(req.filters.clone(), true)?,
+        };
+        if kept > 0 {
+            let them = if kept == 1 { "it" } else { "them" };
+            return Ok(Some(format!(
+                "{} these words, but none is close enough in meaning to the query: mode keyword finds {them}",
+                hold(kept)
+            )));
+        }
+        if !restricted {
+            return Ok(None);
+        }
         // Which restriction left them out takes a search each: not for a costly query.
         if started.elapsed() > DIAGNOSIS_BUDGET {
             return Ok(Some(format!("{items} these words, but none passes the filters, scope and space asked for")));
