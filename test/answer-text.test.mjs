@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 
 import { searchText } from '../dist/mcp/answer-text.js';
+import { usageHint } from '../dist/mcp/search-answer.js';
 
 const envelope = (results) => ({
   results,
@@ -78,5 +79,13 @@ describe('MCP answer text', () => {
       ),
       { numRuns: Number(process.env.RYE_FUZZ_CASES || 2000) },
     );
+  });
+});
+
+describe('MCP usage hint', () => {
+  const empty = { results: [], total: 0, offset: 0, limit: 10, query: 'q', scope: '*', space: 'all', has_more: false };
+  it('an empty search by meaning points to auto; an empty keyword search to other words', () => {
+    assert.match(usageHint({ ...empty, search_type: 'semantic' }), /^No results by meaning: try "mode": "auto"/);
+    assert.match(usageHint({ ...empty, search_type: 'keyword' }), /^No results: try other words, fuzzy/);
   });
 });

@@ -37,6 +37,8 @@ export function usageHint(res: SearchResponse): string {
       ? `${res.total} results match; ask with a "limit" above 0 to see them.`
       : res.total > 0
         ? `${res.total} results match, all before "offset" ${res.offset}.`
-        : 'No results: try other words, fuzzy, or a wider scope ("*").';
+        : res.search_type === 'semantic'
+          ? 'No results by meaning: try "mode": "auto" (words and meaning), or other words.'
+          : 'No results: try other words, fuzzy, or a wider scope ("*").';
   return res.next_offset !== undefined ? `${load} More results: repeat with "offset": ${res.next_offset}.` : load;
 }
