@@ -107,7 +107,7 @@ for (const row of rows) {
 }
 console.log(`${name}: p50 of one single-term search, previews on (scope knowledge, limit 10)`);
 console.table(rows);
-// What Tantivy's ranking alone leaves of a batch's rate: its mean CPU a query over the kinds, on
+// What each of Tantivy's steps leaves of a batch's rate: its mean CPU a query over the kinds, on
 // every core, with nothing else (no request, no N-API, no answer) in the way.
 const cores = os.availableParallelism();
 for (const [step, what] of [
