@@ -212,6 +212,110 @@ describe('createMemoryIndex', () => {
     assert.equal(mem.size, 1);
   });
 
+  it('writes each document as it was when add was called, whatever the caller does with it while the add waits', async () => {
+    const mem = createMemoryIndex();
+    // One object filled again for each add, the adds not awaited one by one.
+    const doc = { id: '', title: '', tags: ['first'], metadata: { team: ['a'] } };
+    const adds = [];
+    for (let i = 0; i < 5; i++) {
+      doc.id = `item/${i}`;
+      doc.title = `walrus${i}`;
+      adds.push(mem.add([doc]));
+    }
+    doc.tags.push('later');
+    doc.metadata.team.push('b');
+    await Promise.all(adds);
+    assert.equal(mem.size, 5);
+    const res = await mem.search({ query: 'walrus0 OR walrus1 OR walrus2 OR walrus3 OR walrus4', limit: 10 });
+    assert.deepEqual(
+      res.results.map((r) => `${r.id} ${r.title}`).sort(),
+      [0, 1, 2, 3, 4].map((i) => `item/${i} walrus${i}`),
+    );
+    for (const r of res.results) assert.deepEqual([r.metadata.tags, r.metadata.team], [['first'], ['a']]);
+    // Made invalid after the call: what was checked is what is written, and the add beside it stands.
+    const changed = { id: 'changed', title: 'narwhal' };
+    const beside = mem.add([{ id: 'beside', title: 'narwhal' }]);
+    const add = mem.add([changed]);
+    changed.tags = 5;
+    changed.id = undefined;
+    await Promise.all([beside, add]);
+    assert.deepEqual((await mem.search({ query: 'narwhal' })).results.map((r) => r.id).sort(), ['beside', 'changed']);
+  });
+
+  it("refuses what the caller's own getters and proxies throw as bad input, with a code, and keeps what it holds", async () => {
+    const mem = createMemoryIndex();
+    await mem.add([{ id: 'kept', title: 'walrus' }]);
+    const boom = () => {
+      throw new Error('boom');
+    };
+    const theirs = (what) => (err) =>
+      err.code === 'E_INVALID_ARGUMENT' && err.message === `reading ${what} threw: boom` && err.hint.length > 0;
+    await assert.rejects(
+      mem.add([
+        {
+          id: 'a',
+          get title() {
+            return boom();
+          },
+        },
+      ]),
+      theirs('the documents'),
+    );
+    await assert.rejects(mem.add([new Proxy({}, { get: boom })]), theirs('the documents'));
+    await assert.rejects(mem.add(new Proxy([], { get: boom })), theirs('the documents'));
+    await assert.rejects(mem.add([{ id: 'b', tags: new Proxy(['x'], { get: boom }) }]), theirs('the documents'));
+    await assert.rejects(mem.remove(new Proxy(['kept'], { get: boom })), theirs('the ids'));
+    await assert.rejects(
+      mem.search({
+        get query() {
+          return boom();
+        },
+      }),
+      theirs('the search options'),
+    );
+    await assert.rejects(
+      mem.search({ query: 'walrus', fields: new Proxy({}, { ownKeys: boom }) }),
+      theirs('the search options'),
+    );
+    await assert.rejects(mem.searchMany(new Proxy([], { get: boom })), theirs('the list of searches'));
+    const [failed, answered] = await mem.searchMany([
+      {
+        get query() {
+          return boom();
+        },
+      },
+      { query: 'walrus' },
+    ]);
+    assert.ok(theirs('the search options')(failed.error));
+    assert.deepEqual(
+      answered.results.map((r) => r.id),
+      ['kept'],
+    );
+    // A thrown value with no message, or one whose message cannot be read, is still named.
+    await assert.rejects(
+      mem.search({
+        get query() {
+          throw 7;
+        },
+      }),
+      (err) => err.code === 'E_INVALID_ARGUMENT' && /threw: 7$/.test(err.message),
+    );
+    const unreadable = {
+      get message() {
+        return boom();
+      },
+    };
+    await assert.rejects(
+      mem.search({
+        get query() {
+          throw unreadable;
+        },
+      }),
+      (err) => err.code === 'E_INVALID_ARGUMENT',
+    );
+    assert.equal(mem.size, 1);
+  });
+
   it('metadata keys and filters named like Object.prototype members (constructor, __proto__) are keys like any other', async () => {
     const mem = createMemoryIndex();
     await mem.add([

@@ -480,3 +480,51 @@ describe('spaces, precedence and shadows', () => {
     await assert.rejects(index.search({ query: '*', scope: 'tool', space: 'user', source: 'system' }), /disagree/);
   });
 });
+
+describe("the caller's own objects", () => {
+  it('what their getters and proxies throw is refused with a code, in every call that reads options, and the index answers after', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/walrus.md': knowledge({ id: 'walrus', title: 'Walrus facts' }, 'tusks') });
+    const boom = () => {
+      throw new Error('boom');
+    };
+    const theirs = (what) => (err) =>
+      err.code === 'E_INVALID_ARGUMENT' && err.message === `reading ${what} threw: boom` && err.hint.length > 0;
+    const throwing = (key, extra = {}) => ({
+      ...extra,
+      get [key]() {
+        return boom();
+      },
+    });
+    await assert.rejects(openIndex(throwing('projectPath')), theirs('the open options'));
+    await assert.rejects(openIndex(new Proxy({}, { ownKeys: boom })), theirs('the open options'));
+    const index = await openIndex(wsOptions(ws));
+    try {
+      await assert.rejects(index.search(throwing('query')), theirs('the search options'));
+      await assert.rejects(index.fetch(throwing('item_id')), theirs('the fetch options'));
+      await assert.rejects(index.fetchMany(throwing('item_ids')), theirs('the fetchMany options'));
+      await assert.rejects(index.fetchMany({ item_ids: new Proxy(['walrus'], { get: boom }) }), theirs('the ids'));
+      await assert.rejects(index.verify(new Proxy(['walrus'], { get: boom })), theirs('the ids'));
+      await assert.rejects(index.ready(throwing('semantic')), theirs('the ready options'));
+      assert.throws(() => index.searchStream([{ query: 'walrus' }], throwing('batch')), theirs('the stream options'));
+      assert.throws(() => index.searchStream(new Proxy({}, { has: boom })), theirs('the searches'));
+      const [failed] = await index.searchMany([throwing('query')]);
+      assert.ok(theirs('the search options')(failed.error));
+      // A getter is read once: what was checked is what runs.
+      let reads = 0;
+      const res = await index.search({
+        get query() {
+          reads += 1;
+          return reads === 1 ? 'walrus' : 'x'.repeat(100_000);
+        },
+      });
+      assert.deepEqual([res.results.map((r) => r.id), res.query], [['walrus'], 'walrus']);
+      assert.deepEqual(
+        (await index.fetchMany({ item_ids: ['walrus'] })).items.map((i) => i.item_id),
+        ['walrus'],
+      );
+    } finally {
+      await index.close();
+    }
+  });
+});

@@ -110,6 +110,31 @@ export class InvalidArgumentError extends RyeSearchError {
   }
 }
 
+/**
+ * Runs `read` over the caller's own objects (`what` names them): what their getters or proxies
+ * throw is refused as E_INVALID_ARGUMENT, as any other bad input is; this package's own errors
+ * pass as they are.
+ */
+export function readingTheirs<T>(what: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    throw theirFailure(what, err);
+  }
+}
+
+/** What `readingTheirs` makes of an exception thrown while reading `what`. */
+export function theirFailure(what: string, err: unknown): RyeSearchError {
+  if (err instanceof RyeSearchError) return err;
+  let why: string;
+  try {
+    why = String((err as { message?: unknown } | null)?.message ?? err);
+  } catch {
+    why = `a ${typeof err}`;
+  }
+  return new InvalidArgumentError(`reading ${what} threw: ${echo(why)}`, { hint: `pass plain objects as ${what}` });
+}
+
 /** What every search and write of a closed index throws; `again` says how to get an open one. */
 export function closedIndexError(again: string): InvalidArgumentError {
   return new InvalidArgumentError('this index is closed', { hint: again });

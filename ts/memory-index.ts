@@ -1,7 +1,7 @@
 /**
  * An in-memory index over plain documents, for library users who are not indexing `.ai/` trees.
  */
-import { closedIndexError, InvalidArgumentError, LimitError, RyeSearchError, shown } from './errors.js';
+import { closedIndexError, InvalidArgumentError, LimitError, readingTheirs, RyeSearchError, shown } from './errors.js';
 import { buildDocument, documentTexts } from './document.js';
 import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEncoding } from './encoder-tier.js';
 import { embeddingModel, native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
@@ -9,7 +9,7 @@ import { isKind, type Kind } from './scope.js';
 import type { SearchOptions } from './search-request.js';
 import type { Prepared, SearchResponse } from './search-results.js';
 import { prepareSearch, SearchRunner, type SearchFailure, type StreamOptions, streamBatch } from './search-runner.js';
-import { parseDate, wellFormed } from './validate.js';
+import { optionsAsGiven, parseDate, wellFormed } from './validate.js';
 import type { NativeDocument, NativeFilter } from './wire.js';
 
 export interface PlainDocument {
@@ -49,6 +49,23 @@ const TEXT_KEYS = ['title', 'name', 'description', 'category', 'content', 'versi
  * text, the tokens of its first million words), so a 500 MB one would take ~6 GB.
  */
 export const MAX_DOCUMENT_CHARS = 64 * 1024 * 1024;
+
+/**
+ * A document as it is at the call: its fields read once (a getter, a proxy's traps), its tags
+ * and metadata copied. Anything but a plain object is left for `checkDocument` to refuse.
+ */
+function snapshot(d: PlainDocument): PlainDocument {
+  if (!d || typeof d !== 'object' || Array.isArray(d)) return d;
+  const { id, kind, title, name, description, category, content, version, date, source, path } = d;
+  const copy: PlainDocument = { id, kind, title, name, description, category, content, version, date, source, path };
+  copy.tags = Array.isArray(d.tags) ? [...d.tags] : d.tags;
+  const metadata = d.metadata;
+  copy.metadata =
+    metadata && typeof metadata === 'object' && !Array.isArray(metadata)
+      ? Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, Array.isArray(v) ? [...v] : v]))
+      : metadata;
+  return copy;
+}
 
 /**
  * Rejects what would otherwise be dropped or stringified silently, naming the document and
@@ -214,6 +231,7 @@ export class MemoryIndex {
    * its encoder vector (see `RyeIndex.ready`).
    */
   async ready(opts?: ReadyOptions): Promise<SemanticStatus> {
+    opts = optionsAsGiven(opts, 'the ready options');
     await this.writes;
     await nativeAsync(() => this.native.settleMerges(true));
     return ready(() => this.semanticStatus(), opts);
@@ -234,8 +252,11 @@ export class MemoryIndex {
     this.assertOpen();
     if (!Array.isArray(docs))
       throw new InvalidArgumentError('add takes an array of documents', { hint: 'pass [{ id, … }]' });
-    const list = docs.slice();
-    // A bad document fails its own add at once, and never the adds written with it.
+    // Each document is read once, now: what is written is what the call was given, whatever the
+    // caller does with its objects while the add waits for the writer (one object filled again
+    // for each add, not awaited, was written as its last contents, once). A bad document fails
+    // its own add at once, and never the adds written with it.
+    const list = readingTheirs('the documents', () => docs.map(snapshot));
     list.forEach(checkDocument);
     const joined = this.gathering?.join(list);
     if (joined) return joined;
@@ -251,7 +272,7 @@ export class MemoryIndex {
   /** Removes the documents of `kind` with these ids (ids not in the index are ignored). */
   async remove(ids: string[], kind: Kind = 'knowledge'): Promise<void> {
     this.assertOpen();
-    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))
+    if (!Array.isArray(ids) || !readingTheirs('the ids', () => ids.every((id) => typeof id === 'string')))
       throw new InvalidArgumentError('remove takes an array of ids', { hint: "pass ['id', …]" });
     if (!isKind(kind))
       throw new InvalidArgumentError(`unknown kind "${String(kind)}"`, { hint: 'use directive, tool or knowledge' });

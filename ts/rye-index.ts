@@ -29,18 +29,10 @@ import type { SearchOptions } from './search-request.js';
 import { type Prepared, shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
 import { prepareSearch, SearchRunner, type SearchFailure, type StreamOptions, streamBatch } from './search-runner.js';
 
-import {
-  checkProjectDir,
-  DEFAULT_BUNDLE,
-  requestedSpace,
-  resolveSpaces,
-  selectSpaces,
-  sourceOf,
-  type Space,
-} from './spaces.js';
+import { checkProjectDir, DEFAULT_BUNDLE, resolveSpaces, selectSpaces, sourceOf, type Space } from './spaces.js';
 import type { Kind } from './scope.js';
 import { TrustStore, type IgnoredTrustFile, type Integrity } from './trust/trust.js';
-import { onlyKnown } from './validate.js';
+import { listAsGiven, onlyKnown, optionsAsGiven } from './validate.js';
 
 /** Most ids one `fetchMany` (and `rye_fetch` with `item_ids`) loads. */
 export const MAX_ITEM_IDS = 50;
@@ -212,8 +204,9 @@ export class RyeIndex {
   /** ID mode: the verified content of one item (cascade project → user → bundles). */
   async fetch(opts: FetchOptions): Promise<FetchResponse> {
     this.assertOpen();
+    const given = optionsAsGiven(opts, 'the fetch options');
     await loadParsers();
-    return fetchItem(opts, {
+    return fetchItem(given, {
       spaces: this.spaces,
       trust: TrustStore.load(this.spaces),
       maxFileBytes: this.maxFileBytes,
@@ -275,9 +268,10 @@ export class RyeIndex {
 
   async fetchMany(opts: FetchManyOptions): Promise<{ items: (FetchResponse | FetchFailure)[] }> {
     this.assertOpen();
-    onlyKnown(opts, FETCH_MANY_OPTION_NAMES, 'fetchMany');
-    const { item_ids: ids, itemIds, ...one } = opts ?? ({} as FetchManyOptions);
-    const list = ids ?? itemIds;
+    const given = optionsAsGiven(opts, 'the fetchMany options');
+    onlyKnown(given, FETCH_MANY_OPTION_NAMES, 'fetchMany');
+    const { item_ids: ids, itemIds, ...one } = given ?? ({} as FetchManyOptions);
+    const list = listAsGiven(ids ?? itemIds, 'the ids');
     if (!Array.isArray(list) || list.length === 0 || list.length > MAX_ITEM_IDS)
       throw new InvalidArgumentError(`item_ids must be a list of 1 to ${MAX_ITEM_IDS} ids`, {
         hint: 'e.g. {"item_ids": ["tool:rye/core/sign", "knowledge:rye/guide"]}',
@@ -299,6 +293,7 @@ export class RyeIndex {
    */
   async verify(ids?: string[]): Promise<VerifyReport> {
     this.assertOpen();
+    ids = listAsGiven(ids, 'the ids');
     const counts: Record<Integrity, number> = { verified: 0, unsigned: 0, modified: 0, untrusted: 0, invalid: 0 };
     const problems: VerifyReport['problems'] = [];
     let total = 0;
@@ -377,7 +372,8 @@ export class RyeIndex {
    * its sentence-encoder vector (or the encoder is off: see the status's `error`). Searches
    * never wait for it: the static model answers meanwhile.
    */
-  ready(opts?: ReadyOptions): Promise<SemanticStatus> {
+  async ready(opts?: ReadyOptions): Promise<SemanticStatus> {
+    opts = optionsAsGiven(opts, 'the ready options');
     // An index opened with `encode: false` starts encoding here.
     if (opts?.semantic === 'full' && !this.closed) startEncoding(this.native);
     return ready(
@@ -389,15 +385,19 @@ export class RyeIndex {
 
   private prepare(opts: SearchOptions): Prepared {
     let selected: Space[] = [];
-    const p = prepareSearch(opts, (space) => {
+    let named = false;
+    const p = prepareSearch(opts, (space, spaceNamed) => {
       selected = selectSpaces(this.spaces, space);
+      named = spaceNamed;
       return selected;
     });
     // What another process was still writing at the last refresh is not in the answer yet.
     const report = this.lastReport;
     const warnings = [...p.warnings, ...this.missingSpaces(selected)];
     if (report?.readOnly) warnings.push(`${report.readOnlyReason}: ${STALE_ANSWER}`);
-    return docsAside(opts, { ...p, warnings, shadows: shadowsAmong(this.shadows, selected) }, selected);
+    const prepared = { ...p, warnings, shadows: shadowsAmong(this.shadows, selected) };
+    // A space the options name is searched as named, the package's documentation included.
+    return named ? prepared : docsAside(prepared, selected);
   }
 
   /**
@@ -475,7 +475,8 @@ function makeIndexDir(location: string): void {
   }
 }
 
-export async function openIndex(opts: OpenIndexOptions = {}): Promise<RyeIndex> {
+export async function openIndex(given: OpenIndexOptions = {}): Promise<RyeIndex> {
+  const opts = optionsAsGiven(given, 'the open options');
   checkOpenOptions(opts);
   if (opts.projectPath !== undefined) checkProjectDir(opts.projectPath);
   const spaces = resolveSpaces(opts);
@@ -528,9 +529,9 @@ const DEFAULT_BUNDLE_AI = path.join(DEFAULT_BUNDLE.root, '.ai');
  * `rye-search` namespace) or when nothing else does; it never outranks a user's items. A search
  * of every space leaves it aside, and is run again over everything when it finds nothing.
  */
-function docsAside(opts: SearchOptions, p: Prepared, selected: Space[]): Prepared {
+function docsAside(p: Prepared, selected: Space[]): Prepared {
   const docs = selected.find((s) => s.kind === 'system' && path.resolve(s.aiDir) === DEFAULT_BUNDLE_AI);
-  if (!docs || selected.length < 2 || requestedSpace(opts) !== undefined) return p;
+  if (!docs || selected.length < 2) return p;
   const named = p.req.scopes.some((s) => (s.namespace ?? s.idPattern ?? '').startsWith('rye-search'));
   if (named) return p;
   const spaces = p.req.spaces.filter((label) => label !== docs.label);

@@ -3,14 +3,14 @@
  * prepared once (`prepareSearch`); a single search answers on the calling thread when it is cheap
  * (`mayBeSlow`), else on the thread pool; many searches go to the native threads in chunks.
  */
-import { errorPayload, InvalidArgumentError, LimitError, RyeSearchError } from './errors.js';
+import { errorPayload, InvalidArgumentError, LimitError, readingTheirs, theirFailure } from './errors.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, checkOptions, type SearchOptions } from './search-request.js';
 import { luceneWarnings } from './lucene-syntax.js';
 import { envelope, type Prepared, type SearchResponse } from './search-results.js';
 import { requestedSpace, type Space } from './spaces.js';
 import { MAX_LIMIT } from './search-options.js';
-import { onlyKnown } from './validate.js';
+import { onlyKnown, optionsAsGiven } from './validate.js';
 import type { NativeRequest } from './wire.js';
 import { type AnswerRead, type NativePage, PageReader } from './answer-page.js';
 
@@ -50,9 +50,7 @@ async function searchMany<P extends { req: NativeRequest }>(
     try {
       valid.push({ i, p: prepare(i) });
     } catch (err) {
-      // Anything else was thrown by the caller's own object (a getter, a proxy): not a bug here.
-      const theirs = err instanceof RyeSearchError ? err : optionsUnreadable(err);
-      out[i] = failure(theirs);
+      out[i] = failure(theirFailure(SEARCH_OPTIONS, err));
     }
   }
   // A count-only search still holds its envelope; one past the largest page is refused alone.
@@ -95,11 +93,8 @@ async function searchMany<P extends { req: NativeRequest }>(
   return out;
 }
 
-function optionsUnreadable(err: unknown): InvalidArgumentError {
-  return new InvalidArgumentError(`reading these search options threw: ${String((err as Error)?.message ?? err)}`, {
-    hint: 'pass plain objects of search options',
-  });
-}
+/** What a getter or proxy of the caller's options that throws is named as (see `readingTheirs`). */
+const SEARCH_OPTIONS = 'the search options';
 
 const HELD_HINT =
   'ask for fewer searches at once, or fewer results (limit, preview_chars, include_fields): searchStream holds two batches of answers at most';
@@ -130,12 +125,21 @@ export function mayBeSlow(req: NativeRequest, numDocs: () => number, encoderAnsw
 
 /**
  * What both facades do with search options: check them, pick the spaces the request names
- * (`select`; a memory index has none), and build the request with what its answer echoes.
+ * (`select`, told whether the options named one; a memory index has none), and build the request
+ * with what its answer echoes.
  */
-export function prepareSearch(opts: SearchOptions, select: (space: string) => Space[] | undefined): Prepared {
-  checkOptions(opts);
-  const space = requestedSpace(opts) ?? 'all';
-  const prepared = buildRequest(opts, select(space));
+export function prepareSearch(
+  given: SearchOptions,
+  select: (space: string, named: boolean) => Space[] | undefined,
+): Prepared {
+  // Read once: the answer echoes what was searched.
+  const opts = optionsAsGiven(given, SEARCH_OPTIONS);
+  const { space, prepared } = readingTheirs(SEARCH_OPTIONS, () => {
+    checkOptions(opts);
+    const named = requestedSpace(opts);
+    const space = named ?? 'all';
+    return { space, prepared: buildRequest(opts, select(space, named !== undefined)) };
+  });
   const { query, fields } = prepared.req;
   return { ...prepared, space, warnings: luceneWarnings([query, ...Object.values(fields)]) };
 }
@@ -217,7 +221,7 @@ export class SearchRunner {
   ): Promise<Array<SearchResponse | SearchFailure>> {
     const prepared: Prepared[] = [];
     const out = await searchMany(
-      list.length,
+      readingTheirs('the list of searches', () => list.length),
       (i) => (prepared[i] = prepare(list[i]!)),
       (reqs) => nativeAsync(() => this.index.searchMany(JSON.stringify(reqs))),
       (p, res, reader) => this.noted(envelope(p, res, reader)),
@@ -252,12 +256,12 @@ const STREAM_OPTION_NAMES: ReadonlySet<string> = new Set<keyof StreamOptions>(['
 const MAX_STREAM_BATCH = 10_000;
 
 /** The batch size of a stream over `source`, or the coded error of a bad source or option. */
-export function streamBatch(source: unknown, opts: StreamOptions | undefined): number {
+export function streamBatch(source: unknown, given: StreamOptions | undefined): number {
+  const opts = optionsAsGiven(given, 'the stream options');
   const iterable =
     source !== null &&
     typeof source === 'object' &&
-    (Symbol.iterator in source || Symbol.asyncIterator in source) &&
-    typeof source !== 'string';
+    readingTheirs('the searches', () => Symbol.iterator in source || Symbol.asyncIterator in source);
   if (!iterable)
     throw new InvalidArgumentError('searchStream takes an iterable of search options', {
       hint: 'pass an array, a generator or an async iterable of { query, … }',

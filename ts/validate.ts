@@ -2,7 +2,7 @@
  * Checks shared by the option and document validators: input the native side cannot take gets
  * a clear error here, not a JSON error from deep inside.
  */
-import { InvalidArgumentError, shown } from './errors.js';
+import { InvalidArgumentError, readingTheirs, shown } from './errors.js';
 
 /**
  * Refuses a name `opts` holds that `names` lacks: a misspelt option (`limt`, `project`,
@@ -15,6 +15,33 @@ export function onlyKnown(opts: unknown, names: ReadonlySet<string>, what: strin
   for (const key in opts)
     if (!names.has(key))
       throw new InvalidArgumentError(`unknown ${what} option ${shown(key)}`, { hint: `use ${[...names].join(', ')}` });
+}
+
+/**
+ * Options as given, each read once: every key `for…in` finds (the keys `onlyKnown` checks) is
+ * copied, so a getter runs once and what the caller's getters or proxy throw is refused with a
+ * code (`readingTheirs`, naming `what`). Anything but a plain object is returned as it is, for
+ * the caller's own check.
+ */
+export function optionsAsGiven<T>(opts: T, what: string): T {
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) return opts;
+  return readingTheirs(what, () => {
+    const copy: Record<string, unknown> = {};
+    // Defined, not assigned: a key named `__proto__` stays a key (and is refused as unknown).
+    for (const key in opts)
+      Object.defineProperty(copy, key, {
+        value: (opts as Record<string, unknown>)[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    return copy as T;
+  });
+}
+
+/** A list as given, read once (see `optionsAsGiven`); anything but an array as it is. */
+export function listAsGiven<T>(list: T, what: string): T {
+  return Array.isArray(list) ? readingTheirs(what, () => [...list] as T) : list;
 }
 
 /** A UTF-16 surrogate without its pair: JSON cannot carry it to the native side as text. */
