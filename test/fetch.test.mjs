@@ -256,6 +256,23 @@ describe('fetch by id', () => {
     ]);
     await assert.rejects(index.verify(['tool:nothing-here']), { code: 'E_NOT_FOUND' });
     await assert.rejects(index.verify(['../etc']), { code: 'E_INVALID_ID' });
+    // What a refusal echoes is bounded, however long the value: an id past the longest an item
+    // can have (4,096 bytes), an unknown kind, are named by their start.
+    const long = 'é'.repeat(2049);
+    await assert.rejects(index.verify([long]), (err) => err.code === 'E_NOT_FOUND' && err.message.length < 400);
+    const { items } = await index.fetchMany({ item_ids: [long, 'edited'], item_type: 'k'.repeat(100_000) });
+    assert.deepEqual(
+      items.map((i) => [i.code, i.error.length < 400, (i.item_type ?? '').length < 400, i.item_id.length < 400]),
+      [
+        ['E_INVALID_ARGUMENT', true, true, true],
+        ['E_INVALID_ARGUMENT', true, true, true],
+      ],
+    );
+    const [tooLong, other] = (await index.fetchMany({ item_ids: [`tool:${'x'.repeat(100_000)}`, 'nothing/here'] }))
+      .items;
+    assert.deepEqual([tooLong.code, tooLong.item_id.length < 400], ['E_NOT_FOUND', true]);
+    // An id that could name an item is echoed whole.
+    assert.equal(other.item_id, 'nothing/here');
   });
 });
 

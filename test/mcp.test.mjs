@@ -278,6 +278,11 @@ describe('MCP over stdio', () => {
     assert.equal(parse(missing).error_type, undefined);
     const traversal = await client.callTool({ name: 'rye_fetch', arguments: { item_id: '../../etc/passwd' } });
     assert.equal(parse(traversal).code, 'E_INVALID_ID');
+    // What reaches the model names an id longer than any item's by its start (the whole id was
+    // echoed: 100,659 characters for a 100,000-character id).
+    const huge = await client.callTool({ name: 'rye_fetch', arguments: { item_id: `tool:${'x'.repeat(100_000)}` } });
+    assert.equal(parse(huge).code, 'E_NOT_FOUND');
+    assert.ok(huge.content[0].text.length < 1500, `${huge.content[0].text.length} characters`);
   });
 
   it('rye_fetch with item_ids answers one result or error per id, in order', async () => {

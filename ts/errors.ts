@@ -20,6 +20,13 @@ export type ErrorCode =
   | 'E_NATIVE_UNAVAILABLE'
   | 'E_TIMEOUT';
 
+/**
+ * The longest id an item can have, in UTF-8 bytes: the core's `MAX_ID_BYTES` (held to it by
+ * `crates/rye-search-core/tests/wire_keys.rs`). A longer one names no item: a failure echoes it
+ * by its start.
+ */
+export const MAX_ID_BYTES = 4096;
+
 /** Longest echo of a refused value in an error message: a huge or deep value is named by its start. */
 const MAX_ECHO_CHARS = 200;
 
@@ -241,8 +248,9 @@ export function fetchFailure(err: unknown, itemId?: string, itemType?: string): 
   const e = errorPayload(err);
   const body: FetchFailure = { status: 'error', error: e.message, code: e.code, hint: e.hint };
   if (e.code === 'E_INTEGRITY') body.error_type = 'integrity';
-  if (itemId !== undefined) body.item_id = itemId;
-  if (itemType) body.item_type = itemType;
+  // Echoed so that a failure in a list can be told apart; one longer than any id, by its start.
+  if (itemId !== undefined) body.item_id = Buffer.byteLength(itemId) > MAX_ID_BYTES ? echo(itemId) : itemId;
+  if (itemType) body.item_type = echo(String(itemType));
   return body;
 }
 

@@ -73,7 +73,7 @@ export function parseItemRef(itemId: unknown, itemType?: unknown): { kinds: Kind
   if (typeof itemId !== 'string' || itemId.trim() === '')
     throw new InvalidIdError('item_id must be a non-empty string', ID_HINT);
   if (itemType !== undefined && itemType !== null && !isKind(itemType)) {
-    throw new InvalidArgumentError(`unknown item_type "${String(itemType)}"`, {
+    throw new InvalidArgumentError(`unknown item_type ${shown(itemType)}`, {
       hint: 'use directive, tool or knowledge',
     });
   }
@@ -86,7 +86,7 @@ export function parseItemRef(itemId: unknown, itemType?: unknown): { kinds: Kind
       throw new InvalidArgumentError(`item_id says ${prefixed} but item_type says ${kind}`, { hint: 'give one kind' });
     kind = prefixed;
     id = id.slice(colon + 1);
-    if (id === '') throw new InvalidIdError(`"${itemId}" has no id after "${prefixed}:"`, ID_HINT);
+    if (id === '') throw new InvalidIdError(`"${echo(itemId)}" has no id after "${prefixed}:"`, ID_HINT);
   }
   if (id.includes('\0')) throw new InvalidIdError('item_id contains a NUL byte', ID_HINT);
   if (/%(2f|5c|2e|00)/i.test(id))

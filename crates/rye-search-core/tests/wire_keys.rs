@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use rye_search_core::wire::{page, Count, ItemDoc, Scope, SearchRequest, ITEM_FIELDS};
-use rye_search_core::{MAX_LIMIT, MAX_PREVIEW_CHARS, MAX_PROXIMITY};
+use rye_search_core::{MAX_ID_BYTES, MAX_LIMIT, MAX_PREVIEW_CHARS, MAX_PROXIMITY};
 
 fn wire_ts() -> String {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ts/wire.ts");
@@ -116,10 +116,15 @@ fn the_checks_would_see_a_key_on_one_side_only() {
 
 /// The value of `export const NAME = …;` in `ts/search-options.ts`, digits only.
 fn ts_limit(name: &str) -> u64 {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ts/search-options.ts");
-    let text = std::fs::read_to_string(path).expect("ts/search-options.ts beside the crates");
+    ts_number("search-options.ts", name)
+}
+
+/// The number `export const NAME = …;` states in `ts/FILE`.
+fn ts_number(file: &str, name: &str) -> u64 {
+    let path = format!("{}/../../ts/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("ts/{file} beside the crates"));
     let opening = format!("export const {name} = ");
-    let start = text.find(&opening).unwrap_or_else(|| panic!("{opening} in ts/search-options.ts")) + opening.len();
+    let start = text.find(&opening).unwrap_or_else(|| panic!("{opening} in ts/{file}")) + opening.len();
     let digits: String = text[start..].chars().take_while(|c| c.is_ascii_digit() || *c == '_').collect();
     digits.replace('_', "").parse().expect("a number")
 }
@@ -130,4 +135,5 @@ fn the_limits_callers_are_told_are_the_core_s() {
     assert_eq!(ts_limit("MAX_PROXIMITY"), MAX_PROXIMITY);
     assert_eq!(ts_limit("MAX_LIMIT"), MAX_LIMIT as u64);
     assert!(ts_limit("MAX_MCP_LIMIT") <= MAX_LIMIT as u64, "MCP pages within the core's limit");
+    assert_eq!(ts_number("errors.ts", "MAX_ID_BYTES"), MAX_ID_BYTES as u64, "fetch refuses the ids no item has");
 }
