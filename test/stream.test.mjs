@@ -81,6 +81,39 @@ describe('searchStream', () => {
     await mem.close();
   });
 
+  it('searches each entry as it was when the source gave it: a source that fills one object again for each search gets an answer to each', async () => {
+    const mem = await memIndex();
+    // Each entry was read when its batch started, so a batch answered its last contents, every time.
+    function* reused() {
+      const opts = { query: '', limit: 1 };
+      for (let i = 0; i < 130; i++) {
+        opts.query = WORDS[i % 4];
+        opts.offset = i;
+        yield opts;
+      }
+    }
+    let i = 0;
+    for await (const res of mem.searchStream(reused(), { batch: 64 })) {
+      assert.deepEqual([res.query, res.offset], [WORDS[i % 4], i]);
+      i += 1;
+    }
+    assert.equal(i, 130);
+    // An entry whose options throw as it is read is that entry's error, in its place.
+    async function* throwing() {
+      yield { query: 'alpha' };
+      yield {
+        get query() {
+          throw new Error('a getter of the caller');
+        },
+      };
+      yield { query: 'beta' };
+    }
+    const answers = [];
+    for await (const res of mem.searchStream(throwing())) answers.push(res.error?.code ?? res.query);
+    assert.deepEqual(answers, ['alpha', 'E_INVALID_ARGUMENT', 'beta']);
+    await mem.close();
+  });
+
   it('searchMany refuses a call whose answers it could not hold (it exhausted the heap and aborted); a stream batch too', async () => {
     const mem = await memIndex();
     // 1,001 searches of up to 1,000 results: more than the million results one call keeps.

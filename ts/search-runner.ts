@@ -93,6 +93,11 @@ async function searchMany<P extends { req: NativeRequest }>(
   return out;
 }
 
+/** Options of a stream whose reading threw: its answer is that failure, in its place. */
+class Unreadable {
+  constructor(readonly err: unknown) {}
+}
+
 /** What a getter or proxy of the caller's options that throws is named as (see `readingTheirs`). */
 const SEARCH_OPTIONS = 'the search options';
 
@@ -191,19 +196,29 @@ export class SearchRunner {
     batch: number,
     stillOpen: () => void = () => undefined,
   ): AsyncGenerator<SearchResponse | SearchFailure, void, undefined> {
-    let chunk: SearchOptions[] = [];
+    let chunk: (SearchOptions | Unreadable)[] = [];
     let pending: Promise<Array<SearchResponse | SearchFailure>> | undefined;
+    const prepareRead = (opts: SearchOptions | Unreadable) => {
+      if (opts instanceof Unreadable) throw opts.err;
+      return prepare(opts);
+    };
     const start = () => {
       // A closed index ends the stream (its failure would otherwise fill every answer, forever).
       stillOpen();
-      const running = this.searchMany(chunk, prepare);
+      const running = this.searchMany(chunk as SearchOptions[], prepareRead);
       // Awaited below; a consumer that stops early must not leave it unhandled.
       running.catch(() => undefined);
       chunk = [];
       return running;
     };
     for await (const opts of source) {
-      chunk.push(opts);
+      // Read as it comes: a source that yields one object filled again for each search (searched
+      // as its last contents, every one of a batch) gets an answer to each.
+      try {
+        chunk.push(optionsAsGiven(opts, SEARCH_OPTIONS));
+      } catch (err) {
+        chunk.push(new Unreadable(err));
+      }
       if (chunk.length < batch) continue;
       const next = start();
       if (pending) yield* await pending;
