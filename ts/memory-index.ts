@@ -56,15 +56,28 @@ export const MAX_DOCUMENT_CHARS = 64 * 1024 * 1024;
  */
 function snapshot(d: PlainDocument): PlainDocument {
   if (!d || typeof d !== 'object' || Array.isArray(d)) return d;
-  const { id, kind, title, name, description, category, content, version, date, source, path } = d;
-  const copy: PlainDocument = { id, kind, title, name, description, category, content, version, date, source, path };
-  copy.tags = Array.isArray(d.tags) ? [...d.tags] : d.tags;
-  const metadata = d.metadata;
-  copy.metadata =
-    metadata && typeof metadata === 'object' && !Array.isArray(metadata)
-      ? Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, Array.isArray(v) ? [...v] : v]))
-      : metadata;
-  return copy;
+  const { id, kind, title, name, description, category, content, version, date, source, path, tags, metadata } = d;
+  // Typed by every field of a document: a field added to `PlainDocument` does not compile until it is copied here.
+  const copy: { [K in keyof Required<PlainDocument>]: PlainDocument[K] | undefined } = {
+    id,
+    kind,
+    title,
+    name,
+    description,
+    category,
+    content,
+    version,
+    date,
+    source,
+    path,
+    tags: Array.isArray(tags) ? [...tags] : tags,
+    metadata:
+      metadata && typeof metadata === 'object' && !Array.isArray(metadata)
+        ? Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, Array.isArray(v) ? [...v] : v]))
+        : metadata,
+  };
+  // `id` may be missing or of any type here: `checkDocument` refuses it next.
+  return copy as PlainDocument;
 }
 
 /**
