@@ -256,7 +256,20 @@ fn hybrid_pages_are_slices_of_one_ranking() {
                     assert_eq!(page_relaxed, relaxed, "{context}: relaxed");
                     // The long page may end inside the last short one.
                     let page = if whole.len() == 300 { &page[..page.len().min(end - offset)] } else { &page[..] };
-                    assert_eq!(page, &whole[offset..end], "{context}: page");
+                    let expected = &whole[offset..end];
+                    match recency_half_life {
+                        None => assert_eq!(page, expected, "{context}: page"),
+                        // Ages run from the moment of each search: a score rounded to four places
+                        // may move by one in its last place between the two (seen under load).
+                        Some(_) => {
+                            let same = page.len() == expected.len()
+                                && page
+                                    .iter()
+                                    .zip(expected)
+                                    .all(|(a, b)| a.0 == b.0 && a.2 == b.2 && (a.1 - b.1).abs() <= 0.00011);
+                            assert!(same, "{context}: page\n  left: {page:?}\n right: {expected:?}");
+                        }
+                    }
                 }
                 let (facet_total, _, _, counts) = run(query, 10, 0, min_score, recency_half_life, true);
                 assert_eq!(facet_total, total, "{query}: total with facets");
