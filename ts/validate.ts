@@ -27,14 +27,14 @@ export function optionsAsGiven<T>(opts: T, what: string): T {
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) return opts;
   return readingTheirs(what, () => {
     const copy: Record<string, unknown> = {};
-    // Defined, not assigned: a key named `__proto__` stays a key (and is refused as unknown).
-    for (const key in opts)
-      Object.defineProperty(copy, key, {
-        value: (opts as Record<string, unknown>)[key],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    for (const key in opts) {
+      const value = (opts as Record<string, unknown>)[key];
+      // Assigned (a definition costs ~2 µs a search), but a key named `__proto__` is defined, so
+      // that it stays a key (and is refused as unknown) instead of setting the copy's prototype.
+      if (key === '__proto__')
+        Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+      else copy[key] = value;
+    }
     return copy as T;
   });
 }
