@@ -9,7 +9,7 @@ import { isKind, type Kind } from './scope.js';
 import type { SearchOptions } from './search-request.js';
 import type { Prepared, SearchResponse } from './search-results.js';
 import { prepareSearch, SearchRunner, type SearchFailure, type StreamOptions, streamBatch } from './search-runner.js';
-import { optionsAsGiven, parseDate, wellFormed } from './validate.js';
+import { listAsGiven, optionsAsGiven, parseDate, wellFormed } from './validate.js';
 import type { NativeDocument, NativeFilter } from './wire.js';
 
 export interface PlainDocument {
@@ -285,11 +285,12 @@ export class MemoryIndex {
   /** Removes the documents of `kind` with these ids (ids not in the index are ignored). */
   async remove(ids: string[], kind: Kind = 'knowledge'): Promise<void> {
     this.assertOpen();
-    if (!Array.isArray(ids) || !readingTheirs('the ids', () => ids.every((id) => typeof id === 'string')))
+    const given = listAsGiven(ids, 'the ids');
+    if (!Array.isArray(given) || !given.every((id) => typeof id === 'string'))
       throw new InvalidArgumentError('remove takes an array of ids', { hint: "pass ['id', …]" });
     if (!isKind(kind))
-      throw new InvalidArgumentError(`unknown kind "${String(kind)}"`, { hint: 'use directive, tool or knowledge' });
-    const keys = ids.map((id) => `${kind}\0${id}`);
+      throw new InvalidArgumentError(`unknown kind ${shown(kind)}`, { hint: 'use directive, tool or knowledge' });
+    const keys = given.map((id) => `${kind}\0${id}`);
     // Adds asked for after this removal are written after it.
     this.gathering = undefined;
     return this.serially(() => this.inBatch(keys.length, (batch) => native(() => batch.delete(keys))));
