@@ -563,14 +563,13 @@ fn the_vectors_a_semantic_search_reads_count_in_the_index_s_memory() {
 fn an_empty_search_by_meaning_says_meaning_left_the_items_out_not_a_filter() {
     shipped_model();
     let index = SearchIndex::in_memory().unwrap();
-    let mut batch = index.batch().unwrap();
-    batch
-        .upsert(&[
+    add(
+        &index,
+        &[
             doc("walrus", "a walrus", "a large marine mammal of the arctic"),
             doc("penguin", "a penguin", "a bird of the south"),
-        ])
-        .unwrap();
-    batch.commit().unwrap();
+        ],
+    );
     let semantic = |spaces: Vec<String>, filters: Vec<Filter>| {
         let req = SearchRequest { query: "a".into(), mode: Mode::Semantic, spaces, filters, ..Default::default() };
         index.search(&req).unwrap()
