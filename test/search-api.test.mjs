@@ -527,4 +527,54 @@ describe("the caller's own objects", () => {
       await index.close();
     }
   });
+
+  it('system bundles that are not a list of { id, root } are refused with a code, and each bundle is read once', async () => {
+    const ws = workspace();
+    ws.write('project', { 'knowledge/walrus.md': knowledge({ id: 'walrus', title: 'Walrus facts' }, 'tusks') });
+    ws.write('core', { 'knowledge/narwhal.md': knowledge({ id: 'narwhal', title: 'Narwhal facts' }, 'tusks') });
+    const refused = (pattern) => (err) =>
+      err.code === 'E_INVALID_ARGUMENT' && pattern.test(err.message) && err.hint.length > 0;
+    const open = (systemBundles) => openIndex({ ...wsOptions(ws), systemBundles });
+    // Before: null entries and anything not a list threw a bare TypeError; a string was read as a list of letters.
+    for (const given of [5, 'core', {}, new Map()])
+      await assert.rejects(open(given), refused(/^systemBundles must be a list/));
+    for (const given of [[null], [5], [{ root: ws.root }], [{ id: '../x', root: ws.root }]])
+      await assert.rejects(open(given), refused(/^invalid system bundle/));
+    for (const root of [5, undefined, '', `${ws.root}/\0`])
+      await assert.rejects(open([{ id: 'x', root }]), refused(/^system bundle "x": root must be a path/));
+    await assert.rejects(
+      open([
+        { id: 'x', root: ws.root },
+        { id: 'x', root: ws.root },
+      ]),
+      refused(/^system bundle "x" is given twice/),
+    );
+    const throwing = {
+      get id() {
+        throw new Error('boom');
+      },
+    };
+    await assert.rejects(open([throwing]), refused(/^reading the system bundles threw: boom$/));
+    // What was checked is what is searched, whatever the getter returns next.
+    let reads = 0;
+    const bundle = {
+      get id() {
+        reads += 1;
+        return reads === 1 ? 'core' : '../../elsewhere';
+      },
+      root: ws.bundle('core'),
+    };
+    const index = await open([bundle]);
+    try {
+      const res = await index.search({ query: 'narwhal', space: 'system:core' });
+      assert.deepEqual(
+        res.results.map((r) => [r.id, r.bundle]),
+        [['narwhal', 'core']],
+      );
+      assert.equal(reads, 1);
+    } finally {
+      await index.close();
+      ws.cleanup();
+    }
+  });
 });

@@ -7,7 +7,7 @@ import type { Progress } from './indexer.js';
 import { MAX_WRITER_WAIT_MS, WRITER_WAIT_MS } from './indexer.js';
 import { DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_CAP } from './items.js';
 import type { SystemBundle } from './spaces.js';
-import { onlyKnown } from './validate.js';
+import { isPath, onlyKnown, PATH_RULE } from './validate.js';
 
 export interface OpenIndexOptions {
   /** Directory that holds the project's `.ai/` (optional: without it only user and system spaces). */
@@ -47,18 +47,13 @@ export interface OpenIndexOptions {
 
 type Check = (value: unknown) => boolean;
 
-const path: Check = (v) => typeof v === 'string' && v !== '' && !v.includes('\0');
 const flag: Check = (v) => typeof v === 'boolean';
 
 /** Each option whose value is checked here (system bundles are checked as spaces are resolved). */
 const CHECKS: { [K in keyof OpenIndexOptions]?: [Check, string, string] } = {
-  projectPath: [path, 'a path (a non-empty string without NUL)', 'pass the directory that holds .ai/'],
-  userSpace: [path, 'a path (a non-empty string without NUL)', "pass the directory that holds the user's .ai/"],
-  cacheDir: [
-    path,
-    'a path (a non-empty string without NUL)',
-    'omit it for RYE_SEARCH_CACHE_DIR or ~/.cache/rye-search',
-  ],
+  projectPath: [isPath, PATH_RULE, 'pass the directory that holds .ai/'],
+  userSpace: [isPath, PATH_RULE, "pass the directory that holds the user's .ai/"],
+  cacheDir: [isPath, PATH_RULE, 'omit it for RYE_SEARCH_CACHE_DIR or ~/.cache/rye-search'],
   includeDefaultBundle: [flag, 'true or false', "pass false to leave the package's own documentation out"],
   refresh: [flag, 'true or false', 'pass refresh: false to open without refreshing'],
   watch: [flag, 'true or false', 'pass watch: false to walk the spaces on every refresh'],

@@ -7,8 +7,8 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { InvalidArgumentError, shown } from './errors.js';
-import { wellFormed } from './validate.js';
+import { InvalidArgumentError, readingTheirs, shown } from './errors.js';
+import { isPath, PATH_RULE, wellFormed } from './validate.js';
 
 export interface SystemBundle {
   id: string;
@@ -94,16 +94,11 @@ export function resolveSpaces(opts: SpaceOptions): Space[] {
   }
   const user = opts.userSpace ?? defaultUserSpace();
   spaces.push({ label: 'user', kind: 'user', aiDir: path.join(path.resolve(user), '.ai'), rank: 1 });
-  const bundles = [...(opts.systemBundles ?? [])];
+  const bundles = bundlesAsGiven(opts.systemBundles);
   if (opts.includeDefaultBundle !== false && !bundles.some((b) => b.id === DEFAULT_BUNDLE.id))
     bundles.push(DEFAULT_BUNDLE);
   const seen = new Set<string>();
   for (const b of bundles) {
-    if (!b || typeof b.id !== 'string' || !/^[A-Za-z0-9._@-]+$/.test(b.id) || typeof b.root !== 'string') {
-      throw new InvalidArgumentError(`invalid system bundle ${shown(b)}`, {
-        hint: 'give bundles as { id, root } with an id of letters, digits, . _ @ -',
-      });
-    }
     if (seen.has(b.id))
       throw new InvalidArgumentError(`system bundle "${b.id}" is given twice`, { hint: 'give each bundle id once' });
     seen.add(b.id);
@@ -116,6 +111,30 @@ export function resolveSpaces(opts: SpaceOptions): Space[] {
     });
   }
   return spaces;
+}
+
+const BUNDLE_HINT = 'give bundles as a list of { id, root } with an id of letters, digits, . _ @ -';
+
+/**
+ * The caller's system bundles, checked and each read once (what is checked is what is used,
+ * whatever their getters return next; what they throw is refused with a code).
+ */
+function bundlesAsGiven(given: unknown): SystemBundle[] {
+  if (given === undefined || given === null) return [];
+  if (!Array.isArray(given))
+    throw new InvalidArgumentError(`systemBundles must be a list, got ${shown(given)}`, { hint: BUNDLE_HINT });
+  return readingTheirs('the system bundles', () =>
+    [...given].map((b: unknown) => {
+      const { id, root } = b && typeof b === 'object' ? (b as Record<string, unknown>) : {};
+      if (typeof id !== 'string' || !/^[A-Za-z0-9._@-]+$/.test(id))
+        throw new InvalidArgumentError(`invalid system bundle ${shown(b)}`, { hint: BUNDLE_HINT });
+      if (!isPath(root))
+        throw new InvalidArgumentError(`system bundle "${id}": root must be ${PATH_RULE}, got ${shown(root)}`, {
+          hint: "pass the directory that holds the bundle's .ai/",
+        });
+      return { id, root };
+    }),
+  );
 }
 
 /** A space's label from what a result or a fetch shows (`source` and `bundle`): `sourceOf` undone. */

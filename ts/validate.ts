@@ -44,6 +44,13 @@ export function listAsGiven<T>(list: T, what: string): T {
   return Array.isArray(list) ? readingTheirs(what, () => [...list] as T) : list;
 }
 
+/** A path the file system can be asked about: a non-empty string without NUL. */
+export function isPath(v: unknown): v is string {
+  return typeof v === 'string' && v !== '' && !v.includes('\0');
+}
+
+export const PATH_RULE = 'a path (a non-empty string without NUL)';
+
 /** A UTF-16 surrogate without its pair: JSON cannot carry it to the native side as text. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
