@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 
-import { RyeSearchError } from './errors.js';
+import { RyeSearchError, shown } from './errors.js';
 import { onlyKnown } from './validate.js';
 import type { NativeIndex } from './native.js';
 import type { VectorTier } from './wire.js';
@@ -74,16 +74,16 @@ export async function ready(
   opts: ReadyOptions = {},
   closed: () => boolean = () => false,
 ): Promise<SemanticStatus> {
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts))
+    throw new RyeSearchError('E_INVALID_ARGUMENT', `ready takes an object of options, got ${shown(opts)}`, {
+      hint: 'await index.ready(), or index.ready({ semantic: "full" })',
+    });
   // `{ semantics: 'full' }` returned at once, as if every item had its vector.
   onlyKnown(opts, READY_OPTION_NAMES, 'ready');
   if (opts.semantic !== undefined && opts.semantic !== 'full') {
-    throw new RyeSearchError(
-      'E_INVALID_ARGUMENT',
-      `ready: semantic must be "full", not ${JSON.stringify(opts.semantic)}`,
-      {
-        hint: 'await index.ready({ semantic: "full" })',
-      },
-    );
+    throw new RyeSearchError('E_INVALID_ARGUMENT', `ready: semantic must be "full", not ${shown(opts.semantic)}`, {
+      hint: 'await index.ready({ semantic: "full" })',
+    });
   }
   const limit = opts.timeoutMs;
   if (limit !== undefined && !(typeof limit === 'number' && limit >= 0)) {

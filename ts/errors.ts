@@ -244,13 +244,16 @@ export interface FetchFailure {
   item_type?: string;
 }
 
-export function fetchFailure(err: unknown, itemId?: string, itemType?: string): FetchFailure {
+export function fetchFailure(err: unknown, itemId?: unknown, itemType?: unknown): FetchFailure {
   const e = errorPayload(err);
   const body: FetchFailure = { status: 'error', error: e.message, code: e.code, hint: e.hint };
   if (e.code === 'E_INTEGRITY') body.error_type = 'integrity';
   // Echoed so that a failure in a list can be told apart; one longer than any id, by its start.
-  if (itemId !== undefined) body.item_id = Buffer.byteLength(itemId) > MAX_ID_BYTES ? echo(itemId) : itemId;
-  if (itemType) body.item_type = echo(String(itemType));
+  // An id that is not text (refused as such) is shown as `shown` shows any value.
+  if (itemId !== undefined)
+    body.item_id =
+      typeof itemId !== 'string' ? shown(itemId) : Buffer.byteLength(itemId) > MAX_ID_BYTES ? echo(itemId) : itemId;
+  if (itemType) body.item_type = typeof itemType === 'string' ? echo(itemType) : shown(itemType);
   return body;
 }
 

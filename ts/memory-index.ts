@@ -96,7 +96,7 @@ function checkDocument(d: PlainDocument): void {
   };
   if (d.id.includes('\0')) fail('the id has a NUL character', 'use ids like "section/name"');
   if (d.kind !== undefined && !isKind(d.kind))
-    fail(`unknown kind "${String(d.kind)}"`, 'use directive, tool or knowledge');
+    fail(`unknown kind ${shown(d.kind)}`, 'use directive, tool or knowledge');
   if (d.source !== undefined && d.source !== null && !(typeof d.source === 'string' && SOURCE_LABEL.test(d.source))) {
     fail(`unknown source ${shown(d.source)}`, 'use project, user, system or system:<bundle id>');
   }
@@ -269,7 +269,8 @@ export class MemoryIndex {
     // caller does with its objects while the add waits for the writer (one object filled again
     // for each add, not awaited, was written as its last contents, once). A bad document fails
     // its own add at once, and never the adds written with it.
-    const list = readingTheirs('the documents', () => docs.map(snapshot));
+    // `Array.from`, not `map`: a hole in a sparse array is a missing document, refused as one.
+    const list = readingTheirs('the documents', () => Array.from(docs, snapshot));
     list.forEach(checkDocument);
     const joined = this.gathering?.join(list);
     if (joined) return joined;

@@ -78,7 +78,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set<keyof OpenIndexOptions>([
 ]);
 
 export function checkOpenOptions(opts: OpenIndexOptions): void {
-  if (opts === null || typeof opts !== 'object') {
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
     throw new InvalidArgumentError(`openIndex takes an object of options, got ${shown(opts)}`, {
       hint: "pass { projectPath: '/path/to/project' }",
     });

@@ -3,7 +3,7 @@
  * prepared once (`prepareSearch`); a single search answers on the calling thread when it is cheap
  * (`mayBeSlow`), else on the thread pool; many searches go to the native threads in chunks.
  */
-import { errorPayload, InvalidArgumentError, LimitError, readingTheirs, theirFailure } from './errors.js';
+import { errorPayload, InvalidArgumentError, LimitError, readingTheirs, shown, theirFailure } from './errors.js';
 import { native, nativeAsync, type NativeIndex } from './native.js';
 import { buildRequest, checkOptions, type SearchOptions } from './search-request.js';
 import { luceneWarnings } from './lucene-syntax.js';
@@ -284,7 +284,7 @@ export function streamBatch(source: unknown, given: StreamOptions | undefined): 
   onlyKnown(opts, STREAM_OPTION_NAMES, 'searchStream');
   const batch = opts?.batch ?? DEFAULT_STREAM_BATCH;
   if (!Number.isInteger(batch) || batch < 1 || batch > MAX_STREAM_BATCH)
-    throw new InvalidArgumentError(`batch must be an integer from 1 to ${MAX_STREAM_BATCH}, got ${String(batch)}`, {
+    throw new InvalidArgumentError(`batch must be an integer from 1 to ${MAX_STREAM_BATCH}, got ${shown(batch)}`, {
       hint: `leave it out for ${DEFAULT_STREAM_BATCH}`,
     });
   return batch;
