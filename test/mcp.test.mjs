@@ -285,6 +285,39 @@ describe('MCP over stdio', () => {
     assert.ok(huge.content[0].text.length < 1500, `${huge.content[0].text.length} characters`);
   });
 
+  it('a refusal names an over-long value by its start, and the first few of many bad entries', async () => {
+    // Each was echoed whole before: 100,000 characters or more for one long value, and 305,000
+    // for 1,000 unknown include_fields (one line per entry, each listing every field).
+    const long = 'x'.repeat(100_000);
+    const refusals = [
+      ['rye_search', { query: long }, 'E_LIMIT'],
+      ['rye_search', { query: 'read', scope: long }, 'E_INVALID_SCOPE'],
+      ['rye_search', { query: 'read', space: long }, 'E_INVALID_ARGUMENT'],
+      ['rye_search', { query: 'read', source: long }, 'E_INVALID_ARGUMENT'],
+      ['rye_search', { query: 'read', mode: long }, 'E_INVALID_ARGUMENT'],
+      ['rye_search', { query: 'read', sort_by: long }, 'E_INVALID_ARGUMENT'],
+      ['rye_search', { query: 'read', include_fields: Array(1000).fill('bogus') }, 'E_INVALID_ARGUMENT'],
+      ['rye_fetch', { item_id: 'tool:rye/file/read', item_type: long }, 'E_INVALID_ARGUMENT'],
+      ['rye_fetch', { item_id: 'tool:rye/file/read', source: long }, 'E_INVALID_ARGUMENT'],
+      ['rye_fetch', { item_id: 'tool:rye/file/read', destination: long }, 'E_INVALID_ARGUMENT'],
+    ];
+    for (const [name, args, code] of refusals) {
+      const res = await client.callTool({ name, arguments: args });
+      const what = `${name} ${Object.keys(args).join(',')}`;
+      assert.equal(res.isError, true, what);
+      const body = parse(res);
+      assert.equal(body.code ?? body.error.code, code, what);
+      assert.ok(res.content[0].text.length < 2000, `${what}: ${res.content[0].text.length} characters`);
+    }
+    const many = parse(
+      await client.callTool({
+        name: 'rye_search',
+        arguments: { query: 'read', include_fields: Array(1000).fill('bogus') },
+      }),
+    );
+    assert.match(many.error.message, /received 'bogus' at include_fields\[0\].*; and 997 more$/);
+  });
+
   it('rye_fetch with item_ids answers one result or error per id, in order', async () => {
     const res = await client.callTool({
       name: 'rye_fetch',

@@ -47,7 +47,7 @@ export function parseScope(scope: unknown): Scope | undefined {
     rest = rest.slice(4);
     const dot = rest.indexOf('.');
     const primary = dot < 0 ? rest : rest.slice(0, dot);
-    if (!['search', 'fetch', '*'].includes(primary)) fail(scope, `unknown capability "rye.${primary}"`);
+    if (!['search', 'fetch', '*'].includes(primary)) fail(scope, `unknown capability ${shown(`rye.${primary}`)}`);
     if (dot < 0) fail(scope, 'no kind after the capability');
     rest = rest.slice(dot + 1);
   }
@@ -56,7 +56,7 @@ export function parseScope(scope: unknown): Scope | undefined {
   const specifics = dot < 0 ? '' : rest.slice(dot + 1);
   if (!isKind(kind)) {
     const guess = KINDS.find((k) => kind.toLowerCase().replace(/s$/, '') === k);
-    fail(scope, `unknown kind "${kind}"${guess ? ` (did you mean "${guess}"?)` : ''}`);
+    fail(scope, `unknown kind ${shown(kind)}${guess ? ` (did you mean "${guess}"?)` : ''}`);
   }
   if (specifics === '' || specifics === '*') return { kind, namespace: '' };
 

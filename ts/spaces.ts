@@ -46,7 +46,7 @@ export function bundlesFromEnv(value = process.env.RYE_SYSTEM_BUNDLES): SystemBu
 export function parseBundleSpec(entry: string): SystemBundle {
   const eq = entry.indexOf('=');
   if (eq <= 0 || eq === entry.length - 1) {
-    throw new InvalidArgumentError(`invalid system bundle "${entry}"`, { hint: 'write bundles as ID=DIR' });
+    throw new InvalidArgumentError(`invalid system bundle ${shown(entry)}`, { hint: 'write bundles as ID=DIR' });
   }
   return { id: entry.slice(0, eq).trim(), root: path.resolve(entry.slice(eq + 1).trim()) };
 }
@@ -100,7 +100,9 @@ export function resolveSpaces(opts: SpaceOptions): Space[] {
   const seen = new Set<string>();
   for (const b of bundles) {
     if (seen.has(b.id))
-      throw new InvalidArgumentError(`system bundle "${b.id}" is given twice`, { hint: 'give each bundle id once' });
+      throw new InvalidArgumentError(`system bundle ${shown(b.id)} is given twice`, {
+        hint: 'give each bundle id once',
+      });
     seen.add(b.id);
     spaces.push({
       label: `system:${b.id}`,
@@ -129,7 +131,7 @@ function bundlesAsGiven(given: unknown): SystemBundle[] {
       if (typeof id !== 'string' || !/^[A-Za-z0-9._@-]+$/.test(id))
         throw new InvalidArgumentError(`invalid system bundle ${shown(b)}`, { hint: BUNDLE_HINT });
       if (!isPath(root))
-        throw new InvalidArgumentError(`system bundle "${id}": root must be ${PATH_RULE}, got ${shown(root)}`, {
+        throw new InvalidArgumentError(`system bundle ${shown(id)}: root must be ${PATH_RULE}, got ${shown(root)}`, {
           hint: "pass the directory that holds the bundle's .ai/",
         });
       return { id, root };
@@ -164,7 +166,9 @@ export function requestedSpace(args: { space?: unknown; source?: unknown }): str
     if (typeof value === 'string') wellFormed(value, name);
   }
   if (typeof space === 'string' && typeof source === 'string' && space !== source) {
-    throw new InvalidArgumentError(`space "${space}" and source "${source}" disagree`, { hint: 'give one of them' });
+    throw new InvalidArgumentError(`space ${shown(space)} and source ${shown(source)} disagree`, {
+      hint: 'give one of them',
+    });
   }
   return (space ?? source ?? undefined) as string | undefined;
 }
@@ -187,7 +191,7 @@ export function selectSpaces(spaces: Space[], space: string): Space[] {
         const found = spaces.filter((s) => s.label === space);
         if (found.length) return found;
       }
-      throw new InvalidArgumentError(`unknown space "${space}"`, { hint: spaceHint(spaces) });
+      throw new InvalidArgumentError(`unknown space ${shown(space)}`, { hint: spaceHint(spaces) });
   }
 }
 

@@ -44,12 +44,15 @@ export function listAsGiven<T>(list: T, what: string): T {
   return Array.isArray(list) ? readingTheirs(what, () => [...list] as T) : list;
 }
 
-/** A path the file system can be asked about: a non-empty string without NUL. */
+/** Longest path taken: Linux's PATH_MAX (a longer one names no file, and would be echoed whole in the system's refusal). */
+const MAX_PATH_CHARS = 4096;
+
+/** A path the file system can be asked about: a non-empty string without NUL, at most `MAX_PATH_CHARS` long. */
 export function isPath(v: unknown): v is string {
-  return typeof v === 'string' && v !== '' && !v.includes('\0');
+  return typeof v === 'string' && v !== '' && v.length <= MAX_PATH_CHARS && !v.includes('\0');
 }
 
-export const PATH_RULE = 'a path (a non-empty string without NUL)';
+export const PATH_RULE = `a path (a non-empty string without NUL, at most ${MAX_PATH_CHARS} characters)`;
 
 /** A UTF-16 surrogate without its pair: JSON cannot carry it to the native side as text. */
 const LONE_SURROGATE = /\p{Cs}/u;

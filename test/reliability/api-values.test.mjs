@@ -32,7 +32,7 @@ const VALUES = [
   2 ** 53,
   '',
   '\0',
-  'x'.repeat(5000),
+  'x'.repeat(100_000),
   [],
   [[]],
   { a: { b: 1 } },
@@ -45,6 +45,8 @@ const VALUES = [
 const DOCUMENT_FIELDS = ['id', 'kind', 'title', 'name', 'description', 'category', 'content', 'version', 'date'];
 const OPEN_OPTIONS = ['projectPath', 'userSpace', 'cacheDir', 'includeDefaultBundle', 'maxFileBytes', 'refresh'];
 
+const MAX_REFUSAL_CHARS = 1500;
+
 /** Runs `call`; an exception must be a coded error with a hint. Returns what it answered. */
 async function answersOrRefuses(what, call, failures) {
   try {
@@ -52,6 +54,9 @@ async function answersOrRefuses(what, call, failures) {
   } catch (err) {
     if (!(typeof err?.code === 'string' && err.code.startsWith('E_') && err.hint))
       failures.push(`${what}: ${err?.constructor?.name} ${String(err?.message).slice(0, 100)}`);
+    // A refused value is named by its start: a message never grows with what it refuses.
+    else if (err.message.length + err.hint.length > MAX_REFUSAL_CHARS)
+      failures.push(`${what}: ${err.message.length + err.hint.length} characters`);
   }
 }
 

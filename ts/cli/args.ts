@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError, shown } from '../errors.js';
 import type { OpenIndexOptions } from '../rye-index.js';
 import { bundlesFromEnv, checkProjectDir, parseBundleSpec } from '../spaces.js';
 
@@ -55,14 +55,16 @@ export function openOptions(values: CommonValues): OpenIndexOptions {
 export function integerArg(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   if (!/^-?\d+$/.test(value.trim()))
-    throw new InvalidArgumentError(`--${name} must be a whole number, got "${value}"`, { hint: `e.g. --${name} 10` });
+    throw new InvalidArgumentError(`--${name} must be a whole number, got ${shown(value)}`, {
+      hint: `e.g. --${name} 10`,
+    });
   return Number(value);
 }
 
 export function numberArg(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\s*\d*\.?\d+\s*$/.test(value))
-    throw new InvalidArgumentError(`--${name} must be a number, got "${value}"`, { hint: `e.g. --${name} 0.3` });
+    throw new InvalidArgumentError(`--${name} must be a number, got ${shown(value)}`, { hint: `e.g. --${name} 0.3` });
   return Number(value);
 }
 
@@ -73,7 +75,7 @@ export function pairs(list: string[] | undefined, name: string, split = false): 
   for (const item of list ?? []) {
     const eq = item.indexOf('=');
     if (eq <= 0)
-      throw new InvalidArgumentError(`--${name} must be KEY=VALUE, got "${item}"`, {
+      throw new InvalidArgumentError(`--${name} must be KEY=VALUE, got ${shown(item)}`, {
         hint: `e.g. --${name} category=core`,
       });
     const key = item.slice(0, eq).trim();

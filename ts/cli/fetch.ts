@@ -1,6 +1,13 @@
 import { parseArgs } from 'node:util';
 
-import { type FetchFailure, fetchFailure, InvalidArgumentError, NotFoundError, RyeSearchError } from '../errors.js';
+import {
+  type FetchFailure,
+  fetchFailure,
+  InvalidArgumentError,
+  NotFoundError,
+  RyeSearchError,
+  shown,
+} from '../errors.js';
 import type { FetchOptions, FetchResponse } from '../fetch.js';
 import { MAX_ITEM_IDS, openIndex } from '../rye-index.js';
 import { isKind } from '../scope.js';
@@ -45,7 +52,9 @@ export async function fetchCommand(argv: string[]): Promise<number> {
       hint: 'e.g. rye-search fetch tool:rye/core/bash/bash',
     });
   if (values.type !== undefined && !isKind(values.type))
-    throw new InvalidArgumentError(`unknown --type "${values.type}"`, { hint: 'use directive, tool or knowledge' });
+    throw new InvalidArgumentError(`unknown --type ${shown(values.type)}`, {
+      hint: 'use directive, tool or knowledge',
+    });
   const index = await openIndex({ ...openOptions(values), refresh: false });
   const one = {
     item_type: values.type as FetchOptions['item_type'],

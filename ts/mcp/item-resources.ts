@@ -6,7 +6,7 @@
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError, type ReadResourceResult, type ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 
-import { errorPayload, InvalidArgumentError } from '../errors.js';
+import { echo, errorPayload, InvalidArgumentError, shown } from '../errors.js';
 import type { FetchResponse } from '../fetch.js';
 import { isKind, KINDS } from '../scope.js';
 import type { SearchResult } from '../search-results.js';
@@ -76,7 +76,7 @@ export function registerItemResources(server: McpServer, ctx: McpContext): void 
       try {
         id = decodeURIComponent(String(vars.id));
         if (!isKind(kind)) {
-          throw new InvalidArgumentError(`unknown kind "${kind}" in ${uri.href}`, {
+          throw new InvalidArgumentError(`unknown kind ${shown(kind)} in ${echo(uri.href)}`, {
             hint: `use ${KINDS.map((k) => `rye://${k}/<id>`).join(', ')}`,
           });
         }

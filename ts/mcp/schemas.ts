@@ -91,11 +91,35 @@ export const envelopeSchema = z
   })
   .passthrough();
 
-/** The coded error of arguments a tool's input schema refuses (`detail` says which and why). */
+/** Issues named in a refusal of a tool's arguments: the first few say what to fix. */
+const MAX_ISSUES_SHOWN = 3;
+/** A refused value quoted in an issue is shown by its start, as `echo` shows any refused value. */
+const QUOTED_CHARS = 60;
+/** An issue's line, with every value it quotes cut: room for the longest list of allowed values. */
+const ISSUE_CHARS = 500;
+
+/**
+ * The coded error of arguments a tool's input schema refuses. `detail` is one issue a line, as the
+ * SDK writes them: bounded here, since each quotes the value it refused and a list gives one
+ * issue per bad entry (a 100,000-character `mode` was echoed whole; 1,000 unknown
+ * `include_fields`, 305,000 characters).
+ */
 export function invalidArguments(tool: string, detail: string): InvalidArgumentError {
-  return new InvalidArgumentError(`invalid arguments for ${tool}: ${detail}`, {
+  const issues = detail.split('\n').filter((line) => line.trim() !== '');
+  const shown = issues.slice(0, MAX_ISSUES_SHOWN).map((line) =>
+    cut(
+      line.trim().replace(/'([^']*)'/g, (_, v: string) => `'${cut(v, QUOTED_CHARS)}'`),
+      ISSUE_CHARS,
+    ),
+  );
+  if (issues.length > MAX_ISSUES_SHOWN) shown.push(`and ${issues.length - MAX_ISSUES_SHOWN} more`);
+  return new InvalidArgumentError(`invalid arguments for ${tool}: ${shown.join('; ')}`, {
     hint: `check the arguments against ${tool}'s input schema (tools/list; rye_fetch's query mode takes rye_search's): names, types and bounds`,
   });
+}
+
+function cut(text: string, chars: number): string {
+  return text.length > chars ? `${text.slice(0, chars)}…` : text;
 }
 
 /** `args` as `schema` reads them, or the coded error naming what it refused. */
@@ -103,5 +127,5 @@ export function checkedArgs<S extends z.ZodTypeAny>(tool: string, schema: S, arg
   const parsed = schema.safeParse(args);
   if (parsed.success) return parsed.data;
   const detail = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message);
-  throw invalidArguments(tool, detail.join('; '));
+  throw invalidArguments(tool, detail.join('\n'));
 }

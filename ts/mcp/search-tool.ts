@@ -2,6 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 import type { McpContext } from './context.js';
+import { echo } from '../errors.js';
 import { errorPayload, errorResult } from './errors.js';
 import { envelopeSchema, searchInput } from './schemas.js';
 import { searchAnswer, toSearchOptions } from './search-answer.js';
@@ -24,7 +25,11 @@ export function registerSearchTool(server: McpServer, ctx: McpContext): void {
         const page = await ctx.withIndex(args.project_path, (index) => index.search(toSearchOptions(args)));
         return searchAnswer(page, args);
       } catch (err) {
-        return errorResult({ error: errorPayload(err), query: args.query });
+        // The model sent the query: its start tells this failure apart (a refused 100,000-character query was echoed whole).
+        return errorResult({
+          error: errorPayload(err),
+          query: args.query === undefined ? undefined : echo(args.query),
+        });
       }
     },
   );
