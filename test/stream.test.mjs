@@ -136,6 +136,30 @@ describe('searchStream', () => {
     await mem.close();
   });
 
+  it('searchMany refuses more than 100,000 searches at once, before reading any: the JS thread is never held for long', async () => {
+    const mem = await memIndex();
+    // Before: 12 million holes of a sparse array held the event loop for 90 s, each read and
+    // refused in turn; a proxy claiming a billion entries would have held it for hours.
+    const started = performance.now();
+    await assert.rejects(mem.searchMany(new Array(12_000_000)), {
+      code: 'E_LIMIT',
+      message: /12000000 searches in one call; the limit is 100000/,
+      hint: /searchStream/,
+    });
+    const endless = new Proxy([], { get: (target, key) => (key === 'length' ? 1e9 : target[key]) });
+    await assert.rejects(mem.searchMany(endless), { code: 'E_LIMIT' });
+    const lying = new Proxy([], { get: (target, key) => (key === 'length' ? -1 : target[key]) });
+    await assert.rejects(mem.searchMany(lying), { code: 'E_INVALID_ARGUMENT' });
+    assert.ok(performance.now() - started < 1000, 'refused at once');
+    // At the limit, every search is answered; past it, a stream takes them all.
+    const queries = Array.from({ length: 100_000 }, (_, i) => ({ query: i % 2 ? 'alpha' : 'beta', limit: 1 }));
+    assert.equal((await mem.searchMany(queries)).length, 100_000);
+    let streamed = 0;
+    for await (const _ of mem.searchStream([...queries, { query: 'alpha', limit: 1 }])) streamed += 1;
+    assert.equal(streamed, 100_001);
+    await mem.close();
+  });
+
   it('memory stays flat over 200,000 streamed queries (no answer is kept past its batch)', async () => {
     const mem = await memIndex();
     function* queries(n) {

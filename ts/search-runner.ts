@@ -26,6 +26,13 @@ const SEARCH_MANY_CHUNK = 2048;
  * exhausted Node's heap and aborted the process after a minute.
  */
 const MAX_HELD_RESULTS = 1_000_000;
+/**
+ * Searches one `searchMany` call takes. Each is read and checked on the JS thread before the
+ * first is searched, and its answer is held until the call returns: 12 million holes of a sparse
+ * array kept the event loop (every MCP session of the process with it) for 90 s before a search
+ * ran, and a million count-only searches held 1.1 GB of answers. `searchStream` takes any number.
+ */
+export const MAX_SEARCHES_PER_CALL = 100_000;
 /** Characters of answers one call may hold (long fields, metadata asked for): the same bound by size. */
 const MAX_HELD_CHARS = 500_000_000;
 /** Chunks searched ahead of the one being read: two keep the native threads busy while it is. */
@@ -44,6 +51,13 @@ async function searchMany<P extends { req: NativeRequest }>(
   shape: (prepared: P, res: AnswerRead, reader: PageReader) => SearchResponse,
   failure: (err: unknown) => SearchFailure,
 ): Promise<Array<SearchResponse | SearchFailure>> {
+  // Only a proxy's length can be anything but a count.
+  if (!Number.isSafeInteger(count) || count < 0)
+    throw new InvalidArgumentError(`the list of searches has length ${shown(count)}`, {
+      hint: 'pass an array of search options',
+    });
+  if (count > MAX_SEARCHES_PER_CALL)
+    throw new LimitError(`${count} searches in one call; the limit is ${MAX_SEARCHES_PER_CALL}`, { hint: HELD_HINT });
   const out: Array<SearchResponse | SearchFailure> = new Array(count);
   const valid: Array<{ i: number; p: P }> = [];
   for (let i = 0; i < count; i++) {
