@@ -242,6 +242,32 @@ describe('createMemoryIndex', () => {
     assert.deepEqual((await mem.search({ query: 'narwhal' })).results.map((r) => r.id).sort(), ['beside', 'changed']);
   });
 
+  it('refuses a list of documents it would have to hold too much of, or with a hole, at once and without writing any of it', async () => {
+    const mem = createMemoryIndex();
+    await mem.add([{ id: 'kept', title: 'walrus' }]);
+    const started = performance.now();
+    // Before: every entry of `new Array(3e8)` was copied first (10 s, 1.2 GB), then refused.
+    await assert.rejects(mem.add(new Array(3e8)), {
+      code: 'E_LIMIT',
+      message: /300000000 documents in one add; the limit is 2000000/,
+    });
+    const endless = new Proxy([], { get: (_target, key) => (key === 'length' ? 1e9 : { id: `x${String(key)}` }) });
+    await assert.rejects(mem.add(endless), { code: 'E_LIMIT', hint: /batches/ });
+    // A hole of a sparse array is a missing document: it was skipped by the checks, then failed the write with a bare TypeError.
+    const sparse = [{ id: 'a', title: 'walrus' }];
+    sparse[2] = { id: 'b', title: 'walrus' };
+    await assert.rejects(mem.add(sparse), {
+      code: 'E_INVALID_ARGUMENT',
+      message: /every document needs a string id/,
+    });
+    assert.ok(performance.now() - started < 1000, 'refused at once');
+    assert.deepEqual(
+      (await mem.search({ query: 'walrus' })).results.map((r) => r.id),
+      ['kept'],
+    );
+    await mem.close();
+  });
+
   it("refuses what the caller's own getters and proxies throw as bad input, with a code, and keeps what it holds", async () => {
     const mem = createMemoryIndex();
     await mem.add([{ id: 'kept', title: 'walrus' }]);

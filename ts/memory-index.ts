@@ -49,6 +49,12 @@ const TEXT_KEYS = ['title', 'name', 'description', 'category', 'content', 'versi
  * text, the tokens of its first million words), so a 500 MB one would take ~6 GB.
  */
 export const MAX_DOCUMENT_CHARS = 64 * 1024 * 1024;
+/**
+ * Documents one `add` takes: a copy of each is held until it is written (a sparse array or a
+ * proxy can claim any length at no cost to the caller; `new Array(3e8)` took 10 s and 1.2 GB
+ * before it was refused). Twice the bench's largest tier, added at once.
+ */
+export const MAX_DOCUMENTS_PER_ADD = 2_000_000;
 
 /**
  * A document as it is at the call: its fields read once (a getter, a proxy's traps), its tags
@@ -269,9 +275,21 @@ export class MemoryIndex {
     // caller does with its objects while the add waits for the writer (one object filled again
     // for each add, not awaited, was written as its last contents, once). A bad document fails
     // its own add at once, and never the adds written with it.
-    // `Array.from`, not `map`: a hole in a sparse array is a missing document, refused as one.
-    const list = readingTheirs('the documents', () => Array.from(docs, snapshot));
-    list.forEach(checkDocument);
+    // Each is checked as it is copied: the first bad one (a hole of a sparse array is a missing
+    // document) refuses the add before the rest are read.
+    const list: PlainDocument[] = [];
+    readingTheirs('the documents', () => {
+      const count = docs.length;
+      if (count > MAX_DOCUMENTS_PER_ADD)
+        throw new LimitError(`${count} documents in one add; the limit is ${MAX_DOCUMENTS_PER_ADD}`, {
+          hint: 'add them in batches (of 5,000, say): each add is searchable when it returns',
+        });
+      for (let i = 0; i < count; i++) {
+        const d = snapshot(docs[i]!);
+        checkDocument(d);
+        list.push(d);
+      }
+    });
     const joined = this.gathering?.join(list);
     if (joined) return joined;
     const group = new AddGroup(list);
