@@ -76,10 +76,10 @@ function snapshot(d: PlainDocument): PlainDocument {
     date,
     source,
     path,
-    tags: Array.isArray(tags) ? [...tags] : tags,
+    tags: listAsGiven(tags, 'the tags'),
     metadata:
       metadata && typeof metadata === 'object' && !Array.isArray(metadata)
-        ? Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, Array.isArray(v) ? [...v] : v]))
+        ? Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, listAsGiven(v, `metadata.${k}`)]))
         : metadata,
   };
   // `id` may be missing or of any type here: `checkDocument` refuses it next.
@@ -304,7 +304,7 @@ export class MemoryIndex {
   /** Removes the documents of `kind` with these ids (ids not in the index are ignored). */
   async remove(ids: string[], kind: Kind = 'knowledge'): Promise<void> {
     this.assertOpen();
-    const given = listAsGiven(ids, 'the ids');
+    const given = listAsGiven(ids, 'the ids', MAX_DOCUMENTS_PER_ADD);
     if (!Array.isArray(given) || !given.every((id) => typeof id === 'string'))
       throw new InvalidArgumentError('remove takes an array of ids', { hint: "pass ['id', …]" });
     if (!isKind(kind))

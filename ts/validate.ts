@@ -2,7 +2,7 @@
  * Checks shared by the option and document validators: input the native side cannot take gets
  * a clear error here, not a JSON error from deep inside.
  */
-import { InvalidArgumentError, readingTheirs, shown } from './errors.js';
+import { InvalidArgumentError, LimitError, readingTheirs, shown } from './errors.js';
 
 /**
  * Refuses a name `opts` holds that `names` lacks: a misspelt option (`limt`, `project`,
@@ -20,28 +20,60 @@ export function onlyKnown(opts: unknown, names: ReadonlySet<string>, what: strin
 /**
  * Options as given, each read once: every key `for…in` finds (the keys `onlyKnown` checks) is
  * copied, so a getter runs once and what the caller's getters or proxy throw is refused with a
- * code (`readingTheirs`, naming `what`). Anything but a plain object is returned as it is, for
- * the caller's own check.
+ * code (`readingTheirs`, naming `what`). Lists and plain objects among the values (scope lists,
+ * `include_fields`, `filters`, `fields`, `systemBundles`) are copied too, one level down, each
+ * list bounded (`MAX_LIST_ENTRIES`) before it is read. Anything but a plain object is returned
+ * as it is, for the caller's own check.
  */
 export function optionsAsGiven<T>(opts: T, what: string): T {
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) return opts;
   return readingTheirs(what, () => {
     const copy: Record<string, unknown> = {};
-    for (const key in opts) {
-      const value = (opts as Record<string, unknown>)[key];
-      // Assigned (a definition costs ~2 µs a search), but a key named `__proto__` is defined, so
-      // that it stays a key (and is refused as unknown) instead of setting the copy's prototype.
-      if (key === '__proto__')
-        Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
-      else copy[key] = value;
-    }
+    for (const key in opts) put(copy, key, inner((opts as Record<string, unknown>)[key], `${what}' ${key}`, 1));
     return copy as T;
   });
 }
 
-/** A list as given, read once (see `optionsAsGiven`); anything but an array as it is. */
-export function listAsGiven<T>(list: T, what: string): T {
-  return Array.isArray(list) ? readingTheirs(what, () => [...list] as T) : list;
+/**
+ * Entries one list of the caller's may hold: every list is copied, and so read whole, on the JS
+ * thread before it is checked. `new Array(1e9)` costs its maker nothing; spread into a copy it
+ * exhausted the heap and aborted the process (ids to remove, tags, fetchMany's ids, bundles), and
+ * checked entry by entry it held the thread for minutes (include_fields). Every list the API
+ * takes is far shorter (documents, 2,000,000, and searches, 100,000, are bounded by their own).
+ */
+export const MAX_LIST_ENTRIES = 1_000_000;
+
+/** A list as given, read once (see `optionsAsGiven`), at most `max` entries; anything but an array as it is. */
+export function listAsGiven<T>(list: T, what: string, max = MAX_LIST_ENTRIES): T {
+  if (!Array.isArray(list)) return list;
+  return readingTheirs(what, () => boundedCopy(list, what, max, 0) as T);
+}
+
+/** A value of the caller's, copied `depth` levels below the options: lists and plain objects one more level. */
+function inner(value: unknown, what: string, depth: number): unknown {
+  if (depth > 2 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return boundedCopy(value, what, MAX_LIST_ENTRIES, depth);
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) put(copy, key, inner((value as Record<string, unknown>)[key], what, depth + 1));
+  return copy;
+}
+
+function boundedCopy(list: unknown[], what: string, max: number, depth: number): unknown[] {
+  const count = list.length;
+  if (count > max)
+    throw new LimitError(`${what} hold ${count} entries; the limit is ${max}`, { hint: 'pass fewer at once' });
+  const copy: unknown[] = new Array(count);
+  for (let i = 0; i < count; i++) copy[i] = depth ? inner(list[i], what, depth + 1) : list[i];
+  return copy;
+}
+
+/** Assigned (a definition costs ~2 µs a search), but a key named `__proto__` is defined, so that it stays a key (and is refused as unknown) instead of setting the copy's prototype. */
+function put(copy: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  else copy[key] = value;
 }
 
 /** Longest path taken: Linux's PATH_MAX (a longer one names no file, and would be echoed whole in the system's refusal). */
