@@ -301,7 +301,7 @@ describe('createMemoryIndex', () => {
     );
     await assert.rejects(
       mem.search({ query: 'walrus', fields: new Proxy({}, { ownKeys: boom }) }),
-      theirs('the search options'),
+      theirs("the search options' fields"),
     );
     await assert.rejects(mem.searchMany(new Proxy([], { get: boom })), theirs('the list of searches'));
     const [failed, answered] = await mem.searchMany([

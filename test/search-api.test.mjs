@@ -503,7 +503,10 @@ describe("the caller's own objects", () => {
       await assert.rejects(index.search(throwing('query')), theirs('the search options'));
       await assert.rejects(index.fetch(throwing('item_id')), theirs('the fetch options'));
       await assert.rejects(index.fetchMany(throwing('item_ids')), theirs('the fetchMany options'));
-      await assert.rejects(index.fetchMany({ item_ids: new Proxy(['walrus'], { get: boom }) }), theirs('the ids'));
+      await assert.rejects(
+        index.fetchMany({ item_ids: new Proxy(['walrus'], { get: boom }) }),
+        theirs("the fetchMany options' item_ids"),
+      );
       await assert.rejects(index.verify(new Proxy(['walrus'], { get: boom })), theirs('the ids'));
       await assert.rejects(index.ready(throwing('semantic')), theirs('the ready options'));
       assert.throws(() => index.searchStream([{ query: 'walrus' }], throwing('batch')), theirs('the stream options'));
@@ -554,7 +557,7 @@ describe("the caller's own objects", () => {
         throw new Error('boom');
       },
     };
-    await assert.rejects(open([throwing]), refused(/^reading the system bundles threw: boom$/));
+    await assert.rejects(open([throwing]), refused(/^reading the open options' systemBundles threw: boom$/));
     // What was checked is what is searched, whatever the getter returns next.
     let reads = 0;
     const bundle = {

@@ -9,7 +9,7 @@ import { isKind, type Kind } from './scope.js';
 import type { SearchOptions } from './search-request.js';
 import type { Prepared, SearchResponse } from './search-results.js';
 import { prepareSearch, SearchRunner, type SearchFailure, type StreamOptions, streamBatch } from './search-runner.js';
-import { listAsGiven, optionsAsGiven, parseDate, wellFormed } from './validate.js';
+import { copiedList, listAsGiven, optionsAsGiven, parseDate, wellFormed } from './validate.js';
 import type { NativeDocument, NativeFilter } from './wire.js';
 
 export interface PlainDocument {
@@ -76,10 +76,12 @@ function snapshot(d: PlainDocument): PlainDocument {
     date,
     source,
     path,
-    tags: listAsGiven(tags, 'the tags'),
+    tags: copiedList(tags, `document ${shown(id)}: tags`),
     metadata:
       metadata && typeof metadata === 'object' && !Array.isArray(metadata)
-        ? Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, listAsGiven(v, `metadata.${k}`)]))
+        ? Object.fromEntries(
+            Object.entries(metadata).map(([k, v]) => [k, copiedList(v, `document ${shown(id)}: metadata.${k}`)]),
+          )
         : metadata,
   };
   // `id` may be missing or of any type here: `checkDocument` refuses it next.

@@ -29,7 +29,17 @@ export function optionsAsGiven<T>(opts: T, what: string): T {
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) return opts;
   return readingTheirs(what, () => {
     const copy: Record<string, unknown> = {};
-    for (const key in opts) put(copy, key, inner((opts as Record<string, unknown>)[key], `${what}' ${key}`, 1));
+    for (const key in opts) {
+      const value = (opts as Record<string, unknown>)[key];
+      // A list or object among them is named by its key when reading it throws.
+      put(
+        copy,
+        key,
+        value !== null && typeof value === 'object'
+          ? readingTheirs(`${what}' ${key}`, () => inner(value, `${what}' ${key}`, 1))
+          : value,
+      );
+    }
     return copy as T;
   });
 }
@@ -45,8 +55,12 @@ export const MAX_LIST_ENTRIES = 1_000_000;
 
 /** A list as given, read once (see `optionsAsGiven`), at most `max` entries; anything but an array as it is. */
 export function listAsGiven<T>(list: T, what: string, max = MAX_LIST_ENTRIES): T {
-  if (!Array.isArray(list)) return list;
-  return readingTheirs(what, () => boundedCopy(list, what, max, 0) as T);
+  return readingTheirs(what, () => copiedList(list, what, max));
+}
+
+/** `listAsGiven` for a caller already reading under a name of its own: what a getter throws is left to it. */
+export function copiedList<T>(list: T, what: string, max = MAX_LIST_ENTRIES): T {
+  return Array.isArray(list) ? (boundedCopy(list, what, max, 0) as T) : list;
 }
 
 /** A value of the caller's, copied `depth` levels below the options: lists and plain objects one more level. */
