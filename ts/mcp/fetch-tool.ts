@@ -8,7 +8,7 @@ import { KINDS } from '../scope.js';
 import type { McpContext } from './context.js';
 import { fetchManyText, fetchText } from './answer-text.js';
 import { errorResult, okResult } from './errors.js';
-import { checkedArgs, searchInput } from './schemas.js';
+import { boundedList, checkedArgs, searchInput } from './schemas.js';
 import { searchAnswer, toSearchOptions } from './search-answer.js';
 
 /**
@@ -18,10 +18,7 @@ import { searchAnswer, toSearchOptions } from './search-answer.js';
  */
 const fetchArgs = {
   item_id: z.string().min(1).optional().describe('"kind:id" (or an id and item_type)'),
-  item_ids: z
-    .array(z.string().min(1))
-    .min(1)
-    .max(MAX_ITEM_IDS)
+  item_ids: boundedList(z.string().min(1), MAX_ITEM_IDS, 1)
     .optional()
     .describe('Several ids: an answer or error each, under items'),
   item_type: z.enum(KINDS).optional().describe('Kind of a bare item_id'),

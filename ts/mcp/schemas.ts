@@ -7,6 +7,24 @@ import { type OptionName, type OptionSpec, SEARCH_OPTIONS, type Shape, snakeName
 import { SEARCH_TYPES } from '../wire.js';
 import { DEFAULT_ANSWER_TOKENS, MAX_ANSWER_TOKENS, MIN_ANSWER_TOKENS } from './answer-budget.js';
 
+/**
+ * A list of at most `max` entries, of which no more than `max + 1` are ever checked. Zod checks
+ * every entry of a list before its length counts: 900,000 unknown `include_fields` in one 4 MiB
+ * request made 900,000 issues and a 229 MB message, holding the server for 9 s. The cut keeps
+ * the refusal (too many) and the schema the client reads (each entry's type).
+ */
+export function boundedList<T extends z.ZodTypeAny>(entry: T, max: number, min = 0) {
+  // No `minItems: 0` in the schema every client loads.
+  const list = (min > 0 ? z.array(entry).min(min) : z.array(entry)).max(max);
+  return z.preprocess(
+    (v) => (Array.isArray(v) && v.length > max ? v.slice(0, max + 1) : v),
+    list,
+  ) as unknown as typeof list;
+}
+
+/** Entries of an `enums` list: each named once is all it can mean; repeats are allowed, within reason. */
+const MAX_ENUM_ENTRIES = 64;
+
 /** An option's value as MCP takes it (JSON), from the shape the options table gives. */
 function valueSchema(shape: Shape): z.ZodTypeAny {
   switch (shape.type) {
@@ -24,9 +42,9 @@ function valueSchema(shape: Shape): z.ZodTypeAny {
     case 'enum':
       return z.enum(shape.values as [string, ...string[]]);
     case 'enums':
-      return z.array(z.enum(shape.values as [string, ...string[]]));
+      return boundedList(z.enum(shape.values as [string, ...string[]]), MAX_ENUM_ENTRIES);
     case 'scopes':
-      return z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(MAX_SCOPES)]);
+      return z.union([z.string().min(1), boundedList(z.string().min(1), MAX_SCOPES, 1)]);
     case 'record':
       return z.record(z.string());
     case 'filters':
