@@ -47,10 +47,16 @@ export function shown(value: unknown): string {
     try {
       text = typeof value === 'bigint' ? `${value}n` : String(value);
     } catch {
-      text = `a ${typeof value}`;
+      text = aValueOf(value);
     }
   }
   return echo(text);
+}
+
+/** A value named by its type alone, when it has no text of its own (`an object`, `a symbol`). */
+function aValueOf(value: unknown): string {
+  const type = typeof value;
+  return type === 'object' || type === 'undefined' ? `an ${type}` : `a ${type}`;
 }
 
 /**
@@ -137,7 +143,7 @@ export function theirFailure(what: string, err: unknown): RyeSearchError {
   try {
     why = String((err as { message?: unknown } | null)?.message ?? err);
   } catch {
-    why = `a ${typeof err}`;
+    why = aValueOf(err);
   }
   return new InvalidArgumentError(`reading ${what} threw: ${echo(why)}`, { hint: `pass plain objects as ${what}` });
 }
