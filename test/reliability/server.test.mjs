@@ -93,6 +93,42 @@ describe('HTTP transport under hostile clients', () => {
     assert.equal(ok.status, 200);
     assert.match(ok.body, /"serverInfo"/);
   });
+
+  it('bounds the bodies it holds at once: past 64 MiB in flight a request is answered 503, and every byte is given back', async () => {
+    // 20 bodies of 4 MiB minus one byte, each sent but for its last byte: before, all were held
+    // (nothing bounded how many arrive together: 2,000 such clients would have had 8 GB).
+    const body = `"${'x'.repeat(4 * 1024 * 1024 - 3)}"`;
+    const open = Array.from({ length: 20 }, () => {
+      const req = http.request({
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
+      const answered = new Promise((resolve) => {
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        });
+        req.on('error', () => resolve('reset'));
+      });
+      req.write(body.slice(0, -1));
+      return { req, answered };
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    for (const { req } of open) req.end(body.slice(-1));
+    const statuses = await Promise.all(open.map((o) => o.answered));
+    assert.ok(statuses.includes(503), statuses.join(' '));
+    // The others reached the protocol (which refuses a body that is no JSON-RPC message).
+    assert.ok(
+      statuses.filter((s) => s !== 503).every((s) => s >= 400 && s < 500 && s !== 413),
+      statuses.join(' '),
+    );
+    // Every body was given back: the full allowance serves again, one body at a time.
+    for (let i = 0; i < 17; i++) assert.notEqual((await post(body)).status, 503);
+    assert.equal((await post(INIT)).status, 200);
+  });
 });
 
 describe('stdio transport under hostile clients', () => {

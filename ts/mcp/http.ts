@@ -39,28 +39,63 @@ function reject(res: http.ServerResponse, status: number, message: string): void
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
+/**
+ * Bytes of request bodies held at once, across requests: each may hold `MAX_MESSAGE_BYTES`, and
+ * nothing else bounded how many arrive together (a client sending 2,000 bodies of 4 MiB slowly
+ * would have had 8 GB buffered). Past it, a request is answered 503 and may be sent again.
+ */
+const MAX_BUFFERED_BYTES = 16 * MAX_MESSAGE_BYTES;
+let buffered = 0;
+
+class BodyRefused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 function readBody(req: http.IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
+    let held = 0;
+    let refused = false;
+    const release = () => {
+      buffered -= held;
+      held = 0;
+      chunks.length = 0;
+    };
+    const refuse = (err: BodyRefused) => {
+      refused = true;
+      release();
+      reject(err);
+    };
     req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (tooLarge) return; // drain the rest so the client gets our answer, not a reset
-      if (size > MAX_MESSAGE_BYTES) {
-        tooLarge = true;
-        chunks.length = 0;
-        reject(new Error('request body too large'));
-      } else chunks.push(c);
+      if (refused) return; // drain the rest so the client gets our answer, not a reset
+      if (held + c.length > MAX_MESSAGE_BYTES) return refuse(new BodyRefused(413, 'request body too large'));
+      if (buffered + c.length > MAX_BUFFERED_BYTES)
+        return refuse(new BodyRefused(503, 'too many requests at once: send it again shortly'));
+      held += c.length;
+      buffered += c.length;
+      chunks.push(c);
     });
     req.on('end', () => {
+      if (refused) return;
+      const body = Buffer.concat(chunks);
+      release();
       try {
-        resolve(chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined);
+        resolve(body.length ? JSON.parse(body.toString('utf8')) : undefined);
       } catch {
-        reject(new SyntaxError('request body is not valid JSON'));
+        reject(new BodyRefused(400, 'request body is not valid JSON'));
       }
     });
-    req.on('error', reject);
+    // A request that ends early (a reset) gives its bytes back.
+    req.on('close', release);
+    req.on('error', (err) => {
+      release();
+      reject(err);
+    });
   });
 }
 
@@ -74,8 +109,8 @@ export async function serveHttp(ctx: McpContext, port: number): Promise<http.Ser
     try {
       body = await readBody(req);
     } catch (err) {
-      const tooLarge = (err as Error).message.includes('too large');
-      res.writeHead(tooLarge ? 413 : 400, { 'content-type': 'application/json', connection: 'close' });
+      const status = err instanceof BodyRefused ? err.status : 400;
+      res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
       return res.end(
         JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: (err as Error).message }, id: null }),
       );
