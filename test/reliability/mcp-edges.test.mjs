@@ -260,6 +260,39 @@ describe('MCP requests a client got wrong, and a client that reads slowly', () =
     assert.doesNotMatch(server.stderr(), /MaxListenersExceeded|memory leak/);
     await server.stop();
   });
+
+  it('reads no more requests while its answers wait for a client that does not read them: memory stays bounded', async () => {
+    // Before: every request was read and answered into stdout's buffer, the server growing by
+    // ~50 MB a second for as long as the client wrote (1.3 GB after 83,000 calls, then abort).
+    const server = rawServer(wsArgs(ws));
+    await server.answered([0]);
+    server.child.stdout.pause();
+    const request = (id) =>
+      `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'rye_search', arguments: { query: 'words', limit: 40, include_fields: ['id'] } } })}\n`;
+    let sent = 0;
+    const started = Date.now();
+    // Write until the server stops reading: its stdin's pipe fills and stays full.
+    while (Date.now() - started < 20_000) {
+      if (server.child.stdin.write(request(1000 + sent++))) continue;
+      const drained = await Promise.race([
+        new Promise((resolve) => server.child.stdin.once('drain', () => resolve(true))),
+        new Promise((resolve) => setTimeout(() => resolve(false), 2000)),
+      ]);
+      if (!drained) break;
+    }
+    assert.ok(sent < 20_000, `${sent} requests were read while no answer was`);
+    if (process.platform === 'linux') {
+      const status = fs.readFileSync(`/proc/${server.child.pid}/status`, 'utf8');
+      const rssMb = Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+      assert.ok(rssMb < 600, `server RSS ${rssMb} MB`);
+    }
+    // Once the client reads, every request is answered.
+    server.child.stdout.resume();
+    const ids = Array.from({ length: sent }, (_, k) => 1000 + k);
+    const messages = await server.answered(ids);
+    assert.equal(messages.filter((m) => m.id >= 1000).length, sent);
+    await server.stop();
+  });
 });
 
 describe('MCP answers of an item copied into many bundles', () => {

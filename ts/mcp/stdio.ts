@@ -38,6 +38,7 @@ export class LineTransport implements Transport {
     const waiting = this.waiting;
     this.waiting = [];
     for (const resolve of waiting) resolve();
+    if (!this.closed) this.input.resume();
   };
 
   constructor(
@@ -74,6 +75,9 @@ export class LineTransport implements Transport {
       if (this.waiting.length === 1) {
         this.output.once('drain', this.wake);
         this.output.once('close', this.wake);
+        // No new request is read until the client reads the answers: one that wrote requests and
+        // never read grew the server by ~50 MB a second, answers queued for it, until it aborted.
+        this.input.pause();
       }
     });
   }
