@@ -4,8 +4,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 
+import { LineTransport } from '../../dist/mcp/stdio.js';
 import { connectMcp, knowledge, sentTokens, spawnCli, workspace, wsArgs } from '../helpers.mjs';
 
 const MAX_OPEN_INDEXES = 8;
@@ -292,6 +294,56 @@ describe('MCP requests a client got wrong, and a client that reads slowly', () =
     const messages = await server.answered(ids);
     assert.equal(messages.filter((m) => m.id >= 1000).length, sent);
     await server.stop();
+  });
+});
+
+describe('MCP over stdio reads at the pace it answers', () => {
+  const request = (id, method = 'tools/call') => `${JSON.stringify({ jsonrpc: '2.0', id, method, params: {} })}\n`;
+
+  it('stops reading once 64 requests are unanswered, and reads again as they are answered or cancelled', async () => {
+    // Before: every request was read at once; a client writing slow searches faster than they
+    // were answered grew the server by their backlog (18,000 queued wildcard searches, 390 MB
+    // after 18 s, and rising). Now 9,000 such searches keep it at ~240 MB.
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const transport = new LineTransport(input, output);
+    const read = [];
+    transport.onmessage = (m) => read.push(m);
+    await transport.start();
+    input.write(Array.from({ length: 100 }, (_, i) => request(i)).join(''));
+    await new Promise((resolve) => setImmediate(resolve));
+    // One chunk is read whole (its requests are parsed already); then nothing more.
+    assert.equal(read.length, 100);
+    assert.ok(input.isPaused(), 'paused at 64 requests in flight');
+    input.write(request(100));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(read.length, 100, 'nothing read while 64 or more are in flight');
+    // Answers and cancellations (the SDK drops a cancelled request's answer) make room.
+    for (let i = 0; i < 30; i++) await transport.send({ jsonrpc: '2.0', id: i, result: {} });
+    input.write(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 30 } })}\n`,
+    );
+    assert.ok(input.isPaused(), '70 still in flight, the cancellation unread');
+    for (let i = 31; i < 38; i++) await transport.send({ jsonrpc: '2.0', id: i, result: {} });
+    await new Promise((resolve) => setImmediate(resolve));
+    // 63 in flight: the request that waited is read (64 again), the cancellation behind it not yet.
+    assert.ok(
+      read.some((m) => m.id === 100),
+      'the request that waited is read',
+    );
+    assert.ok(input.isPaused());
+    await transport.send({ jsonrpc: '2.0', id: 38, result: {} });
+    await new Promise((resolve) => setImmediate(resolve));
+    // 63, and the cancellation read: 62. Two more requests fill it again (without the
+    // cancellation counted, the second would have waited).
+    for (const id of [101, 102, 103]) input.write(request(id));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(
+      read.filter((m) => m.id > 100).map((m) => m.id),
+      [101, 102],
+    );
+    assert.ok(input.isPaused());
+    await transport.close();
   });
 });
 

@@ -14,6 +14,8 @@ import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
+/** Requests answered at once; past it, no more are read until one is answered (see `readIfRoom`). */
+const MAX_IN_FLIGHT = 64;
 
 export class LineTransport implements Transport {
   onclose?: () => void;
@@ -38,8 +40,11 @@ export class LineTransport implements Transport {
     const waiting = this.waiting;
     this.waiting = [];
     for (const resolve of waiting) resolve();
-    if (!this.closed) this.input.resume();
+    this.readIfRoom();
   };
+  /** Requests read and not yet answered, by id (a client may reuse one). */
+  private inFlight = new Map<string | number, number>();
+  private inFlightCount = 0;
 
   constructor(
     private readonly input: Readable = process.stdin,
@@ -65,6 +70,7 @@ export class LineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    this.answered(message);
     return new Promise((resolve) => {
       if (this.closed || this.output.destroyed) return resolve();
       if (this.output.write(`${JSON.stringify(message)}\n`)) return resolve();
@@ -80,6 +86,49 @@ export class LineTransport implements Transport {
         this.input.pause();
       }
     });
+  }
+
+  /**
+   * Reading stops while the client has not read its answers (stdout congested) or while
+   * `MAX_IN_FLIGHT` of its requests are being answered: a client that wrote slow searches
+   * faster than they were answered grew the server by their backlog (18,000 queued wildcard
+   * searches, 390 MB after 18 s, and rising).
+   */
+  private readIfRoom(): void {
+    if (this.closed) return;
+    if (this.waiting.length === 0 && this.inFlightCount < MAX_IN_FLIGHT) this.input.resume();
+    else this.input.pause();
+  }
+
+  /** Counts a request read (a message with a method and an id). */
+  private reading(message: JSONRPCMessage): void {
+    const { id, method, params } = message as { id?: string | number; method?: unknown; params?: unknown };
+    // A cancelled request is never answered (the SDK drops its response): it is done.
+    if (method === 'notifications/cancelled') {
+      const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') this.done(requestId);
+      return;
+    }
+    if (id === undefined || id === null || typeof method !== 'string') return;
+    this.inFlight.set(id, (this.inFlight.get(id) ?? 0) + 1);
+    this.inFlightCount += 1;
+    if (this.inFlightCount >= MAX_IN_FLIGHT) this.input.pause();
+  }
+
+  /** Counts a request answered (a response to an id read). */
+  private answered(message: JSONRPCMessage): void {
+    const { id, method } = message as { id?: string | number; method?: unknown };
+    if (id === undefined || id === null || method !== undefined) return;
+    this.done(id);
+  }
+
+  private done(id: string | number): void {
+    const open = this.inFlight.get(id);
+    if (!open) return;
+    if (open === 1) this.inFlight.delete(id);
+    else this.inFlight.set(id, open - 1);
+    this.inFlightCount -= 1;
+    if (this.inFlightCount === MAX_IN_FLIGHT - 1) this.readIfRoom();
   }
 
   private take(chunk: Buffer): void {
@@ -118,7 +167,10 @@ export class LineTransport implements Transport {
       } catch {
         this.refuse(idOf(line), -32700, 'Parse error: not a JSON-RPC message');
       }
-      if (message) this.onmessage?.(message);
+      if (message) {
+        this.reading(message);
+        this.onmessage?.(message);
+      }
     }
   }
 
