@@ -94,6 +94,40 @@ describe('HTTP transport under hostile clients', () => {
     assert.match(ok.body, /"serverInfo"/);
   });
 
+  it('answers at most 64 requests at once: the next is answered 503 at once, and served after', async () => {
+    // Each request held its work and its answer, and nothing bounded how many ran together.
+    const init = JSON.stringify(INIT);
+    const open = Array.from({ length: 64 }, () => {
+      const req = http.request({
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      });
+      const answered = new Promise((resolve) => {
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        });
+        req.on('error', () => resolve('reset'));
+      });
+      req.write(init.slice(0, 10));
+      return { req, answered };
+    });
+    let busy;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      busy = await post(INIT);
+    } finally {
+      for (const { req } of open) req.end(init.slice(10));
+    }
+    assert.equal(busy.status, 503);
+    assert.match(busy.body, /Busy: 64 requests/);
+    assert.deepEqual(new Set(await Promise.all(open.map((o) => o.answered))), new Set([200]));
+    assert.equal((await post(INIT)).status, 200);
+  });
+
   it('bounds the bodies it holds at once: past 64 MiB in flight a request is answered 503, and every byte is given back', async () => {
     // 20 bodies of 4 MiB minus one byte, each sent but for its last byte: before, all were held
     // (nothing bounded how many arrive together: 2,000 such clients would have had 8 GB).

@@ -99,12 +99,24 @@ function readBody(req: http.IncomingMessage): Promise<unknown> {
   });
 }
 
+/** Requests answered at once, as over stdio: past it, a request is answered 503 (each held its searches' work and answer, and nothing bounded how many). */
+const MAX_IN_FLIGHT = 64;
+
 export async function serveHttp(ctx: McpContext, port: number): Promise<http.Server> {
+  let inFlight = 0;
   const server = http.createServer(async (req, res) => {
     if (!isLocalRequest(req.headers)) return reject(res, 403, 'Forbidden: only local Host and Origin are accepted');
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== '/mcp') return reject(res, 404, 'Not found: the endpoint is /mcp');
     if (req.method !== 'POST') return reject(res, 405, 'Method not allowed: this stateless server accepts POST only');
+    if (inFlight >= MAX_IN_FLIGHT) {
+      res.setHeader('retry-after', '1');
+      return reject(res, 503, `Busy: ${MAX_IN_FLIGHT} requests are being answered; send it again shortly`);
+    }
+    inFlight += 1;
+    res.on('close', () => {
+      inFlight -= 1;
+    });
     let body: unknown;
     try {
       body = await readBody(req);
