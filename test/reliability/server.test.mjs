@@ -49,6 +49,26 @@ describe('HTTP transport under hostile clients', () => {
       req.end(typeof body === 'string' ? body : JSON.stringify(body));
     });
 
+  /** A POST whose body is sent up to `start` only (`req.end(rest)` finishes it); `answered` resolves to its status. */
+  const started = (start) => {
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      path: '/mcp',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    });
+    const answered = new Promise((resolve) => {
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', () => resolve('reset'));
+    });
+    req.write(start);
+    return { req, answered };
+  };
+
   // The kernel's socket table says which address it listens on; other platforms have no /proc.
   it('listens on the loopback address only', {
     skip: process.platform !== 'linux' && 'reads /proc/net/tcp (Linux)',
@@ -97,24 +117,7 @@ describe('HTTP transport under hostile clients', () => {
   it('answers at most 64 requests at once: the next is answered 503 at once, and served after', async () => {
     // Each request held its work and its answer, and nothing bounded how many ran together.
     const init = JSON.stringify(INIT);
-    const open = Array.from({ length: 64 }, () => {
-      const req = http.request({
-        host: '127.0.0.1',
-        port,
-        path: '/mcp',
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      });
-      const answered = new Promise((resolve) => {
-        req.on('response', (res) => {
-          res.resume();
-          resolve(res.statusCode);
-        });
-        req.on('error', () => resolve('reset'));
-      });
-      req.write(init.slice(0, 10));
-      return { req, answered };
-    });
+    const open = Array.from({ length: 64 }, () => started(init.slice(0, 10)));
     let busy;
     try {
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -132,24 +135,7 @@ describe('HTTP transport under hostile clients', () => {
     // 20 bodies of 4 MiB minus one byte, each sent but for its last byte: before, all were held
     // (nothing bounded how many arrive together: 2,000 such clients would have had 8 GB).
     const body = `"${'x'.repeat(4 * 1024 * 1024 - 3)}"`;
-    const open = Array.from({ length: 20 }, () => {
-      const req = http.request({
-        host: '127.0.0.1',
-        port,
-        path: '/mcp',
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-      });
-      const answered = new Promise((resolve) => {
-        req.on('response', (res) => {
-          res.resume();
-          resolve(res.statusCode);
-        });
-        req.on('error', () => resolve('reset'));
-      });
-      req.write(body.slice(0, -1));
-      return { req, answered };
-    });
+    const open = Array.from({ length: 20 }, () => started(body.slice(0, -1)));
     await new Promise((resolve) => setTimeout(resolve, 1500));
     for (const { req } of open) req.end(body.slice(-1));
     const statuses = await Promise.all(open.map((o) => o.answered));
