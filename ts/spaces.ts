@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { InvalidArgumentError, readingTheirs, shown } from './errors.js';
-import { isPath, PATH_RULE, wellFormed } from './validate.js';
+import { copiedList, isPath, PATH_RULE, wellFormed } from './validate.js';
 
 export interface SystemBundle {
   id: string;
@@ -126,7 +126,7 @@ function bundlesAsGiven(given: unknown): SystemBundle[] {
   if (!Array.isArray(given))
     throw new InvalidArgumentError(`systemBundles must be a list, got ${shown(given)}`, { hint: BUNDLE_HINT });
   return readingTheirs('the system bundles', () =>
-    [...given].map((b: unknown) => {
+    copiedList(given, 'systemBundles').map((b: unknown) => {
       const { id, root } = b && typeof b === 'object' ? (b as Record<string, unknown>) : {};
       if (typeof id !== 'string' || !/^[A-Za-z0-9._@-]+$/.test(id))
         throw new InvalidArgumentError(`invalid system bundle ${shown(b)}`, { hint: BUNDLE_HINT });
