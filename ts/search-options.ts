@@ -34,6 +34,13 @@ export const MAX_PROXIMITY = 1000;
 export const MAX_LIMIT = 1000;
 /** The largest page an MCP answer takes (a budget for agents; the API pages up to the core's limit). */
 export const MAX_MCP_LIMIT = 100;
+/**
+ * Values the filters may hold in all (the core's `MAX_FILTER_VALUES`): checked here too, before
+ * each is read, so that a `filters` object of 300,000 keys is refused at once (it took 1.2 s).
+ */
+export const MAX_FILTER_VALUES = 1024;
+/** The fields `fields` may name (the core's `TEXT_FIELDS`): one not among them is refused at once. */
+export const TEXT_FIELD_NAMES = ['title', 'name', 'description', 'category', 'content'] as const;
 
 /** The shape of an option's value, as JSON (MCP) states it. */
 export type Shape =

@@ -2,13 +2,14 @@
  * Search options → the native request. Every option is validated here with a clear error;
  * nothing is silently ignored.
  */
-import { InvalidArgumentError, shown } from './errors.js';
+import { InvalidArgumentError, LimitError, shown } from './errors.js';
 import { INTEGRITIES } from './items.js';
 import { isKind, type Kind, KINDS, parseScopes } from './scope.js';
 import type { Space } from './spaces.js';
 import { onlyKnown, parseDate, wellFormed } from './validate.js';
 import {
   type DistanceOption,
+  MAX_FILTER_VALUES,
   OPTION_NAMES,
   type OptionName,
   type OptionSpec,
@@ -16,6 +17,7 @@ import {
   SEARCH_OPTIONS,
   type SearchOptions,
   snakeNames,
+  TEXT_FIELD_NAMES,
 } from './search-options.js';
 import { HIT_FIELDS, RESULT_FIELDS } from './result-fields.js';
 import type { NativeFilter, NativeRequest, SortBy } from './wire.js';
@@ -125,6 +127,15 @@ function filterList(filters: unknown, since?: number, until?: number): NativeFil
     return since === undefined && until === undefined ? [] : [{ type: 'date', from: since ?? null, to: until ?? null }];
   if (typeof filters !== 'object' || Array.isArray(filters))
     bad('filters must be an object of key → value', 'e.g. {"category": "rye/core", "tags": ["api"]}');
+  // Each key is at least one value to the core (date_from and date_to make one between them): past
+  // the limit, refused before any is read.
+  let values = 0;
+  for (const value of Object.values(filters as Record<string, unknown>))
+    values += Array.isArray(value) ? value.length : 1;
+  if (values > MAX_FILTER_VALUES + 1)
+    throw new LimitError(`the filters hold ${values} values; the limit is ${MAX_FILTER_VALUES}`, {
+      hint: 'filter on something the items share (a category, a tag), or split the search',
+    });
   const out: NativeFilter[] = [];
   let from = since;
   let to = until;
@@ -217,7 +228,11 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined): 
   const fields = opts.fields ?? {};
   if (typeof fields !== 'object' || Array.isArray(fields))
     bad('fields must be an object of field → query', 'e.g. {"category": "core"}');
-  for (const [k, v] of Object.entries(fields)) {
+  for (const k of Object.keys(fields)) {
+    const v = (fields as Record<string, unknown>)[k];
+    // Refused here, at the first, as the core would: a `fields` of 300,000 names took 1.8 s to reach it.
+    if (!(TEXT_FIELD_NAMES as readonly string[]).includes(k))
+      bad(`unknown field ${shown(k)} in fields`, `use one of ${TEXT_FIELD_NAMES.join(', ')}`);
     if (typeof v !== 'string') bad(`fields.${k} must be a query string`, 'e.g. {"name": "bash"}');
     wellFormed(k, 'a fields name');
     wellFormed(v, `fields.${k}`);

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use rye_search_core::wire::{page, Count, ItemDoc, Scope, SearchRequest, ITEM_FIELDS};
-use rye_search_core::{MAX_ID_BYTES, MAX_LIMIT, MAX_PREVIEW_CHARS, MAX_PROXIMITY};
+use rye_search_core::{MAX_FILTER_VALUES, MAX_ID_BYTES, MAX_LIMIT, MAX_PREVIEW_CHARS, MAX_PROXIMITY, TEXT_FIELDS};
 
 fn wire_ts() -> String {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ts/wire.ts");
@@ -136,4 +136,14 @@ fn the_limits_callers_are_told_are_the_core_s() {
     assert_eq!(ts_limit("MAX_LIMIT"), MAX_LIMIT as u64);
     assert!(ts_limit("MAX_MCP_LIMIT") <= MAX_LIMIT as u64, "MCP pages within the core's limit");
     assert_eq!(ts_number("errors.ts", "MAX_ID_BYTES"), MAX_ID_BYTES as u64, "fetch refuses the ids no item has");
+    assert_eq!(ts_limit("MAX_FILTER_VALUES"), MAX_FILTER_VALUES as u64, "filters refused before they are read");
+}
+
+#[test]
+fn the_fields_a_search_may_name_are_the_core_s_text_fields() {
+    let path = format!("{}/../../ts/search-options.ts", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("ts/search-options.ts beside the crates");
+    let list = body(&text, "export const TEXT_FIELD_NAMES = [", "]");
+    let names: Vec<&str> = list.split(',').map(|n| n.trim().trim_matches('\'')).filter(|n| !n.is_empty()).collect();
+    assert_eq!(names, TEXT_FIELDS.to_vec());
 }
