@@ -275,10 +275,9 @@ export class MemoryIndex {
       throw new InvalidArgumentError('add takes an array of documents', { hint: 'pass [{ id, … }]' });
     // Each document is read once, now: what is written is what the call was given, whatever the
     // caller does with its objects while the add waits for the writer (one object filled again
-    // for each add, not awaited, was written as its last contents, once). A bad document fails
-    // its own add at once, and never the adds written with it.
-    // Each is checked as it is copied: the first bad one (a hole of a sparse array is a missing
-    // document) refuses the add before the rest are read.
+    // for each add, not awaited, was written as its last contents, once). Each is checked as it
+    // is copied: the first bad one (a hole of a sparse array is a missing document) refuses the
+    // add before the rest are read, and never the adds written with it.
     const list: PlainDocument[] = [];
     readingTheirs('the documents', () => {
       const count = docs.length;

@@ -271,7 +271,8 @@ export class RyeIndex {
     const given = optionsAsGiven(opts, 'the fetchMany options');
     onlyKnown(given, FETCH_MANY_OPTION_NAMES, 'fetchMany');
     const { item_ids: ids, itemIds, ...one } = given ?? ({} as FetchManyOptions);
-    const list = listAsGiven(ids ?? itemIds, 'the ids');
+    // Already a copy, bounded: `optionsAsGiven` copies the lists among the options.
+    const list = ids ?? itemIds;
     if (!Array.isArray(list) || list.length === 0 || list.length > MAX_ITEM_IDS)
       throw new InvalidArgumentError(`item_ids must be a list of 1 to ${MAX_ITEM_IDS} ids`, {
         hint: 'e.g. {"item_ids": ["tool:rye/core/sign", "knowledge:rye/guide"]}',
