@@ -10,7 +10,7 @@ use crate::tokenizer::TOKENIZER_NAME;
 
 /// Bumped whenever the schema, the tokenizer or what is stored per item (the facade's `extra`)
 /// changes; an index with another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 26;
+pub const SCHEMA_VERSION: u32 = 27;
 
 /// The five weighted text fields, in the order of [`crate::Weights`].
 pub const TEXT_FIELDS: [&str; 5] = ["title", "name", "description", "category", "content"];
@@ -39,10 +39,8 @@ pub struct Fields {
     pub stem: Field,
     /// The item's embedding (see `semantic::quantize`), when a model was loaded at indexing.
     pub vector: Field,
-    /// The text the sentence encoder reads (`semantic::meaning_text`), stored last: read only by
-    /// the background encoding, never by a search.
-    pub meaning: Field,
-    /// A hash of `meaning` (`semantic::meaning_key`), 0 for none: what the encoded vectors are
+    /// A hash of the text the sentence encoder reads (`semantic::meaning_text`, made again from
+    /// the stored item and content when it reads it), 0 for none: what the encoded vectors are
     /// kept and looked up by.
     pub meaning_key: Field,
 }
@@ -99,7 +97,6 @@ pub fn build() -> (Schema, Fields) {
             ),
         ),
         vector: b.add_bytes_field(crate::semantic::VECTOR_FIELD, FAST),
-        meaning: b.add_text_field("meaning", STORED),
         meaning_key: b.add_u64_field("meaning_key", num()),
     };
     (b.build(), fields)

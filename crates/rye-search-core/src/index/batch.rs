@@ -115,14 +115,13 @@ impl Batch {
                 if self.keys.add(&d.key)? {
                     self.writer.delete_term(Term::from_field_text(self.fields.key, &d.key));
                 }
-                let mut doc = to_document(&self.fields, d);
+                let content = crate::stored::shown_text(&d.content);
+                let mut doc = to_document(&self.fields, d, &content);
                 if let Some(v) = vector {
                     doc.add_bytes(self.fields.vector, &v);
                 }
-                // Last among the stored values: searches stop reading a doc before it.
-                let meaning = semantic::meaning_text(d);
+                let meaning = semantic::meaning_text(&d.title, &d.name, &d.description, &content);
                 doc.add_u64(self.fields.meaning_key, semantic::meaning_key(&meaning));
-                doc.add_text(self.fields.meaning, meaning);
                 self.writer.add_document(doc)?;
             }
         }
@@ -251,7 +250,8 @@ fn refused_write(dir: &Path) -> Option<std::io::Error> {
     written.err()
 }
 
-fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
+/// `d` as the index holds it; `content` is its content in stored form (`shown_text`).
+fn to_document(f: &Fields, d: &ItemDoc, content: &str) -> TantivyDocument {
     let mut doc = TantivyDocument::default();
     // Stored values are read in the order they are added: id, item, then content (read only for
     // previews).
@@ -293,6 +293,6 @@ fn to_document(f: &Fields, d: &ItemDoc) -> TantivyDocument {
     doc.add_u64(f.size, d.size);
     doc.add_text(f.item, stored_item(d));
     // Stored last, so hits without a preview stop reading before it; as previews show it.
-    doc.add_text(f.content(), crate::stored::shown_text(&d.content));
+    doc.add_text(f.content(), content);
     doc
 }

@@ -17,6 +17,7 @@ use super::SearchIndex;
 use crate::error::{contained, Result};
 use crate::semantic::{self, EncodedStore, Encoder};
 use crate::stored::{stored_texts, text};
+use crate::wire::answer::stored_meaning_parts;
 
 /// Items encoded together: one batch of matrix products (larger batches were no faster).
 const BATCH: usize = 32;
@@ -245,7 +246,7 @@ impl Encoding {
             return Ok(false);
         }
         let parts = index.segment_parts(&searcher)?;
-        let meaning = index.fields.meaning.field_id();
+        let (item, content) = (index.fields.item.field_id(), index.fields.content().field_id());
         let work: Vec<&[(u64, u32, DocId)]> = pending[..pending.len().min(ROUND)].chunks(BATCH).collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
         let done = AtomicU64::new(total - pending.len() as u64);
@@ -262,8 +263,7 @@ impl Encoding {
                 let mut texts = Vec::with_capacity(batch.len());
                 for &(_, ord, doc) in *batch {
                     let bytes = parts[ord as usize].store.document(doc)?;
-                    let found = stored_texts(&bytes).filter_map(|t| t.ok()).find(|(field, _)| *field == meaning);
-                    texts.push(found.map(|(_, t)| text(t).map(str::to_owned)).transpose()?.unwrap_or_default());
+                    texts.push(stored_meaning(&bytes, item, content));
                 }
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
                 let vectors = encoder.embed(&refs, ITEM_TOKENS);
@@ -292,6 +292,23 @@ impl Encoding {
         state.encoded = encoded.min(total);
         state.state = if settled { "settled" } else { "encoding" };
     }
+}
+
+/// The text the sentence encoder reads of a stored document, made as the index made its key
+/// (`semantic::meaning_text` of its stored item and content). Empty, so given no vector, when
+/// the document holds no item of the usual shape or a value cannot be read.
+fn stored_meaning(doc: &[u8], item: u32, content: u32) -> String {
+    let (mut parts, mut body) = (None, "");
+    for (field, bytes) in stored_texts(doc).map_while(|value| value.ok()) {
+        match text(bytes) {
+            Ok(t) if field == item => parts = stored_meaning_parts(t),
+            Ok(t) if field == content => body = t,
+            _ => {}
+        }
+    }
+    parts.map_or_else(String::new, |[title, name, description]| {
+        semantic::meaning_text(&title, &name, &description, body)
+    })
 }
 
 /// Tokens of an item the encoder reads: its name, description and tags, and the start of its
@@ -366,7 +383,61 @@ fn lower_priority() {
 
 #[cfg(test)]
 mod tests {
-    use super::outgrown;
+    use super::*;
+    use crate::semantic::{meaning_key, meaning_text};
+    use crate::stored::shown_text;
+    use crate::wire::ItemDoc;
+
+    /// The index writes only the key of an item's meaning text; the encoding makes the text again
+    /// from the stored item and content. A text made otherwise would be encoded under a key that
+    /// is not its own, and a search by meaning would rank with another item's vector.
+    #[test]
+    fn the_text_made_again_from_a_stored_document_has_the_key_the_index_wrote() {
+        let long = "word ".repeat(300);
+        let items = [
+            ("Tmux", "tmux", "terminal  multiplexer", "  switch\tbetween\n\nprograms  "),
+            ("say \"hi\" \\ now", "other-name", "tab\there, control \u{1}", long.as_str()),
+            ("Ünïcödé ✓ 文字 😀", "ÜNÏCÖDÉ ✓ 文字 😀", "", "\u{3000}ideographic\u{3000}space, e\u{301}, \u{2028} "),
+            ("", "", "", "   "),
+        ];
+        let docs: Vec<ItemDoc> = items
+            .iter()
+            .enumerate()
+            .map(|(i, (title, name, description, content))| {
+                serde_json::from_value(serde_json::json!({
+                    "key": format!("k{i}"), "id": format!("id{i}"), "kind": "tool", "space": "project",
+                    "name": name, "title": title, "description": description, "content": content,
+                }))
+                .unwrap()
+            })
+            .collect();
+        let index = SearchIndex::in_memory().unwrap();
+        let mut batch = index.batch().unwrap();
+        batch.upsert(&docs).unwrap();
+        batch.commit().unwrap();
+        index.reload().unwrap();
+        let searcher = index.reader.searcher();
+        let parts = index.segment_parts(&searcher).unwrap();
+        let (item, content) = (index.fields.item.field_id(), index.fields.content().field_id());
+        let mut made = Vec::new();
+        each_meaning_key(&searcher, |key, ord, doc| {
+            let bytes = parts[ord as usize].store.document(doc).unwrap();
+            made.push((key, stored_meaning(&bytes, item, content)));
+        });
+        let expected: Vec<String> = docs
+            .iter()
+            .map(|d| meaning_text(&d.title, &d.name, &d.description, &shown_text(&d.content)))
+            .filter(|text| !text.is_empty())
+            .collect();
+        // The item without words has no key, and is never encoded.
+        assert_eq!(made.len(), 3);
+        for (key, text) in &made {
+            assert_eq!(*key, meaning_key(text), "{text:?}");
+            assert!(expected.contains(text), "{text:?} is not among {expected:?}");
+        }
+        assert!(made.iter().any(|(_, t)| t.starts_with("Tmux. terminal  multiplexer. switch between programs")));
+        assert!(made.iter().any(|(_, t)| t.contains("say \"hi\" \\ now. other-name.")));
+    }
 
     #[test]
     fn a_store_is_cut_back_once_it_holds_twice_what_the_items_need_and_more() {

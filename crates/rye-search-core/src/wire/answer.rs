@@ -92,3 +92,15 @@ pub(crate) fn stored_item(d: &ItemDoc) -> String {
     let item = (&d.kind, &d.space, &d.name, &d.title, &d.description, &d.category, &d.path, d.date, extra);
     serde_json::to_string(&item).expect("a tuple of strings serialises")
 }
+
+/// The title, name and description a stored item holds, as they were given: what the sentence
+/// encoder's text is made again from (`semantic::meaning_text`). `None` for an item of another
+/// shape.
+pub(crate) fn stored_meaning_parts(item: &str) -> Option<[String; 3]> {
+    let values: Vec<&serde_json::value::RawValue> = serde_json::from_str(item).ok()?;
+    let field = |name: &str| -> Option<String> {
+        let at = ITEM_FIELDS.iter().position(|f| *f == name)?;
+        serde_json::from_str(values.get(at)?.get()).ok()
+    };
+    Some([field("title")?, field("name")?, field("description")?])
+}
