@@ -213,26 +213,30 @@ impl BulkRun {
     /// its steps: the encoder began beside a million items' merges, and its reads of 200
     /// segments about to go added ~500 MB to their peak.
     pub(crate) fn wait_for_pause(&self, stop: impl Fn() -> bool) {
-        loop {
-            let wait = {
-                let slot = self.slot();
-                if slot.merging || slot.parked.is_some() {
-                    QUIET
-                } else {
-                    match (slot.open, slot.last_end) {
-                        (0, None) => return,
-                        (0, Some(end)) => match quiet_left(end) {
-                            Some(left) => left,
-                            None => return,
-                        },
-                        _ => QUIET,
-                    }
-                }
-            };
+        while let Some(wait) = self.until_pause() {
             if stop() {
                 return;
             }
             std::thread::sleep(wait.min(QUIET));
+        }
+    }
+
+    /// Whether the run has paused: no bulk batch open, none ended within [`QUIET`], no merge
+    /// parked or under way.
+    pub(crate) fn paused(&self) -> bool {
+        self.until_pause().is_none()
+    }
+
+    /// How long to wait before looking again whether the run has paused; none once it has.
+    fn until_pause(&self) -> Option<Duration> {
+        let slot = self.slot();
+        if slot.merging || slot.parked.is_some() {
+            return Some(QUIET);
+        }
+        match (slot.open, slot.last_end) {
+            (0, None) => None,
+            (0, Some(end)) => quiet_left(end),
+            _ => Some(QUIET),
         }
     }
 

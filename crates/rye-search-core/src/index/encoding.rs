@@ -15,6 +15,7 @@ use tantivy::{DocId, Searcher};
 
 use super::SearchIndex;
 use crate::error::{contained, Result};
+use crate::hit_store::HitStore;
 use crate::semantic::{self, EncodedStore, Encoder};
 use crate::stored::{stored_texts, text};
 use crate::wire::answer::stored_meaning_parts;
@@ -227,7 +228,16 @@ impl Encoding {
 
     /// Encodes up to [`ROUND`] of the items the index's searcher sees without a vector; false
     /// when there were none (the index is settled for that searcher).
+    ///
+    /// A round holds its searcher and the segments' stores, and with them every segment it
+    /// sees: it starts once bulk adds have paused and stops early when they start again, so the
+    /// segments their merges replace are let go. The next round waits for the pause with no
+    /// searcher (a round used to wait for it holding one, through the merges).
     fn round(&self, index: &SearchIndex, encoder: &Encoder, store: &EncodedStore) -> Result<bool> {
+        index.bulk_run.wait_for_pause(|| self.stopped());
+        if self.stopped() {
+            return Ok(false);
+        }
         let searcher = index.reader.searcher();
         let mut ids: Vec<SegmentId> = searcher.segment_readers().iter().map(|s| s.segment_id()).collect();
         ids.sort_unstable();
@@ -245,7 +255,10 @@ impl Encoding {
             *self.settled.lock().unwrap_or_else(|e| e.into_inner()) = Some(ids);
             return Ok(false);
         }
-        let parts = index.segment_parts(&searcher)?;
+        // Opened for this round, not taken from the searches' cache of segment parts: that cache
+        // is pruned only by the next search, so it kept the segments merges replaced.
+        let stores: Vec<HitStore> =
+            searcher.segment_readers().iter().map(|s| HitStore::open(&index.index, s)).collect::<Result<_>>()?;
         let (item, content) = (index.fields.item.field_id(), index.fields.content().field_id());
         let work: Vec<&[(u64, u32, DocId)]> = pending[..pending.len().min(ROUND)].chunks(BATCH).collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
@@ -255,14 +268,14 @@ impl Encoding {
             loop {
                 let i = next.fetch_add(1, Ordering::AcqRel);
                 let Some(batch) = work.get(i) else { return Ok(()) };
-                // Bulk adds first: their commits make the first answers.
-                index.bulk_run.wait_for_pause(|| self.stopped());
-                if self.stopped() {
+                // Bulk adds first: their commits make the first answers. The round ends here,
+                // and the next waits for their pause.
+                if self.stopped() || !index.bulk_run.paused() {
                     return Ok(());
                 }
                 let mut texts = Vec::with_capacity(batch.len());
                 for &(_, ord, doc) in *batch {
-                    let bytes = parts[ord as usize].store.document(doc)?;
+                    let bytes = stores[ord as usize].document(doc)?;
                     texts.push(stored_meaning(&bytes, item, content));
                 }
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
