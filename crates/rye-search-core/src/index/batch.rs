@@ -16,7 +16,8 @@ use tantivy::InvertedIndexReader;
 use tantivy::{Directory, Index, IndexReader, IndexWriter, TantivyDocument};
 
 use super::bulk_run::{BulkWrite, Parked, DEFERRED_SEGMENTS_MAX};
-use super::merge::{in_stable_order, merge_by_policy};
+use super::merge::{merge_by_policy, merge_in_bounds};
+use super::parts::PartsCache;
 use crate::error::{Error, Result};
 use crate::exact::{composed, meta_facet};
 use crate::schema::{version_number, Fields};
@@ -32,6 +33,8 @@ pub struct Batch {
     pub(super) writer: IndexWriter<TantivyDocument>,
     pub(super) fields: Fields,
     pub(super) reader: IndexReader,
+    /// What searches opened of the segments, pruned as the reader reloads.
+    pub(super) parts: PartsCache,
     /// For a bulk batch: the segments that existed before it.
     pub(super) bulk: Option<Vec<SegmentId>>,
     pub(super) keys: KnownKeys,
@@ -176,32 +179,29 @@ impl Batch {
     fn commit_and_merge(mut self) -> Result<()> {
         self.writer.commit()?;
         if let Some(before) = &self.bulk {
-            // What a bulk batch wrote becomes one segment: every query pays per segment (term
-            // lookups, scorers). Older segments are left to the merge policy, so adding in
+            // What a bulk batch wrote becomes one segment (a few past the bound of one merge):
+            // every query pays per segment (term lookups, scorers). Older segments are left to the merge policy, so adding in
             // chunks does not re-merge everything each time.
             let written: Vec<SegmentId> =
                 self.writer.index().searchable_segment_ids()?.into_iter().filter(|id| !before.contains(id)).collect();
-            if written.len() > 1 {
-                let written = in_stable_order(self.writer.index(), self.fields.key, &written)?;
-                self.writer.merge(&written).wait()?;
-            }
+            merge_in_bounds(&mut self.writer, self.fields.key, &written, |_| Ok(()))?;
         }
         if self.run.as_ref().is_some_and(BulkWrite::defers_merges) {
             let segments = self.writer.index().searchable_segment_metas()?;
             if segments.len() <= DEFERRED_SEGMENTS_MAX {
                 // Searchable at once; merged after the run of adds (or when a run never pauses,
                 // once it has written too many segments).
-                self.reader.reload()?;
+                self.parts.reload(&self.reader)?;
                 if !self.merges.compute_merge_candidates(&segments).is_empty() {
-                    let Batch { writer, merges, fields, reader, run, .. } = self;
+                    let Batch { writer, merges, fields, reader, parts, run, .. } = self;
                     if let Some(run) = run {
-                        run.park(Parked { writer, merges, key: fields.key, reader });
+                        run.park(Parked { writer, merges, key: fields.key, reader, parts });
                     }
                 }
                 return Ok(());
             }
         }
-        merge_by_policy(self.writer, self.merges.as_ref(), self.fields.key, &self.reader)
+        merge_by_policy(self.writer, self.merges.as_ref(), self.fields.key, (&self.reader, &self.parts))
     }
 }
 

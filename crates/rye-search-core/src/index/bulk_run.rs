@@ -27,6 +27,7 @@ use tantivy::schema::Field;
 use tantivy::{IndexReader, IndexWriter, TantivyDocument};
 
 use super::merge::merge_by_policy;
+use super::parts::PartsCache;
 use crate::error::{contained, Result};
 
 /// How long no bulk write must come before what waits for a pause starts: far longer than the
@@ -54,11 +55,12 @@ pub(super) struct Parked {
     pub(super) merges: Box<dyn MergePolicy>,
     pub(super) key: Field,
     pub(super) reader: IndexReader,
+    pub(super) parts: PartsCache,
 }
 
 impl Parked {
     fn merge(self) -> Result<()> {
-        merge_by_policy(self.writer, self.merges.as_ref(), self.key, &self.reader)
+        merge_by_policy(self.writer, self.merges.as_ref(), self.key, (&self.reader, &self.parts))
     }
 }
 

@@ -255,8 +255,8 @@ impl Encoding {
             *self.settled.lock().unwrap_or_else(|e| e.into_inner()) = Some(ids);
             return Ok(false);
         }
-        // Opened for this round, not taken from the searches' cache of segment parts: that cache
-        // is pruned only by the next search, so it kept the segments merges replaced.
+        // Opened for this round, not taken from the searches' cache of segment parts: a round reads
+        // only the stores, and the cache opens every part of each segment (columns, dictionaries).
         let stores: Vec<HitStore> =
             searcher.segment_readers().iter().map(|s| HitStore::open(&index.index, s)).collect::<Result<_>>()?;
         let (item, content) = (index.fields.item.field_id(), index.fields.content().field_id());

@@ -3,13 +3,15 @@
 //! much more than what was just written.
 //!
 //! Also how a round of merges runs (`merge_by_policy`: a commit's, or the merges a run of bulk
-//! adds parks) and the order a merge stacks its segments in (`in_stable_order`).
+//! adds parks), how large one merge may be (`merge_in_bounds`) and the order a merge stacks its
+//! segments in (`in_stable_order`).
 
 use tantivy::index::{SegmentId, SegmentMeta};
 use tantivy::indexer::{LogMergePolicy, MergeCandidate, MergePolicy};
 use tantivy::schema::Field;
 use tantivy::{Index, IndexReader, IndexWriter, SegmentReader, TantivyDocument};
 
+use super::parts::PartsCache;
 use crate::error::Result;
 
 /// Bulk batches: segments merge as soon as three of a similar size exist (Tantivy's default
@@ -55,6 +57,7 @@ fn log_policy(merge_at: usize, floor: u32) -> LogMergePolicy {
     let mut policy = LogMergePolicy::default();
     policy.set_min_num_segments(merge_at);
     policy.set_min_layer_size(floor);
+    policy.set_max_docs_before_merge(MERGE_DOCS_MAX as usize / 2);
     policy
 }
 
@@ -72,18 +75,26 @@ const BULK_FLOOR_DOCS: u32 = 50_000;
 /// index twice over (peak RSS 2.7 → 4.3 GB while it ran); merges of 32 (~160,000 items) add a few
 /// hundred MB at a time.
 const MERGE_SEGMENTS_MAX: usize = 32;
+/// Documents one merge writes at most. A merge holds what it writes beside what it merges, so
+/// its size is what it adds to a peak: a million items added in 5,000s whose run paused midway
+/// (a slow batch, a long garbage collection: 585,000 items merged then into segments of 160,000
+/// or fewer) merged four of those into one after the adds, ~600 MB more at the peak than the runs
+/// that did not pause (2,623 against ~2,200 MB). Segments over half of it never merge again: an
+/// edit's commit merged three of a size, and a million items would have been merged into one.
+const MERGE_DOCS_MAX: u32 = 200_000;
 /// Small edits: segments under this many documents count as one size (see [`EditPolicy`]).
 const EDIT_FLOOR_DOCS: u32 = 1_000;
 /// Small edits' segments merged together, at least (see [`EditPolicy`]).
 const EDIT_MERGE_AT_SEGMENTS: usize = 8;
 
 /// Runs one round of the merges `policy` picks among the committed segments, one at a time and
-/// each waited for, then shows the result to `reader`.
+/// each waited for, then shows the result to `reader` (and prunes `parts`, what searches opened of
+/// the segments, to what it sees).
 pub(super) fn merge_by_policy(
     mut writer: IndexWriter<TantivyDocument>,
     policy: &dyn MergePolicy,
     key: Field,
-    reader: &IndexReader,
+    (reader, parts): (&IndexReader, &PartsCache),
 ) -> Result<()> {
     // One round: a merge's segment that makes a candidate with others of its size merges at
     // a later commit, as when Tantivy started the merges. Running the cascade at once merged
@@ -95,21 +106,54 @@ pub(super) fn merge_by_policy(
     // after it, 197 → 105 MB).
     let candidates = policy.compute_merge_candidates(&writer.index().searchable_segment_metas()?);
     for candidate in candidates {
-        let segments = in_stable_order(writer.index(), key, &candidate.0)?;
-        let parts: Vec<&[SegmentId]> = segments.chunks(MERGE_SEGMENTS_MAX).filter(|p| p.len() > 1).collect();
-        for (i, part) in parts.iter().enumerate() {
-            writer.merge(part).wait()?;
-            // A merge's segments are freed once no reader holds them: between the parts of a
-            // large merge, not after the last (a million items held twice over, 2.7 → 4.3 GB).
-            if i + 1 < parts.len() {
-                reader.reload()?;
-            }
-        }
+        merge_in_bounds(&mut writer, key, &candidate.0, |writer| {
+            // A merge's segments are freed once no reader holds them and their files are
+            // deleted. Tantivy deletes files as a merge ends, while the reader still holds the
+            // segments it replaced: they went one merge later (the last merge's at the next
+            // commit), so each merge ran beside the files of the one before.
+            parts.reload(reader)?;
+            let _ = writer.garbage_collect_files().wait();
+            Ok(())
+        })?;
     }
     writer.wait_merging_threads()?;
-    // Once, after the merges: readers never open the segments a merge replaces.
-    reader.reload()?;
+    // Once more after the merges (a round with none reloads for the commit before it).
+    parts.reload(reader)?;
     Ok(())
+}
+
+/// Merges `ids`, in their stable order, in merges of at most [`MERGE_SEGMENTS_MAX`] segments and
+/// [`MERGE_DOCS_MAX`] documents, one at a time, each waited for; `after` runs after each.
+pub(super) fn merge_in_bounds(
+    writer: &mut IndexWriter<TantivyDocument>,
+    key: Field,
+    ids: &[SegmentId],
+    mut after: impl FnMut(&IndexWriter<TantivyDocument>) -> Result<()>,
+) -> Result<()> {
+    for merge in merges_of(&in_stable_order(writer.index(), key, ids)?) {
+        writer.merge(&merge).wait()?;
+        after(writer)?;
+    }
+    Ok(())
+}
+
+/// `segments` (with their sizes) cut, in their order, into merges of at most
+/// [`MERGE_SEGMENTS_MAX`] segments and [`MERGE_DOCS_MAX`] documents; a segment left alone is not
+/// merged.
+fn merges_of(segments: &[(SegmentId, u32)]) -> Vec<Vec<SegmentId>> {
+    let mut merges: Vec<Vec<SegmentId>> = vec![Vec::new()];
+    let mut docs = 0u64;
+    for &(id, n) in segments {
+        let last = merges.last_mut().expect("never empty");
+        if !last.is_empty() && (last.len() == MERGE_SEGMENTS_MAX || docs + u64::from(n) > u64::from(MERGE_DOCS_MAX)) {
+            merges.push(Vec::new());
+            docs = 0;
+        }
+        merges.last_mut().expect("never empty").push(id);
+        docs += u64::from(n);
+    }
+    merges.retain(|m| m.len() > 1);
+    merges
 }
 
 /// `ids` in an order their contents decide: by the smallest and largest key each segment holds,
@@ -117,8 +161,8 @@ pub(super) fn merge_by_policy(
 /// a semantic scan shortlists depends on that order; segment ids are random, so in their order the
 /// same adds gave slightly different hybrid answers from one process to the next. (An add of more
 /// than [`super::ONE_SEGMENT_DOCS`] items is split among indexing threads as they come free, which no
-/// order undoes.)
-pub(super) fn in_stable_order(index: &Index, key: Field, ids: &[SegmentId]) -> Result<Vec<SegmentId>> {
+/// order undoes.) Each with its number of documents.
+fn in_stable_order(index: &Index, key: Field, ids: &[SegmentId]) -> Result<Vec<(SegmentId, u32)>> {
     let metas = index.searchable_segment_metas()?;
     let mut keyed = Vec::with_capacity(ids.len());
     for &id in ids {
@@ -136,7 +180,7 @@ pub(super) fn in_stable_order(index: &Index, key: Field, ids: &[SegmentId]) -> R
         keyed.push(((first, last, meta.max_doc(), meta.num_docs()), id));
     }
     keyed.sort();
-    Ok(keyed.into_iter().map(|(_, id)| id).collect())
+    Ok(keyed.into_iter().map(|((.., docs), id)| (id, docs)).collect())
 }
 
 #[cfg(test)]
@@ -166,6 +210,44 @@ mod tests {
     }
 
     #[test]
+    fn a_merge_takes_at_most_its_bound_of_segments_and_of_documents() {
+        let ids: Vec<SegmentId> = (0..100).map(|_| SegmentId::generate_random()).collect();
+        let sizes = |merges: Vec<Vec<SegmentId>>, sized: &[(SegmentId, u32)]| -> Vec<Vec<u32>> {
+            let size = |id: &SegmentId| sized.iter().find(|(i, _)| i == id).unwrap().1;
+            merges.into_iter().map(|m| m.iter().map(size).collect()).collect()
+        };
+        // 70 batches of 5,000: by 32 segments (160,000 documents), the six left over together.
+        let batches: Vec<(SegmentId, u32)> = ids[..70].iter().map(|id| (*id, 5_000)).collect();
+        let cut = sizes(merges_of(&batches), &batches);
+        assert_eq!(cut.iter().map(Vec::len).collect::<Vec<_>>(), vec![32, 32, 6]);
+        // Large segments a run left midway: never two into one past the bound; one alone is left.
+        let mixed: Vec<(SegmentId, u32)> =
+            [150_000, 150_000, 30_000, 20_000, 5_000, 199_999, 1].iter().zip(&ids).map(|(n, id)| (*id, *n)).collect();
+        assert_eq!(sizes(merges_of(&mixed), &mixed), vec![vec![150_000, 30_000, 20_000], vec![199_999, 1]]);
+        for m in sizes(merges_of(&mixed), &mixed) {
+            assert!(m.iter().map(|n| u64::from(*n)).sum::<u64>() <= u64::from(MERGE_DOCS_MAX));
+        }
+        assert!(merges_of(&[]).is_empty());
+        assert!(merges_of(&mixed[..1]).is_empty());
+    }
+
+    #[test]
+    fn segments_over_half_the_merge_bound_never_merge_again() {
+        let policy = bulk_policy();
+        let index = Index::create_in_ram(Schema::builder().build());
+        let metas: Vec<SegmentMeta> = [160_000, 160_000, 160_000, 160_000, 5_000, 5_000, 5_000]
+            .iter()
+            .map(|&n| index.new_segment_meta(SegmentId::generate_random(), n))
+            .collect();
+        let candidates = policy.compute_merge_candidates(&metas);
+        let merged: Vec<u32> = candidates
+            .iter()
+            .flat_map(|c| c.0.iter().map(|id| metas.iter().find(|m| m.id() == *id).unwrap().num_docs()))
+            .collect();
+        assert_eq!(merged, vec![5_000; 3]);
+    }
+
+    #[test]
     fn edits_merge_among_themselves_and_never_pull_in_a_large_segment() {
         // Seven one-item edits wait; the eighth merges them, never the 60,000-item segment.
         assert!(merges(&[60_000, 1, 1, 1, 1, 1, 1, 1]).is_empty());
@@ -175,5 +257,7 @@ mod tests {
         assert_eq!(merges(&[60_000, 2_000, 2_100, 1_900, 5]), vec![vec![1_900, 2_000, 2_100]]);
         // Three large segments of a size do merge (an index that grew by edits alone).
         assert_eq!(merges(&[30_000, 31_000, 32_000]), vec![vec![30_000, 31_000, 32_000]]);
+        // But never those a large build left: an edit's commit would merge a million items.
+        assert!(merges(&[160_000, 160_000, 160_000, 155_000, 160_000, 1]).is_empty());
     }
 }

@@ -3,7 +3,6 @@
 //! held in memory (`memory_dir`), and what searches read of a segment (`parts`). Searching is
 //! `crate::search`.
 
-use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tantivy::directory::error::LockError;
 use tantivy::directory::{MmapDirectory, INDEX_WRITER_LOCK, META_LOCK};
-use tantivy::index::{IndexSettings, SegmentId};
+use tantivy::index::IndexSettings;
 use tantivy::indexer::{MergePolicy, NoMergePolicy};
 use tantivy::store::Compressor;
 use tantivy::Directory;
@@ -39,7 +38,7 @@ use bulk_run::BulkRun;
 use encoding::EncodingSlot;
 pub use encoding::EncodingStatus;
 use memory_dir::MemoryDirectory;
-use parts::SegmentParts;
+use parts::{PartsCache, SegmentParts};
 
 const VERSION_FILE: &str = "rye-search-schema";
 const MB: usize = 1024 * 1024;
@@ -67,8 +66,8 @@ pub struct SearchIndex {
     pub(crate) location: Option<PathBuf>,
     /// The directory of an index held in memory (its files are the index's memory).
     pub(crate) memory: Option<MemoryDirectory>,
-    /// What searches read of the segments searched lately; segments are immutable, so never stale.
-    pub(crate) segments: Mutex<HashMap<SegmentId, Arc<SegmentParts>>>,
+    /// What searches read of the segments searched lately.
+    pub(crate) segments: PartsCache,
     /// The opstamp `reload` last reopened the reader at (`u64::MAX` before the first).
     pub(crate) reloaded_at: AtomicU64,
     /// Sentence-encoder vectors made in the background, once started.
@@ -168,7 +167,7 @@ impl SearchIndex {
     /// ask after every search: a sum over the segments searched lately.
     pub fn memory_bytes(&self) -> u64 {
         let files = self.memory.as_ref().map_or(0, MemoryDirectory::bytes);
-        let segments = self.segments.lock().unwrap_or_else(|e| e.into_inner());
+        let segments = self.segments.lock();
         let vectors = |cell: &parts::VectorsCell| cell.get().map_or(0, |v| v.bytes());
         let built = |p: &Arc<SegmentParts>| vectors(&p.vectors) + vectors(&p.encoded) + p.all_terms.bytes();
         let keys = self.written_keys.as_ref().map_or(0, |k| {
@@ -189,7 +188,7 @@ impl SearchIndex {
             fields,
             location,
             memory: None,
-            segments: Mutex::default(),
+            segments: PartsCache::default(),
             reloaded_at: AtomicU64::new(u64::MAX),
             encoding: EncodingSlot::default(),
             written_keys: None,
@@ -209,7 +208,7 @@ impl SearchIndex {
             if self.reloaded_at.load(Ordering::Acquire) == opstamp {
                 return Ok(opstamp);
             }
-            match self.reader.reload() {
+            match self.segments.reload(&self.reader) {
                 Ok(()) => {
                     self.reloaded_at.store(opstamp, Ordering::Release);
                     self.wake_encoding();
@@ -278,7 +277,7 @@ impl SearchIndex {
         };
         let bulk = if small { None } else { Some(self.index.searchable_segment_ids()?) };
         // The writer's lock is held, so the latest commit is what this batch writes over.
-        self.reader.reload()?;
+        self.segments.reload(&self.reader)?;
         let keys = match &self.written_keys {
             Some(written) => {
                 self.forget_removed_keys(written)?;
@@ -288,7 +287,8 @@ impl SearchIndex {
         };
         let run = (!small || owed).then(|| BulkRun::begin(&self.bulk_run, self.memory.is_some()));
         let location = self.location.clone();
-        Ok(Batch { writer, fields: self.fields, reader: self.reader.clone(), bulk, keys, merges, run, location })
+        let (reader, parts) = (self.reader.clone(), self.segments.clone());
+        Ok(Batch { writer, fields: self.fields, reader, parts, bulk, keys, merges, run, location })
     }
 
     /// Keeps an index in memory's set of written keys near what it holds: keys added and then

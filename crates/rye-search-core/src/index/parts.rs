@@ -3,9 +3,11 @@
 //! dictionary, per-field dictionaries, and item vectors on the first semantic search.
 
 use std::collections::hash_map::Entry;
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use tantivy::SegmentReader;
+use tantivy::index::SegmentId;
+use tantivy::{IndexReader, Searcher, SegmentReader};
 
 use super::SearchIndex;
 use crate::all_terms::LazyAllTerms;
@@ -27,10 +29,35 @@ pub(crate) struct SegmentParts {
     pub(crate) encoded: VectorsCell,
 }
 
+/// What searches read of the segments searched lately, by segment; segments are immutable, so
+/// never stale. Shared with the merges, which prune it when they reload the reader: it holds its
+/// segments' files, and pruned only by the next search, it kept every segment merges replaced
+/// until something searched again (after a run of adds with searches, the whole index twice).
+#[derive(Clone, Default)]
+pub(crate) struct PartsCache(Arc<Mutex<HashMap<SegmentId, Arc<SegmentParts>>>>);
+
+impl PartsCache {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, HashMap<SegmentId, Arc<SegmentParts>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Reloads `reader` and forgets the parts of segments it no longer sees.
+    pub(crate) fn reload(&self, reader: &IndexReader) -> tantivy::Result<()> {
+        reader.reload()?;
+        self.keep_only(&reader.searcher());
+        Ok(())
+    }
+
+    fn keep_only(&self, searcher: &Searcher) {
+        let segments = searcher.segment_readers();
+        self.lock().retain(|id, _| segments.iter().any(|s| s.segment_id() == *id));
+    }
+}
+
 impl SearchIndex {
     /// What searches read of each segment of `searcher`, opened on first use.
-    pub(crate) fn segment_parts(&self, searcher: &tantivy::Searcher) -> Result<Vec<Arc<SegmentParts>>> {
-        let mut cache = self.segments.lock().unwrap_or_else(|e| e.into_inner());
+    pub(crate) fn segment_parts(&self, searcher: &Searcher) -> Result<Vec<Arc<SegmentParts>>> {
+        let mut cache = self.segments.lock();
         let segments = searcher.segment_readers();
         if segments.iter().any(|s| !cache.contains_key(&s.segment_id())) {
             cache.retain(|id, _| segments.iter().any(|s| s.segment_id() == *id));
@@ -81,3 +108,42 @@ impl SegmentParts {
 
 /// Empty until the first semantic search of a segment.
 pub(crate) type VectorsCell = OnceLock<Arc<SegmentVectors>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{ItemDoc, SearchRequest};
+
+    fn bulk_add(index: &SearchIndex, part: usize) {
+        let docs: Vec<ItemDoc> = (0..300)
+            .map(|i| {
+                serde_json::from_value(serde_json::json!({
+                    "key": format!("p{part}/item{i}"), "id": format!("p{part}/item{i}"), "kind": "tool",
+                    "space": "project", "name": format!("item{i}"), "title": "merged away",
+                }))
+                .unwrap()
+            })
+            .collect();
+        let mut batch = index.batch_for(docs.len()).unwrap();
+        batch.upsert(&docs).unwrap();
+        batch.commit().unwrap();
+    }
+
+    /// Searches between bulk adds open parts of each segment; the merges after the adds replace
+    /// those segments, and what was opened of them goes with them, not at the next search.
+    #[test]
+    fn merges_forget_what_searches_opened_of_the_segments_they_replaced() {
+        let index = SearchIndex::in_memory().unwrap();
+        let search = || index.search(&SearchRequest { query: "merged".into(), ..Default::default() }).unwrap();
+        for part in 0..6 {
+            bulk_add(&index, part);
+            assert_eq!(search().total, 300 * (part + 1));
+        }
+        assert_eq!(index.segments.lock().len(), 6);
+        index.settle_merges().unwrap();
+        assert_eq!(index.num_segments(), 1);
+        assert!(index.segments.lock().is_empty(), "{} segments' parts kept", index.segments.lock().len());
+        assert_eq!(search().total, 1800);
+        assert_eq!(index.segments.lock().len(), 1);
+    }
+}
