@@ -180,8 +180,8 @@ impl Batch {
         self.writer.commit()?;
         if let Some(before) = &self.bulk {
             // What a bulk batch wrote becomes one segment (a few past the bound of one merge):
-            // every query pays per segment (term lookups, scorers). Older segments are left to the merge policy, so adding in
-            // chunks does not re-merge everything each time.
+            // every query pays per segment (term lookups, scorers). Older segments are left to
+            // the merge policy, so adding in chunks does not re-merge everything each time.
             let written: Vec<SegmentId> =
                 self.writer.index().searchable_segment_ids()?.into_iter().filter(|id| !before.contains(id)).collect();
             merge_in_bounds(&mut self.writer, self.fields.key, &written, |_| Ok(()))?;
