@@ -141,17 +141,17 @@ pub(super) fn merge_in_bounds(
 /// [`MERGE_SEGMENTS_MAX`] segments and [`MERGE_DOCS_MAX`] documents; a segment left alone is not
 /// merged.
 fn merges_of(segments: &[(SegmentId, u32)]) -> Vec<Vec<SegmentId>> {
-    let mut merges: Vec<Vec<SegmentId>> = vec![Vec::new()];
-    let mut docs = 0u64;
+    let mut merges = Vec::new();
+    let (mut merge, mut docs) = (Vec::new(), 0u64);
     for &(id, n) in segments {
-        let last = merges.last_mut().expect("never empty");
-        if !last.is_empty() && (last.len() == MERGE_SEGMENTS_MAX || docs + u64::from(n) > u64::from(MERGE_DOCS_MAX)) {
-            merges.push(Vec::new());
+        if !merge.is_empty() && (merge.len() == MERGE_SEGMENTS_MAX || docs + u64::from(n) > u64::from(MERGE_DOCS_MAX)) {
+            merges.push(std::mem::take(&mut merge));
             docs = 0;
         }
-        merges.last_mut().expect("never empty").push(id);
+        merge.push(id);
         docs += u64::from(n);
     }
+    merges.push(merge);
     merges.retain(|m| m.len() > 1);
     merges
 }

@@ -34,24 +34,26 @@ pub(crate) struct SegmentParts {
 /// segments' files, and pruned only by the next search, it kept every segment merges replaced
 /// until something searched again (after a run of adds with searches, the whole index twice).
 #[derive(Clone, Default)]
-pub(crate) struct PartsCache(Arc<Mutex<HashMap<SegmentId, Arc<SegmentParts>>>>);
+pub(crate) struct PartsCache(Arc<Mutex<Parts>>);
+
+type Parts = HashMap<SegmentId, Arc<SegmentParts>>;
 
 impl PartsCache {
-    pub(crate) fn lock(&self) -> MutexGuard<'_, HashMap<SegmentId, Arc<SegmentParts>>> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Parts> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Reloads `reader` and forgets the parts of segments it no longer sees.
     pub(crate) fn reload(&self, reader: &IndexReader) -> tantivy::Result<()> {
         reader.reload()?;
-        self.keep_only(&reader.searcher());
+        keep_only(&mut self.lock(), reader.searcher().segment_readers());
         Ok(())
     }
+}
 
-    fn keep_only(&self, searcher: &Searcher) {
-        let segments = searcher.segment_readers();
-        self.lock().retain(|id, _| segments.iter().any(|s| s.segment_id() == *id));
-    }
+/// Forgets the parts of every segment but `segments`.
+fn keep_only(parts: &mut Parts, segments: &[SegmentReader]) {
+    parts.retain(|id, _| segments.iter().any(|s| s.segment_id() == *id));
 }
 
 impl SearchIndex {
@@ -60,7 +62,7 @@ impl SearchIndex {
         let mut cache = self.segments.lock();
         let segments = searcher.segment_readers();
         if segments.iter().any(|s| !cache.contains_key(&s.segment_id())) {
-            cache.retain(|id, _| segments.iter().any(|s| s.segment_id() == *id));
+            keep_only(&mut cache, segments);
             for s in segments {
                 if let Entry::Vacant(slot) = cache.entry(s.segment_id()) {
                     let store = Arc::new(HitStore::open(&self.index, s)?);
