@@ -56,6 +56,7 @@ export const ENGINES = {
       }
     };
     const idsOf = (res) => res.results.map((r) => r.id);
+    const idsAndScores = (answers) => answers.reduce((n, a) => n + a.results.reduce((m, r) => m + r.score + r.id.length, 0), 0);
     return {
       async build(docs) {
         // ids: one add, as FTS5 gets one transaction (a batch becomes one segment); default: in
@@ -68,7 +69,9 @@ export const ENGINES = {
       // The same query without a preview: what a preview costs (default profile only).
       bare: ids ? undefined : async (q) => idsOf(await index.search(opts(q, { previewChars: 0 }))),
       known: async (text) => idsOf(await index.search(opts({ kind: 'known', terms: [text] }))),
-      batch: async (qs) => (await index.searchMany(qs.map((q) => opts(q)))).length,
+      // A caller ranking the answers reads each result's id and score (a lazy one reads no more).
+      batch: async (qs) => idsAndScores(await index.searchMany(qs.map((q) => opts(q)))),
+      batchLazy: async (qs) => idsAndScores(await index.searchMany(qs.map((q) => opts(q)), { lazy: true })),
       addOne: async (doc) => index.add([doc]),
     };
   },

@@ -1,8 +1,8 @@
 /**
  * Reads the answers the native side hands over as a page (its layout is described in
  * crates/rye-search-core/src/wire/page.rs): each answer's fields are slices of its one text and
- * numbers of the page's table. Only an answer's rare parts (warnings, facet counts, metadata)
- * and `explain` are JSON. Shaping what is read into results is `search-results.ts`'s job.
+ * numbers of the page's table. Only an answer's rare parts (warnings, facet counts), a hit's
+ * metadata and `explain` are JSON. Shaping what is read into results is `search-results.ts`'s job.
  */
 import {
   type Contribution,
@@ -71,12 +71,9 @@ export interface HitRead {
   tokens: unknown;
 }
 
-/** Reads a page's answers in order. The same `HitRead` is refilled for each hit: nothing is kept. */
-export class PageReader {
-  private at = 0;
-  private text = '';
-  private metadata: unknown[] | undefined;
-  readonly hit: HitRead = {
+/** A `HitRead` to fill. */
+export function emptyHit(): HitRead {
+  return {
     id: '',
     score: 0,
     preview: '',
@@ -96,8 +93,16 @@ export class PageReader {
     metadata: undefined,
     tokens: undefined,
   };
+}
 
-  constructor(private readonly page: NativePage) {}
+/** Reads a page's answers in order. The same `HitRead` is refilled for each hit: nothing is kept. */
+export class PageReader {
+  private at = 0;
+  /** The current answer's text. */
+  text = '';
+  readonly hit: HitRead = emptyHit();
+
+  constructor(readonly page: NativePage) {}
 
   /** Answer `k` (the next one): its envelope, or the error payload of a failed search. */
   answer(k: number): AnswerRead | { error: { code: string; message: string; hint: string; position?: number } } {
@@ -112,13 +117,8 @@ export class PageReader {
     const restEnd = t[at + 8]!;
     const rest =
       restEnd > restStart
-        ? (JSON.parse(this.text.slice(restStart, restEnd)) as {
-            warnings: string[];
-            counts: Counts | null;
-            metadata: unknown[];
-          })
+        ? (JSON.parse(this.text.slice(restStart, restEnd)) as { warnings: string[]; counts: Counts | null })
         : undefined;
-    this.metadata = rest?.metadata;
     this.at = at + 9;
     const read: AnswerRead = {
       total: t[at + 1]!,
@@ -137,54 +137,68 @@ export class PageReader {
 
   /** The next hit of the current answer, in `this.hit`. */
   next(): HitRead {
-    const t = this.page.table;
-    const s = this.text;
-    const h = this.hit;
-    let at = this.at;
-    const form = t[at]!;
-    h.id = s.slice(t[at + 1], t[at + 2]);
-    h.score = t[at + 3]!;
-    h.preview = s.slice(t[at + 4], t[at + 5]);
-    h.matched = MATCHED[t[at + 6]!];
-    const explainStart = t[at + 7]!;
-    const explainEnd = t[at + 8]!;
-    h.explain = explainEnd > explainStart ? JSON.parse(s.slice(explainStart, explainEnd)) : undefined;
-    const marks = t[at + 9]!;
-    at += 10;
-    if (marks >= 0) {
-      const pairs: [number, number][] = new Array(marks / 2);
-      for (let i = 0; i < marks; i += 2) pairs[i / 2] = [t[at + i]!, t[at + i + 1]!];
-      h.highlights = pairs;
-      at += marks;
-    } else h.highlights = undefined;
-    if (form === FORM_ITEM) {
-      h.kind = s.slice(t[at], t[at + 1]);
-      h.space = s.slice(t[at + 2], t[at + 3]);
-      h.name = s.slice(t[at + 4], t[at + 5]);
-      h.title = s.slice(t[at + 6], t[at + 7]);
-      h.description = s.slice(t[at + 8], t[at + 9]);
-      h.category = s.slice(t[at + 10], t[at + 11]);
-      h.path = s.slice(t[at + 12], t[at + 13]);
-      h.date = t[at + 14];
-      h.signed = t[at + 15] === 1;
-      h.integrity = t[at + 16]! >= 0 ? s.slice(t[at + 16], t[at + 17]) : undefined;
-      const meta = t[at + 18]!;
-      h.metadata = meta >= 0 ? this.metadata![meta] : undefined;
-      const tokens = t[at + 19]!;
-      h.tokens = Number.isNaN(tokens) ? undefined : tokens;
-      at += 20;
-    } else if (form === FORM_KIND) {
-      h.kind = s.slice(t[at], t[at + 1]);
-      h.space = undefined;
-      at += 2;
-    } else {
-      const item = JSON.parse(s.slice(t[at], t[at + 1])) as unknown[];
-      readItem(h, item);
-      at += 2;
-    }
-    this.at = at;
-    return h;
+    this.at = readHit(this.page.table, this.text, this.at, this.hit);
+    return this.hit;
   }
+
+  /** Steps over the next hit of the current answer unread; where it starts in the table. */
+  skip(): number {
+    const at = this.at;
+    this.at = hitEnd(this.page.table, at);
+    return at;
+  }
+}
+
+/** Where the hit at `at` of a page's table ends (where the next entry starts). */
+function hitEnd(t: Float64Array, at: number): number {
+  const form = t[at]!;
+  const marks = t[at + 9]!;
+  const end = at + 10 + Math.max(marks, 0);
+  return end + (form === FORM_ITEM ? ITEM_ENTRIES : 2);
+}
+
+/** Table entries of an item of the usual form (see `readHit`). */
+const ITEM_ENTRIES = 21;
+
+/** Reads the hit at `at` of a page's table (its answer's text `s`) into `h`; where it ends. */
+export function readHit(t: Float64Array, s: string, at: number, h: HitRead): number {
+  const form = t[at]!;
+  h.id = s.slice(t[at + 1], t[at + 2]);
+  h.score = t[at + 3]!;
+  h.preview = s.slice(t[at + 4], t[at + 5]);
+  h.matched = MATCHED[t[at + 6]!];
+  const explainStart = t[at + 7]!;
+  const explainEnd = t[at + 8]!;
+  h.explain = explainEnd > explainStart ? JSON.parse(s.slice(explainStart, explainEnd)) : undefined;
+  const marks = t[at + 9]!;
+  at += 10;
+  if (marks >= 0) {
+    const pairs: [number, number][] = new Array(marks / 2);
+    for (let i = 0; i < marks; i += 2) pairs[i / 2] = [t[at + i]!, t[at + i + 1]!];
+    h.highlights = pairs;
+    at += marks;
+  } else h.highlights = undefined;
+  if (form === FORM_ITEM) {
+    h.kind = s.slice(t[at], t[at + 1]);
+    h.space = s.slice(t[at + 2], t[at + 3]);
+    h.name = s.slice(t[at + 4], t[at + 5]);
+    h.title = s.slice(t[at + 6], t[at + 7]);
+    h.description = s.slice(t[at + 8], t[at + 9]);
+    h.category = s.slice(t[at + 10], t[at + 11]);
+    h.path = s.slice(t[at + 12], t[at + 13]);
+    h.date = t[at + 14];
+    h.signed = t[at + 15] === 1;
+    h.integrity = t[at + 16]! >= 0 ? s.slice(t[at + 16], t[at + 17]) : undefined;
+    h.metadata = t[at + 18]! >= 0 ? JSON.parse(s.slice(t[at + 18], t[at + 19])) : undefined;
+    const tokens = t[at + 20]!;
+    h.tokens = Number.isNaN(tokens) ? undefined : tokens;
+    return at + ITEM_ENTRIES;
+  }
+  if (form === FORM_KIND) {
+    h.kind = s.slice(t[at], t[at + 1]);
+    h.space = undefined;
+  } else readItem(h, JSON.parse(s.slice(t[at], t[at + 1])) as unknown[]);
+  return at + 2;
 }
 
 /** An item stored in another shape, read as the JSON it is (`NativeItem`, or `[kind]`): a text field that is not text reads as empty. */

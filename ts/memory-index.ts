@@ -8,7 +8,15 @@ import { embeddingModel, native, nativeAsync, type NativeBatch, type NativeIndex
 import { isKind, type Kind } from './scope.js';
 import type { SearchOptions } from './search-request.js';
 import type { Prepared, SearchResponse } from './search-results.js';
-import { prepareSearch, SearchRunner, type SearchFailure, type StreamOptions, streamBatch } from './search-runner.js';
+import {
+  prepareSearch,
+  SearchRunner,
+  type SearchFailure,
+  type StreamOptions,
+  type ManyOptions,
+  manyOptions,
+  streamOptions,
+} from './search-runner.js';
 import { copiedList, listAsGiven, optionsAsGiven, parseDate, wellFormed } from './validate.js';
 import type { NativeDocument, NativeFilter } from './wire.js';
 
@@ -352,11 +360,12 @@ export class MemoryIndex {
     return this.runner.search(prepare(opts as SearchOptions));
   }
 
-  async searchMany(list: MemorySearchOptions[]): Promise<Array<SearchResponse | SearchFailure>> {
+  async searchMany(list: MemorySearchOptions[], opts?: ManyOptions): Promise<Array<SearchResponse | SearchFailure>> {
     this.assertOpen();
     if (!Array.isArray(list))
       throw new InvalidArgumentError('searchMany takes an array of search options', { hint: 'pass [{ query }, …]' });
-    return this.runner.searchMany(list as SearchOptions[], prepare);
+    const { lazy } = manyOptions(opts);
+    return this.runner.searchMany(list as SearchOptions[], prepare, lazy);
   }
 
   /** Searches answered as they are ready, in order, from any iterable: see `RyeIndex.searchStream`. */
@@ -365,8 +374,8 @@ export class MemoryIndex {
     opts?: StreamOptions,
   ): AsyncGenerator<SearchResponse | SearchFailure, void, undefined> {
     this.assertOpen();
-    const batch = streamBatch(source, opts);
-    return this.runner.stream(source as Iterable<SearchOptions>, prepare, batch, () => this.assertOpen());
+    const options = streamOptions(source, opts);
+    return this.runner.stream(source as Iterable<SearchOptions>, prepare, options, () => this.assertOpen());
   }
 
   /**

@@ -27,7 +27,15 @@ import { embeddingModel, native, nativeAsync, type NativeIndex, schemaVersion } 
 import { readFiles, realPathOf } from './read-file.js';
 import type { SearchOptions } from './search-request.js';
 import { type Prepared, shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
-import { prepareSearch, SearchRunner, type SearchFailure, type StreamOptions, streamBatch } from './search-runner.js';
+import {
+  prepareSearch,
+  SearchRunner,
+  type SearchFailure,
+  type StreamOptions,
+  type ManyOptions,
+  manyOptions,
+  streamOptions,
+} from './search-runner.js';
 
 import { checkProjectDir, DEFAULT_BUNDLE, resolveSpaces, selectSpaces, sourceOf, type Space } from './spaces.js';
 import type { Kind } from './scope.js';
@@ -172,14 +180,18 @@ export class RyeIndex {
     return this.runner.search(this.prepare(opts));
   }
 
-  /** Many searches in one call, run off the JS thread; each entry is an envelope or an error. */
-  async searchMany(list: SearchOptions[]): Promise<Array<SearchResponse | SearchFailure>> {
+  /**
+   * Many searches in one call, run off the JS thread; each entry is an envelope or an error.
+   * With `lazy: true`, results read their fields when first asked for (`result-view.ts`).
+   */
+  async searchMany(list: SearchOptions[], opts?: ManyOptions): Promise<Array<SearchResponse | SearchFailure>> {
     this.assertOpen();
     if (!Array.isArray(list))
       throw new InvalidArgumentError('searchMany takes an array of search options', {
         hint: 'pass [{ query, scope }, …]',
       });
-    return this.runner.searchMany(list, (opts) => this.prepare(opts));
+    const { lazy } = manyOptions(opts);
+    return this.runner.searchMany(list, (o) => this.prepare(o), lazy);
   }
 
   /**
@@ -192,11 +204,11 @@ export class RyeIndex {
     opts?: StreamOptions,
   ): AsyncGenerator<SearchResponse | SearchFailure, void, undefined> {
     this.assertOpen();
-    const batch = streamBatch(source, opts);
+    const options = streamOptions(source, opts);
     return this.runner.stream(
       source,
       (o) => this.prepare(o),
-      batch,
+      options,
       () => this.assertOpen(),
     );
   }

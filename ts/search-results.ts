@@ -7,46 +7,9 @@ import { sourceOf } from './spaces.js';
 import type { BuiltRequest } from './search-request.js';
 import type { Integrity } from './trust/trust.js';
 import type { AnswerRead, HitRead, PageReader } from './answer-page.js';
-import type { Contribution, Counts, MatchKind, SearchType, VectorTier } from './wire.js';
-import type { SOURCES } from './items.js';
-
-/** Where a result comes from: its space's kind (a bundle's id is in `bundle`). */
-export type Source = (typeof SOURCES)[number];
-
-export interface ShadowEntry {
-  space: string;
-}
-
-export interface SearchResult {
-  id: string;
-  name: string;
-  title: string;
-  description: string;
-  category: string;
-  score: number;
-  type: Kind;
-  source: Source;
-  preview: string;
-  path: string;
-  /** True exactly when `integrity` is `verified`. */
-  signed: boolean;
-  integrity: Integrity;
-  /** The item's date as an ISO string: its metadata date, else its file's modification time. */
-  date?: string;
-  /** About how many tokens loading the whole item costs (its size / 4). */
-  tokens?: number;
-  /** The bundle id, for items from a system bundle. */
-  bundle?: string;
-  metadata?: Record<string, unknown>;
-  shadows?: ShadowEntry[];
-  shadowed_by?: string;
-  /** How it was found, in hybrid and semantic searches: by its words, by meaning, or both. */
-  match?: MatchKind;
-  /** The matched words in `preview`: `[start, end)` JavaScript string indices (with a preview). */
-  highlights?: [number, number][];
-  /** With `explain`: what each query term gave this result, largest first. */
-  explain?: Contribution[];
-}
+import type { SearchResult, Source } from './result-fields.js';
+import { ResultView, type ViewShape } from './result-view.js';
+import type { Counts, SearchType, VectorTier } from './wire.js';
 
 export interface SearchResponse {
   results: SearchResult[];
@@ -142,19 +105,26 @@ function shapeResult(hit: HitRead, shadows?: ShadowLookup): SearchResult {
   return result;
 }
 
-/** The envelope of the answer `reader` stands at, its results shaped for `p`. */
-export function envelope(p: Prepared, res: AnswerRead, reader: PageReader): SearchResponse {
+/** One hit of an answer to `p`, shaped as `p` asks (its fields, its shadows). */
+export function shapeHit(p: Prepared, hit: HitRead): SearchResult {
   const { req, keep, shadows } = p;
+  if (!keep) return shapeResult(hit, shadows);
+  if (req.itemless) return shapeItemless(hit, keep);
+  const shadowsShown = keep.has('shadows') || keep.has('shadowed_by') ? shadows : undefined;
+  return only(shapeResult(hit, shadowsShown), keep);
+}
+
+/**
+ * The envelope of the answer `reader` stands at, its results shaped for `p`; with `lazy`, each
+ * result a view that reads its fields from the page when first asked (`result-view.ts`).
+ */
+export function envelope(p: Prepared, res: AnswerRead, reader: PageReader, lazy = false): SearchResponse {
+  const { req } = p;
   const results: SearchResult[] = new Array(res.hits);
-  const shadowsShown = !keep || keep.has('shadows') || keep.has('shadowed_by') ? shadows : undefined;
-  for (let k = 0; k < res.hits; k++) {
-    const hit = reader.next();
-    results[k] = !keep
-      ? shapeResult(hit, shadows)
-      : req.itemless
-        ? shapeItemless(hit, keep)
-        : only(shapeResult(hit, shadowsShown), keep);
-  }
+  if (lazy) {
+    const how: ViewShape = { shape: (hit) => shapeHit(p, hit), scoreShown: !p.keep || p.keep.has('score') };
+    for (let k = 0; k < res.hits; k++) results[k] = new ResultView(reader.page.table, reader.text, reader.skip(), how);
+  } else for (let k = 0; k < res.hits; k++) results[k] = shapeHit(p, reader.next());
   const after = req.offset + results.length;
   const out: SearchResponse = {
     results,

@@ -207,7 +207,7 @@ export class SearchRunner {
   async *stream(
     source: Iterable<SearchOptions> | AsyncIterable<SearchOptions>,
     prepare: (opts: SearchOptions) => Prepared,
-    batch: number,
+    { batch, lazy }: Required<StreamOptions>,
     stillOpen: () => void = () => undefined,
   ): AsyncGenerator<SearchResponse | SearchFailure, void, undefined> {
     let chunk: (SearchOptions | Unreadable)[] = [];
@@ -219,7 +219,7 @@ export class SearchRunner {
     const start = () => {
       // A closed index ends the stream (its failure would otherwise fill every answer, forever).
       stillOpen();
-      const running = this.searchMany(chunk as SearchOptions[], prepareRead);
+      const running = this.searchMany(chunk as SearchOptions[], prepareRead, lazy);
       // Awaited below; a consumer that stops early must not leave it unhandled.
       running.catch(() => undefined);
       chunk = [];
@@ -247,13 +247,14 @@ export class SearchRunner {
   async searchMany(
     list: SearchOptions[],
     prepare: (opts: SearchOptions) => Prepared,
+    lazy: boolean,
   ): Promise<Array<SearchResponse | SearchFailure>> {
     const prepared: Prepared[] = [];
     const out = await searchMany(
       readingTheirs('the list of searches', () => list.length),
       (i) => (prepared[i] = prepare(list[i]!)),
       (reqs) => nativeAsync(() => this.index.searchMany(JSON.stringify(reqs))),
-      (p, res, reader) => this.noted(envelope(p, res, reader)),
+      (p, res, reader) => this.noted(envelope(p, res, reader, lazy)),
       searchFailure,
     );
     // Searches that left the package's documentation aside and found nothing: again over everything.
@@ -263,7 +264,7 @@ export class SearchRunner {
         again.length,
         (k) => prepared[again[k]!]!.widened!,
         (reqs) => nativeAsync(() => this.index.searchMany(JSON.stringify(reqs))),
-        (p, res, reader) => this.noted(envelope(p, res, reader)),
+        (p, res, reader) => this.noted(envelope(p, res, reader, lazy)),
         searchFailure,
       );
       again.forEach((i, k) => {
@@ -274,18 +275,36 @@ export class SearchRunner {
   }
 }
 
+/** `searchMany`'s options. */
+export interface ManyOptions {
+  /**
+   * Results as views that read their fields when first asked for (default false): a caller that
+   * reads `id` and `score` pays for those alone. See `result-view.ts` for how a view differs
+   * from a plain object.
+   */
+  lazy?: boolean;
+}
+
 /** `searchStream`'s options. */
-export interface StreamOptions {
+export interface StreamOptions extends ManyOptions {
   /** Searches per native call (default 256; 1 to 10,000): two batches' answers are held at most. */
   batch?: number;
 }
 
 export const DEFAULT_STREAM_BATCH = 256;
-const STREAM_OPTION_NAMES: ReadonlySet<string> = new Set<keyof StreamOptions>(['batch']);
+const MANY_OPTION_NAMES: ReadonlySet<string> = new Set<keyof ManyOptions>(['lazy']);
+const STREAM_OPTION_NAMES: ReadonlySet<string> = new Set<keyof StreamOptions>(['batch', 'lazy']);
 const MAX_STREAM_BATCH = 10_000;
 
-/** The batch size of a stream over `source`, or the coded error of a bad source or option. */
-export function streamBatch(source: unknown, given: StreamOptions | undefined): number {
+/** `searchMany`'s options, checked (its list is checked by the facade). */
+export function manyOptions(given: ManyOptions | undefined): Required<ManyOptions> {
+  const opts = optionsAsGiven(given, 'the searchMany options');
+  onlyKnown(opts, MANY_OPTION_NAMES, 'searchMany');
+  return { lazy: lazyOption(opts) };
+}
+
+/** The options of a stream over `source`, or the coded error of a bad source or option. */
+export function streamOptions(source: unknown, given: StreamOptions | undefined): Required<StreamOptions> {
   const opts = optionsAsGiven(given, 'the stream options');
   const iterable =
     source !== null &&
@@ -301,5 +320,14 @@ export function streamBatch(source: unknown, given: StreamOptions | undefined): 
     throw new InvalidArgumentError(`batch must be an integer from 1 to ${MAX_STREAM_BATCH}, got ${shown(batch)}`, {
       hint: `leave it out for ${DEFAULT_STREAM_BATCH}`,
     });
-  return batch;
+  return { batch, lazy: lazyOption(opts) };
+}
+
+function lazyOption(opts: ManyOptions | undefined): boolean {
+  const lazy = opts?.lazy ?? false;
+  if (typeof lazy !== 'boolean')
+    throw new InvalidArgumentError(`lazy must be true or false, got ${shown(lazy)}`, {
+      hint: 'true: results read their fields when first asked for',
+    });
+  return lazy;
 }

@@ -1,13 +1,19 @@
 // searchMany throughput of single-term queries at a Debian tier (default c60k), in the shapes
 // agents ask for: default options (previews on), no previews, and lean answers (no preview,
 // only id and score), each also with `count: 'lower_bound'` (no recount of what top-k skipped),
-// after the items were added in batches of 5,000. Each row also says how
+// and default options with `lazy: true` (results that read their fields when first asked for),
+// after the items were added in batches of 5,000. Every row reads each result's id and score
+// within its time, as a caller ranking the answers would. A last row times the native calls
+// alone, with default options (the binding's searchMany, chunks as the facade sends them, two in
+// flight, nothing read): the most any reading on the JS thread could reach. Each row also says how
 // much of the call the JS thread spent in garbage collection: every answer is kept until the
 // call returns, so the young generation's collections copy all of them.
 //   node bench/probes/lean-batch.js [c10k|c60k]
 import { PerformanceObserver } from 'node:perf_hooks';
 
 import { createMemoryIndex } from '../../dist/index.js';
+import { nativeAsync } from '../../dist/native.js';
+import { buildRequest } from '../../dist/search-request.js';
 import { tier } from '../corpus.js';
 import { queryMix } from '../queries.js';
 
@@ -23,12 +29,21 @@ const addMs = Math.round(performance.now() - t0);
 
 const singles = queryMix().queries.filter((q) => q.kind.startsWith('single'));
 const COUNT = 20_000;
+// Each shape: the searches' options, and searchMany's.
 const SHAPES = {
-  'default (previews on)': {},
-  'preview_chars: 0': { preview_chars: 0 },
-  'lean: preview_chars 0, include_fields [id, score]': { preview_chars: 0, include_fields: ['id', 'score'] },
-  "lean, count: 'lower_bound'": { preview_chars: 0, include_fields: ['id', 'score'], count: 'lower_bound' },
-  "default, count: 'lower_bound'": { count: 'lower_bound' },
+  'default (previews on)': [{}],
+  'default, lazy: true': [{}, { lazy: true }],
+  'preview_chars: 0': [{ preview_chars: 0 }],
+  'lean: preview_chars 0, include_fields [id, score]': [{ preview_chars: 0, include_fields: ['id', 'score'] }],
+  "lean, count: 'lower_bound'": [{ preview_chars: 0, include_fields: ['id', 'score'], count: 'lower_bound' }],
+  "default, count: 'lower_bound'": [{ count: 'lower_bound' }],
+  "default, count: 'lower_bound', lazy: true": [{ count: 'lower_bound' }, { lazy: true }],
+};
+/** What a caller ranking the answers reads. */
+const readIdsAndScores = (answers) => {
+  let n = 0;
+  for (const a of answers) for (const r of a.results) n += r.score + r.id.length;
+  return n;
 };
 // Pauses of the JS thread for garbage collection, summed while a timed call runs.
 let gcMs = 0;
@@ -37,19 +52,47 @@ new PerformanceObserver((list) => {
 }).observe({ entryTypes: ['gc'] });
 
 const rows = [];
-for (const [shape, extra] of Object.entries(SHAPES)) {
+/** The facade's searchMany chunk (`SEARCH_MANY_CHUNK` in ts/search-runner.ts) and chunks in flight. */
+const CHUNK = 2048;
+const AHEAD = 2;
+/** The native calls searchMany makes for `list`, with nothing read of their pages. */
+async function nativeOnly(list) {
+  const reqs = list.map((o) => buildRequest(o, undefined).req);
+  const pending = [];
+  let next = 0;
+  const fill = () => {
+    for (; pending.length < AHEAD && next < reqs.length; next += CHUNK) {
+      const chunk = JSON.stringify(reqs.slice(next, next + CHUNK));
+      pending.push(nativeAsync(() => index.native.searchMany(chunk)));
+    }
+  };
+  fill();
+  while (pending.length) {
+    await pending.shift();
+    fill();
+  }
+}
+const RUNS = [
+  ...Object.entries(SHAPES).map(([shape, [extra, many]]) => [
+    shape,
+    extra,
+    async (list) => readIdsAndScores(await index.searchMany(list, many)),
+  ]),
+  ['native calls alone, default options, nothing read', {}, nativeOnly],
+];
+for (const [shape, extra, run] of RUNS) {
   const list = Array.from({ length: COUNT }, (_, i) => ({
     query: singles[i % singles.length].terms[0],
     scope: 'knowledge',
     limit: 10,
     ...extra,
   }));
-  await index.searchMany(list.slice(0, 2000));
+  await run(list.slice(0, 2000));
   let best = { qps: 0 };
   for (let round = 0; round < 3; round++) {
     gcMs = 0;
     const s = performance.now();
-    await index.searchMany(list);
+    await run(list);
     const ms = performance.now() - s;
     // Observers are told after the call, on a later turn of the event loop.
     await new Promise((resolve) => setTimeout(resolve, 10));

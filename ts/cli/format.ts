@@ -1,5 +1,6 @@
 /** Human output: aligned columns that read at a glance. */
-import type { SearchResponse, SearchResult } from '../search-results.js';
+import type { SearchResult } from '../result-fields.js';
+import type { SearchResponse } from '../search-results.js';
 import { printable } from '../printable.js';
 import { spaceLabel } from '../spaces.js';
 

@@ -8,7 +8,8 @@
  */
 import type { FetchFailure } from '../errors.js';
 import type { FetchResponse } from '../fetch.js';
-import type { SearchResponse, SearchResult } from '../search-results.js';
+import type { SearchResult } from '../result-fields.js';
+import type { SearchResponse } from '../search-results.js';
 import { printable } from '../printable.js';
 import { spaceLabel } from '../spaces.js';
 

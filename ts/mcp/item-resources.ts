@@ -9,7 +9,7 @@ import { McpError, type ReadResourceResult, type ResourceLink } from '@modelcont
 import { echo, errorPayload, InvalidArgumentError, shown } from '../errors.js';
 import type { FetchResponse } from '../fetch.js';
 import { isKind, KINDS } from '../scope.js';
-import type { SearchResult } from '../search-results.js';
+import type { SearchResult } from '../result-fields.js';
 import { spaceLabel } from '../spaces.js';
 import type { McpContext } from './context.js';
 

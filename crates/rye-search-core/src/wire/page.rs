@@ -11,13 +11,13 @@
 //! ```text
 //! answer: status (0 ok, 1 error: the text is the error's JSON payload)
 //!         total, hits, search type, vectors, total relation, relaxed (0/1),
-//!         rest (start, end: a JSON object with `warnings`, `counts` and `metadata`, or empty),
+//!         rest (start, end: a JSON object with `warnings` and `counts`, or empty),
 //!         then each hit
 //! hit:    form, id (start, end), score, preview (start, end), matched, explain (start, end),
 //!         highlights (count of offsets, -1 without a preview, then the offsets), then by form:
 //!         ITEM   kind, space, name, title, description, category, path (start, end each),
 //!                date (NaN: none), signed (0/1), integrity (start, end; -1, -1: none),
-//!                metadata (its index in rest's `metadata`, -1: none), tokens (NaN: none)
+//!                metadata (start, end: its JSON; -1, -1: none), tokens (NaN: none)
 //!         KIND   kind (start, end)                  — an itemless hit
 //!         RAW    item (start, end): its stored JSON — an item written in another shape
 //! ```
@@ -88,32 +88,26 @@ impl AnswerPage {
         ]);
         let rest_at = page.table.len();
         page.table.extend([0.0, 0.0]);
-        let mut metadata: Vec<&str> = Vec::new();
         let keyword = res.search_type == "keyword";
         for hit in &res.hits {
-            if !page.hit(hit, keyword, &mut metadata) {
+            if !page.hit(hit, keyword) {
                 return Err(Error::Corrupt {
                     path: "this index".into(),
                     detail: format!("the stored item of {:?} is not JSON", hit.id),
                 });
             }
         }
-        // The rare parts, as JSON read once an answer (most answers: metadata only, or nothing).
-        if !res.warnings.is_empty() || res.counts.is_some() || !metadata.is_empty() {
+        // The rare parts, as JSON read once an answer (most answers have neither).
+        if !res.warnings.is_empty() || res.counts.is_some() {
             let rest = serde_json::json!({ "warnings": res.warnings, "counts": res.counts });
-            let mut json = rest.to_string();
-            json.pop();
-            json.push_str(",\"metadata\":[");
-            json.push_str(&metadata.join(","));
-            json.push_str("]}");
-            let (start, end) = page.text.push(&json);
+            let (start, end) = page.text.push(&rest.to_string());
             page.table[rest_at..rest_at + 2].copy_from_slice(&[start, end]);
         }
         Ok(page)
     }
 
     /// Writes `hit`; false when its stored item is not JSON.
-    fn hit<'a>(&mut self, hit: &'a Hit, keyword: bool, metadata: &mut Vec<&'a str>) -> bool {
+    fn hit(&mut self, hit: &Hit, keyword: bool) -> bool {
         let item = Item::read(&hit.item);
         self.table.push(match item {
             Some(Item::Fields(_)) => FORM_ITEM,
@@ -145,12 +139,10 @@ impl AnswerPage {
                     Some(text) => self.span(text),
                     None => self.table.extend([-1.0, -1.0]),
                 }
+                // Its own JSON: parsed only when a result's metadata is read.
                 match f.metadata {
-                    Some(raw) => {
-                        self.table.push(metadata.len() as f64);
-                        metadata.push(raw);
-                    }
-                    None => self.table.push(-1.0),
+                    Some(raw) => self.span(raw),
+                    None => self.table.extend([-1.0, -1.0]),
                 }
                 self.table.push(f.tokens.unwrap_or(f64::NAN));
             }

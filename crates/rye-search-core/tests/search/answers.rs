@@ -87,7 +87,7 @@ fn read_page(page: &Page) -> Vec<Value> {
         assert_eq!(t[at], page::STATUS_OK);
         let rest: Value = match t[at + 8] > t[at + 7] {
             true => serde_json::from_str(&slice(t[at + 7], t[at + 8])).unwrap(),
-            false => json!({ "warnings": [], "counts": null, "metadata": [] }),
+            false => json!({ "warnings": [], "counts": null }),
         };
         let mut answer = json!({
             "total": t[at + 1],
@@ -128,11 +128,13 @@ fn read_page(page: &Page) -> Vec<Value> {
                 hit["date"] = if date.is_nan() { Value::Null } else { json!(date) };
                 hit["signed"] = json!(t[at + 15] == 1.0);
                 hit["integrity"] = if t[at + 16] < 0.0 { Value::Null } else { json!(slice(t[at + 16], t[at + 17])) };
-                let meta = t[at + 18];
-                hit["metadata"] = if meta < 0.0 { Value::Null } else { rest["metadata"][meta as usize].clone() };
-                let tokens = t[at + 19];
+                hit["metadata"] = match t[at + 18] < 0.0 {
+                    true => Value::Null,
+                    false => serde_json::from_str(&slice(t[at + 18], t[at + 19])).unwrap(),
+                };
+                let tokens = t[at + 20];
                 hit["tokens"] = if tokens.is_nan() { Value::Null } else { json!(tokens) };
-                at += 20;
+                at += 21;
             } else if form == page::FORM_KIND {
                 hit["kind"] = json!(slice(t[at], t[at + 1]));
                 at += 2;
