@@ -162,6 +162,17 @@ describe('lazy results', () => {
       message: /unknown searchMany option "lasy"/,
     });
     await assert.rejects(index.searchMany([{ query: 'needle' }], { batch: 4 }), { code: 'E_INVALID_ARGUMENT' });
+    // Options that are no object are refused, not ignored.
+    for (const bad of ['lazy', true, 5, [{ lazy: true }]]) {
+      await assert.rejects(index.searchMany([{ query: 'needle' }], bad), {
+        code: 'E_INVALID_ARGUMENT',
+        message: /searchMany's options must be an object/,
+      });
+      assert.throws(() => index.searchStream([{ query: 'needle' }], bad), {
+        code: 'E_INVALID_ARGUMENT',
+        message: /searchStream's options must be an object/,
+      });
+    }
     assert.throws(() => index.searchStream([{ query: 'needle' }], { lazy: 'no' }), {
       code: 'E_INVALID_ARGUMENT',
       message: /lazy must be true or false/,

@@ -18,7 +18,7 @@ export { createMemoryIndex, MemoryIndex, type PlainDocument, type MemorySearchOp
 export type { DistanceOption, SearchOptions } from './search-options.js';
 export type { SortBy, TotalCount } from './wire.js';
 export type { SearchResult, ShadowEntry, Source } from './result-fields.js';
-export type { SearchResponse } from './search-results.js';
+export type { LazySearchResponse, SearchResponse } from './search-results.js';
 export type { IndexReport, IndexWarning, Progress } from './indexer.js';
 export type { Skip, SkipReason } from './discovery.js';
 export { parseScope, KINDS, type Kind, type Scope } from './scope.js';

@@ -7,7 +7,7 @@ import { type ReadyOptions, ready, type SemanticStatus, semanticStatus, startEnc
 import { embeddingModel, native, nativeAsync, type NativeBatch, type NativeIndex } from './native.js';
 import { isKind, type Kind } from './scope.js';
 import type { SearchOptions } from './search-request.js';
-import type { Prepared, SearchResponse } from './search-results.js';
+import type { LazySearchResponse, Prepared, SearchResponse } from './search-results.js';
 import {
   prepareSearch,
   SearchRunner,
@@ -360,6 +360,11 @@ export class MemoryIndex {
     return this.runner.search(prepare(opts as SearchOptions));
   }
 
+  searchMany(
+    list: MemorySearchOptions[],
+    opts: ManyOptions & { lazy: true },
+  ): Promise<Array<LazySearchResponse | SearchFailure>>;
+  searchMany(list: MemorySearchOptions[], opts?: ManyOptions): Promise<Array<SearchResponse | SearchFailure>>;
   async searchMany(list: MemorySearchOptions[], opts?: ManyOptions): Promise<Array<SearchResponse | SearchFailure>> {
     this.assertOpen();
     if (!Array.isArray(list))
@@ -369,6 +374,14 @@ export class MemoryIndex {
   }
 
   /** Searches answered as they are ready, in order, from any iterable: see `RyeIndex.searchStream`. */
+  searchStream(
+    source: Iterable<MemorySearchOptions> | AsyncIterable<MemorySearchOptions>,
+    opts: StreamOptions & { lazy: true },
+  ): AsyncGenerator<LazySearchResponse | SearchFailure, void, undefined>;
+  searchStream(
+    source: Iterable<MemorySearchOptions> | AsyncIterable<MemorySearchOptions>,
+    opts?: StreamOptions,
+  ): AsyncGenerator<SearchResponse | SearchFailure, void, undefined>;
   searchStream(
     source: Iterable<MemorySearchOptions> | AsyncIterable<MemorySearchOptions>,
     opts?: StreamOptions,

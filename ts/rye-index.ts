@@ -26,7 +26,13 @@ import { loadParsers } from './metadata.js';
 import { embeddingModel, native, nativeAsync, type NativeIndex, schemaVersion } from './native.js';
 import { readFiles, realPathOf } from './read-file.js';
 import type { SearchOptions } from './search-request.js';
-import { type Prepared, shadowsAmong, type SearchResponse, type ShadowLookup } from './search-results.js';
+import {
+  type LazySearchResponse,
+  type Prepared,
+  shadowsAmong,
+  type SearchResponse,
+  type ShadowLookup,
+} from './search-results.js';
 import {
   prepareSearch,
   SearchRunner,
@@ -184,6 +190,11 @@ export class RyeIndex {
    * Many searches in one call, run off the JS thread; each entry is an envelope or an error.
    * With `lazy: true`, results read their fields when first asked for (`result-view.ts`).
    */
+  searchMany(
+    list: SearchOptions[],
+    opts: ManyOptions & { lazy: true },
+  ): Promise<Array<LazySearchResponse | SearchFailure>>;
+  searchMany(list: SearchOptions[], opts?: ManyOptions): Promise<Array<SearchResponse | SearchFailure>>;
   async searchMany(list: SearchOptions[], opts?: ManyOptions): Promise<Array<SearchResponse | SearchFailure>> {
     this.assertOpen();
     if (!Array.isArray(list))
@@ -199,6 +210,14 @@ export class RyeIndex {
    * an array, a generator or an async iterable (1M queries need not be held), and memory holds
    * two batches of answers at most. Closing the index ends the stream with its error.
    */
+  searchStream(
+    source: Iterable<SearchOptions> | AsyncIterable<SearchOptions>,
+    opts: StreamOptions & { lazy: true },
+  ): AsyncGenerator<LazySearchResponse | SearchFailure, void, undefined>;
+  searchStream(
+    source: Iterable<SearchOptions> | AsyncIterable<SearchOptions>,
+    opts?: StreamOptions,
+  ): AsyncGenerator<SearchResponse | SearchFailure, void, undefined>;
   searchStream(
     source: Iterable<SearchOptions> | AsyncIterable<SearchOptions>,
     opts?: StreamOptions,

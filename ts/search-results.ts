@@ -44,6 +44,11 @@ export interface SearchResponse {
   warnings?: string[];
 }
 
+/** An answer of `lazy: true` (`searchMany`, `searchStream`): its results are views (`result-view.ts`). */
+export interface LazySearchResponse extends SearchResponse {
+  results: ResultView[];
+}
+
 /** Shadow lookup: refs of one kind+id across spaces, in precedence order. */
 /** A request ready to run, with what shaping its answer needs. */
 export interface Prepared extends BuiltRequest {

@@ -298,14 +298,24 @@ const MAX_STREAM_BATCH = 10_000;
 
 /** `searchMany`'s options, checked (its list is checked by the facade). */
 export function manyOptions(given: ManyOptions | undefined): Required<ManyOptions> {
-  const opts = optionsAsGiven(given, 'the searchMany options');
-  onlyKnown(opts, MANY_OPTION_NAMES, 'searchMany');
+  const opts = callOptions(given, 'searchMany', 'the searchMany options', MANY_OPTION_NAMES);
   return { lazy: lazyOption(opts) };
+}
+
+/** A batch call's options as given (`what` names them): left out, or an object of the names it knows. */
+function callOptions<T>(given: T | undefined, call: string, what: string, names: ReadonlySet<string>): T | undefined {
+  const opts = optionsAsGiven(given, what);
+  if (opts === undefined || opts === null) return undefined;
+  if (typeof opts !== 'object' || Array.isArray(opts))
+    throw new InvalidArgumentError(`${call}'s options must be an object, got ${shown(opts)}`, {
+      hint: `pass { ${[...names].join(', ')} }, or leave them out`,
+    });
+  onlyKnown(opts, names, call);
+  return opts;
 }
 
 /** The options of a stream over `source`, or the coded error of a bad source or option. */
 export function streamOptions(source: unknown, given: StreamOptions | undefined): Required<StreamOptions> {
-  const opts = optionsAsGiven(given, 'the stream options');
   const iterable =
     source !== null &&
     typeof source === 'object' &&
@@ -314,7 +324,7 @@ export function streamOptions(source: unknown, given: StreamOptions | undefined)
     throw new InvalidArgumentError('searchStream takes an iterable of search options', {
       hint: 'pass an array, a generator or an async iterable of { query, … }',
     });
-  onlyKnown(opts, STREAM_OPTION_NAMES, 'searchStream');
+  const opts = callOptions(given, 'searchStream', 'the stream options', STREAM_OPTION_NAMES);
   const batch = opts?.batch ?? DEFAULT_STREAM_BATCH;
   if (!Number.isInteger(batch) || batch < 1 || batch > MAX_STREAM_BATCH)
     throw new InvalidArgumentError(`batch must be an integer from 1 to ${MAX_STREAM_BATCH}, got ${shown(batch)}`, {
