@@ -49,7 +49,6 @@ export interface LazySearchResponse extends SearchResponse {
   results: ResultView[];
 }
 
-/** Shadow lookup: refs of one kind+id across spaces, in precedence order. */
 /** A request ready to run, with what shaping its answer needs. */
 export interface Prepared extends BuiltRequest {
   /** The space named in the envelope. */
@@ -63,6 +62,7 @@ export interface Prepared extends BuiltRequest {
   widened?: Prepared;
 }
 
+/** Shadow lookup: refs of one kind+id across spaces, in precedence order. */
 export type ShadowLookup = (kind: Kind, id: string) => { label: string; path: string }[] | undefined;
 
 /** The lookup seen by a search over some spaces: an item can only shadow what was searched. */

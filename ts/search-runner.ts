@@ -200,7 +200,7 @@ export class SearchRunner {
   }
 
   /**
-   * Searches handed over as they are answered (`searchStream` of both facades; `streamBatch`
+   * Searches handed over as they are answered (`searchStream` of both facades; `streamOptions`
    * checks its arguments), `batch` at a time off the JS thread (the next
    * batch runs while this one is consumed): memory holds two batches, however long `source` is.
    */
@@ -333,6 +333,7 @@ export function streamOptions(source: unknown, given: StreamOptions | undefined)
   return { batch, lazy: lazyOption(opts) };
 }
 
+/** `lazy` as given: a boolean, false when left out. */
 function lazyOption(opts: ManyOptions | undefined): boolean {
   const lazy = opts?.lazy ?? false;
   if (typeof lazy !== 'boolean')
