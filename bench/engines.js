@@ -56,7 +56,8 @@ export const ENGINES = {
       }
     };
     const idsOf = (res) => res.results.map((r) => r.id);
-    const idsAndScores = (answers) => answers.reduce((n, a) => n + a.results.reduce((m, r) => m + r.score + r.id.length, 0), 0);
+    const idsAndScores = (answers) =>
+      answers.reduce((n, a) => n + a.results.reduce((m, r) => m + r.score + r.id.length, 0), 0);
     return {
       async build(docs) {
         // ids: one add, as FTS5 gets one transaction (a batch becomes one segment); default: in
@@ -71,7 +72,13 @@ export const ENGINES = {
       known: async (text) => idsOf(await index.search(opts({ kind: 'known', terms: [text] }))),
       // A caller ranking the answers reads each result's id and score (a lazy one reads no more).
       batch: async (qs) => idsAndScores(await index.searchMany(qs.map((q) => opts(q)))),
-      batchLazy: async (qs) => idsAndScores(await index.searchMany(qs.map((q) => opts(q)), { lazy: true })),
+      batchLazy: async (qs) =>
+        idsAndScores(
+          await index.searchMany(
+            qs.map((q) => opts(q)),
+            { lazy: true },
+          ),
+        ),
       addOne: async (doc) => index.add([doc]),
     };
   },
