@@ -160,7 +160,10 @@ export function prepareSearch(
     return { space, prepared: buildRequest(opts, select(space, named !== undefined)) };
   });
   const { query, fields } = prepared.req;
-  return { ...prepared, space, warnings: luceneWarnings([query, ...Object.values(fields)]) };
+  const queries = [query];
+  for (const name in fields) queries.push(fields[name]!);
+  // The request built is this search's own: completed in place (a spread copy cost ~1 µs a search).
+  return Object.assign(prepared, { space, warnings: luceneWarnings(queries) });
 }
 
 export class SearchRunner {
