@@ -8,7 +8,7 @@ import { tier } from './corpus.js';
 import { ENGINES } from './engines.js';
 import { KINDS, queryMix } from './queries.js';
 
-const [engineName, tierName, reps = '3', profile = 'default'] = process.argv.slice(2);
+const [engineName, tierName, reps = '3', profile = 'default', streamed = '1000000'] = process.argv.slice(2);
 /** Items added one at a time after the build (default profile). */
 const ONE_ITEM_ADDS = 100;
 const rssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
@@ -124,6 +124,23 @@ async function batchRate(batch) {
 if (engine.batch) out.batchQps = await batchRate(engine.batch);
 // rye-search's results that read their fields when first asked for (`lazy: true`).
 if (engine.batchLazy) out.batchLazyQps = await batchRate(engine.batchLazy);
+// Lean answers: ids and scores, no preview, a lower-bound count.
+if (engine.batchLean) out.batchLeanQps = await batchRate(engine.batchLean);
+// Memory over a long stream of searches (issue #64: "memory flat over 1M streamed queries"): the
+// process's resident memory at each tenth of the stream, every answer read and then dropped.
+if (engine.stream) {
+  const count = Number(streamed);
+  const tenth = Math.max(1, Math.floor(count / 10));
+  const rss = [];
+  let n = 0;
+  let read = 0;
+  const s = performance.now();
+  for await (const answer of engine.stream(singles, count)) {
+    for (const r of answer.results ?? []) read += r.score + r.id.length;
+    if (++n % tenth === 0) rss.push(Math.round(process.memoryUsage().rss / 1048576));
+  }
+  out.stream = { count: n, qps: Math.round(n / ((performance.now() - s) / 1000)), rssMb: rss };
+}
 const seqList = batchList.slice(0, Math.min(5000, batchSize / 2));
 const s = performance.now();
 for (const q of seqList) await engine.run(q);

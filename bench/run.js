@@ -84,7 +84,12 @@ function run(script, args, limitMs) {
 
 /** Measures where a lower value is better, and where a higher one is (the host's load only ever slows). */
 const LOWER_IS_BETTER = ['buildMs', 'settleMs', 'addOneP50Ms', 'addAtOnceMs', 'midAfterAddsP50Ms', 'openFirstMs'];
-const HIGHER_IS_BETTER = ['sequentialQps', 'batchQps', 'batchLazyQps'];
+const HIGHER_IS_BETTER = ['sequentialQps', 'batchQps', 'batchLazyQps', 'batchLeanQps'];
+/**
+ * Searches streamed in one process (issue #64: "memory flat over 1M streamed queries"); at c1m,
+ * where each takes milliseconds, fewer.
+ */
+const streamed = (tierName) => (smoke ? 20_000 : tierName === 'c1m' ? 100_000 : 1_000_000);
 
 /**
  * One engine's processes as one result: each kind's latencies (p50, p99 and the p50 without a
@@ -104,7 +109,20 @@ function fastestOf(results) {
   for (const key of HIGHER_IS_BETTER) if (values(key).length) best[key] = Math.max(...values(key));
   if (values('peakRssMb').length) best.peakRssMb = Math.max(...values('peakRssMb'));
   if (values('runPeakRssMb').length) best.runPeakRssMb = Math.max(...values('runPeakRssMb'));
+  // The stream whose memory grew the most (as peak RSS: the larger is the honest one).
+  const streams = ok.map((r) => r.stream).filter(Boolean);
+  if (streams.length) best.stream = streams.reduce((a, b) => (streamGrowth(b) > streamGrowth(a) ? b : a));
   return best;
+}
+
+/**
+ * How much a stream's resident memory grew: the highest sample of its second half over the highest
+ * of its first (samples at each tenth). Answers kept by mistake grow it with the count; ~1 is flat.
+ */
+function streamGrowth(stream) {
+  const half = Math.floor(stream.rssMb.length / 2);
+  const first = Math.max(...stream.rssMb.slice(0, half));
+  return first > 0 ? Math.max(...stream.rssMb.slice(half)) / first : Number.NaN;
 }
 
 const fmt = (x, d = 2) => (x === undefined || x === null ? 'n/a' : typeof x === 'number' ? x.toFixed(d) : String(x));
@@ -133,6 +151,9 @@ function table(tierName, results, e2e, ran, title) {
     ['sequential single-term q/s', (r) => r.sequentialQps, 0, true],
     ['batch single-term q/s (searchMany; 20k queries, 2k at c1m; ids and scores read)', (r) => r.batchQps, 0, true],
     ['batch single-term q/s, `lazy: true` (results read when asked for)', (r) => r.batchLazyQps, 0, true],
+    ['batch single-term q/s, lean (ids and scores, no preview, lower-bound count)', (r) => r.batchLeanQps, 0, true],
+    ['searchStream of single-term searches, default options: q/s', (r) => r.stream?.qps, 0, true],
+    ['searchStream: resident memory at the first tenth → at the end (MB)', (r) => r.stream && streamRss(r.stream), 0],
     ['known-item MRR@10', (r) => r.mrr10, 3],
     ['add one item after the build, p50 of 100 (ms)', (r) => r.addOneP50Ms, 3],
     ['100 one-item adds asked for at once, until all return (ms)', (r) => r.addAtOnceMs, 1],
@@ -269,12 +290,15 @@ function batchedAdds(batched) {
   return lines.join('\n');
 }
 
-/** The issue's targets on the default path, each met or not, from one run. */
-function targets(results, batched, tierName) {
+/** A stream's resident memory at its first tenth and at its end, and how many searches it ran. */
+const streamRss = (stream) => `${stream.rssMb[0]} → ${stream.rssMb.at(-1)} (${stream.count} searches)`;
+
+/** The issue's targets on the default path, each met or not, from one run (`command`). */
+function targets(results, batched, tierName, command) {
   const rye = results.rye;
   if (!rye || rye.error) return '';
   const ok = (b) => (b ? 'met' : '**missed**');
-  const out = ['Targets (default path):', ''];
+  const out = [`Targets (default path${command ? `; \`${command}\`` : ''}):`, ''];
   const cost = PREVIEW_KINDS.map((k) => rye.kinds?.[k]).filter((r) => r?.bareP50);
   if (cost.length) {
     const worst = Math.max(...cost.map((r) => r.p50 / r.bareP50));
@@ -324,6 +348,25 @@ function targets(results, batched, tierName) {
     out.push(
       `- searchMany ≥ 30,000 queries/s with default options: ${rye.batchQps} — ${ok(rye.batchQps >= 30_000)}${rye.batchLazyQps ? ` (with \`lazy: true\`: ${rye.batchLazyQps})` : ''}`,
     );
+  if (rye.batchLeanQps)
+    out.push(
+      `- searchMany ≥ 100,000 queries/s lean (ids and scores, no preview, lower-bound count): ${rye.batchLeanQps} — ${ok(rye.batchLeanQps >= 100_000)}`,
+    );
+  if (rye.stream) {
+    const growth = streamGrowth(rye.stream);
+    out.push(
+      `- memory flat over ${rye.stream.count} streamed searches (searchStream, default options; resident memory, highest of the second half ÷ highest of the first, within 1.1×): ${streamRss(rye.stream)} MB, ${growth.toFixed(2)}× — ${ok(growth <= 1.1)}`,
+    );
+  }
+  // Issue #64: a single-term search() at or below MiniSearch's p50 on rare, mid and common terms.
+  const mini = results.minisearch;
+  const singles = ['single-rare', 'single-mid', 'single-common'].filter((k) => rye.kinds?.[k] && mini?.kinds?.[k]);
+  if (singles.length) {
+    const each = singles.map((k) => [k, rye.kinds[k].p50 / mini.kinds[k].p50]);
+    out.push(
+      `- single-term search() p50 at or below MiniSearch's: ${each.map(([k, x]) => `${k} ${x.toFixed(2)}× its time`).join(', ')} — ${ok(each.every(([, x]) => x <= 1))}`,
+    );
+  }
   // Where Tantivy itself stands on the same data (measured by those probes, not in this run).
   out.push(
     '',
@@ -360,7 +403,11 @@ function writeReport() {
         ),
       ];
       if (profile === 'default')
-        parts.push(previewCost(results), batchedAdds(saved.batchedAdds), targets(results, saved.batchedAdds, t));
+        parts.push(
+          previewCost(results),
+          batchedAdds(saved.batchedAdds),
+          targets(results, saved.batchedAdds, t, saved.ranBy?.[profile]?.command),
+        );
       sections.push(parts.filter(Boolean).join('\n\n'));
     }
   }
@@ -380,6 +427,7 @@ for (const t of values.render ? [] : tiers) {
     at: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     cores: os.cpus().length,
     load: [+os.loadavg()[0].toFixed(2)],
+    command: ['node bench/run.js', ...process.argv.slice(2)].join(' '),
   };
   for (const profile of PROFILES) {
     const times = profile === 'default' ? runs : 1;
@@ -387,7 +435,7 @@ for (const t of values.render ? [] : tiers) {
     for (let i = 1; i <= times; i++)
       for (const e of ENGINES_OF[profile]) {
         process.stderr.write(`bench ${t} ${profile} ${e}${times > 1 ? ` (process ${i} of ${times})` : ''}… `);
-        const result = await run('child.js', [e, t, reps, profile], LIMIT_MS[t] ?? LIMIT_MS.c1m);
+        const result = await run('child.js', [e, t, reps, profile, String(streamed(t))], LIMIT_MS[t] ?? LIMIT_MS.c1m);
         got[e].push(result);
         process.stderr.write(`${result.error ?? 'done'}\n`);
       }
