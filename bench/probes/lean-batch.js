@@ -3,11 +3,11 @@
 // only id and score), each also with `count: 'lower_bound'` (no recount of what top-k skipped),
 // and default options with `lazy: true` (results that read their fields when first asked for),
 // after the items were added in batches of 5,000. Every row reads each result's id and score
-// within its time, as a caller ranking the answers would. A last row times the native calls
-// alone, with default options (the binding's searchMany, chunks as the facade sends them, two in
-// flight, nothing read): the most any reading on the JS thread could reach. Each row also says how
-// much of the call the JS thread spent in garbage collection: every answer is kept until the
-// call returns, so the young generation's collections copy all of them.
+// within its time, as a caller ranking the answers would. Two last rows time the native calls
+// alone, with default options and lean (the binding's searchMany, chunks as the facade sends
+// them, two in flight, nothing read): the most any reading on the JS thread could reach. Each row
+// also says how much of the call the JS thread spent in garbage collection: every answer is kept
+// until the call returns, so the young generation's collections copy all of them.
 //   node bench/probes/lean-batch.js [c10k|c60k]
 import { PerformanceObserver } from 'node:perf_hooks';
 
@@ -79,6 +79,8 @@ const RUNS = [
     async (list) => readIdsAndScores(await index.searchMany(list, many)),
   ]),
   ['native calls alone, default options, nothing read', {}, nativeOnly],
+  // The most any JS-side work could leave lean answers (issue #64's "≥ 100,000 lean").
+  ['native calls alone, lean, count: lower_bound, nothing read', SHAPES["lean, count: 'lower_bound'"][0], nativeOnly],
 ];
 for (const [shape, extra, run] of RUNS) {
   const list = Array.from({ length: COUNT }, (_, i) => ({
