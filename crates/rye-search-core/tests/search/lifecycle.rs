@@ -325,6 +325,32 @@ fn the_same_adds_merge_into_the_same_order_of_items() {
     }
 }
 
+/// Within one bulk batch, an item given twice is kept once, as last given; an item removed in the
+/// batch that added it is gone; one that replaces an item of an earlier batch leaves only itself.
+#[test]
+fn a_bulk_batch_keeps_the_last_of_each_key_and_its_deletes() {
+    let index = SearchIndex::in_memory().unwrap();
+    let item = |k: usize, version: &str| doc(&format!("b/item{k}"), "project", version, "", "words");
+    let mut batch = index.batch_for(1_000).unwrap();
+    batch.upsert(&(0..1_000).map(|k| item(k, "first")).collect::<Vec<_>>()).unwrap();
+    batch.commit().unwrap();
+    let mut batch = index.batch_for(1_000).unwrap();
+    // Items 0–599 replaced, 500–599 twice in the batch; 1500 given and then removed, with 999.
+    batch.upsert(&(0..600).map(|k| item(k, "second")).collect::<Vec<_>>()).unwrap();
+    batch.upsert(&(500..600).map(|k| item(k, "third")).collect::<Vec<_>>()).unwrap();
+    batch.upsert(&[item(1_500, "second")]).unwrap();
+    batch.delete(&["project:b/item1500".to_string(), "project:b/item999".to_string()]);
+    batch.commit().unwrap();
+    index.settle_merges().unwrap();
+    assert_eq!(index.num_docs(), 999);
+    let total = |word: &str| index.search(&SearchRequest { limit: 1, ..q(word) }).unwrap().total;
+    assert_eq!(total("first"), 399);
+    assert_eq!(total("second"), 500);
+    assert_eq!(total("third"), 100);
+    let keys: Vec<String> = index.manifest().unwrap().into_iter().map(|e| e.key).collect();
+    assert!(!keys.iter().any(|k| k == "project:b/item1500" || k == "project:b/item999"));
+}
+
 #[test]
 fn the_all_terms_dictionary_a_fuzzy_search_builds_counts_in_the_index_s_memory() {
     // On disk, so the files count nothing: what is counted is what searches built.
