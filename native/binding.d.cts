@@ -49,7 +49,12 @@ export declare class NativeIndex {
    */
   batch(expectedDocs?: number | undefined | null): NativeBatch
   search(request: string): Promise<{ texts: string[]; table: Float64Array }>
-  searchSync(request: string): { texts: string[]; table: Float64Array }
+  /**
+   * A search on the JS thread. Given `table`, a buffer the caller keeps from one search to the
+   * next, an answer whose numbers fit in it is written there and only its text is returned: a
+   * fresh buffer and an object to hold it were a sixth of a search of a small index.
+   */
+  searchSync(request: string, table?: Float64Array | undefined | null): string | { texts: string[]; table: Float64Array }
   /**
    * Starts encoding this index's items with the sentence encoder in the background, on up to
    * `threads` threads at a lower priority (once; see `useEncoder`).

@@ -106,4 +106,30 @@ describe('answer pages', () => {
     assert.equal(answers[4].counts.type.knowledge, TEXTS.length);
     await index.close();
   });
+
+  it('read the same whatever their size, searched on the JS thread or off it, one after another', async () => {
+    // search() answers plain queries on the JS thread, into a table it keeps from one search to
+    // the next (a larger answer brings its own); searchMany answers off it. Sizes alternate, so
+    // each answer is read after a larger and a smaller one wrote there.
+    const docs = Array.from({ length: 1500 }, (_, i) => ({
+      id: `t/many-${i}`,
+      title: `needle ${i % 3 ? 'thread' : 'other'} ${TEXTS[i % TEXTS.length].title}`,
+      content: TEXTS[i % TEXTS.length].content,
+      metadata: { n: i },
+    }));
+    const index = await indexOf(docs);
+    const asks = [5, 1000, 1, 300, 1000, 10, 0, 700].map((limit, k) => ({
+      query: k % 2 ? 'needle' : 'thread',
+      limit,
+      offset: k * 3,
+    }));
+    const many = await index.searchMany(asks);
+    for (let round = 0; round < 2; round++)
+      for (const [k, ask] of asks.entries()) {
+        const one = await index.search(ask);
+        assert.equal(one.results.length, Math.min(ask.limit, Math.max(0, one.total - ask.offset)));
+        assert.deepEqual(one, many[k], `search ${k} (limit ${ask.limit})`);
+      }
+    await index.close();
+  });
 });

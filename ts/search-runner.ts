@@ -37,6 +37,12 @@ export const MAX_SEARCHES_PER_CALL = 100_000;
 const MAX_HELD_CHARS = 500_000_000;
 /** Chunks searched ahead of the one being read: two keep the native threads busy while it is. */
 const CHUNKS_AHEAD = 2;
+/**
+ * Numbers a search on the JS thread writes its answer into at first (a page of 10 hits takes a
+ * few hundred), and at most: a larger answer comes in a buffer of its own.
+ */
+const TABLE_ENTRIES = 1024;
+const TABLE_ENTRIES_MAX = 1 << 16;
 
 /**
  * Runs many prepared searches in native calls of `SEARCH_MANY_CHUNK`, keeping each invalid one's
@@ -180,10 +186,27 @@ export class SearchRunner {
     const encoderAnswers = () => this.index.encodingStatus()?.state === 'settled';
     const page = mayBeSlow(p.req, () => this.index.numDocs(), encoderAnswers)
       ? await nativeAsync(() => this.index.search(payload))
-      : native(() => this.index.searchSync(payload));
+      : this.searchHere(payload);
     const reader = new PageReader(page);
     // A failed search throws from the binding: its page holds the one answer.
     return this.noted(envelope(p, reader.answer(0) as AnswerRead, reader));
+  }
+
+  /** Numbers of the answers searched on this thread: written over by each (see `searchHere`). */
+  private table = new Float64Array(TABLE_ENTRIES);
+
+  /**
+   * A search on this thread. An answer whose numbers fit in this runner's table is written into
+   * it, and only its text comes back: it is read before the next search writes over it (`lazy`
+   * views, which read their table later, never come from here).
+   */
+  private searchHere(payload: string): NativePage {
+    const got = native(() => this.index.searchSync(payload, this.table));
+    if (typeof got === 'string') return { texts: [got], table: this.table };
+    const needed = got.table.length;
+    if (needed > this.table.length && needed <= TABLE_ENTRIES_MAX)
+      this.table = new Float64Array(Math.min(TABLE_ENTRIES_MAX, 2 ** Math.ceil(Math.log2(needed))));
+    return got;
   }
 
   /**

@@ -179,12 +179,29 @@ impl NativeIndex {
         AsyncTask::new(SearchTask { index: self.inner.clone(), memory: self.memory.clone(), request })
     }
 
-    #[napi(ts_return_type = "{ texts: string[]; table: Float64Array }")]
-    pub fn search_sync(&self, env: Env, request: String) -> napi::Result<NativePage> {
+    /// A search on the JS thread. Given `table`, a buffer the caller keeps from one search to the
+    /// next, an answer whose numbers fit in it is written there and only its text is returned: a
+    /// fresh buffer and an object to hold it were a sixth of a search of a small index.
+    #[napi(ts_return_type = "string | { texts: string[]; table: Float64Array }")]
+    pub fn search_sync(
+        &self,
+        env: Env,
+        request: String,
+        table: Option<Float64ArraySlice>,
+    ) -> napi::Result<Either<String, NativePage>> {
         let output = guarded(|| run_search(&self.inner, &request));
         // A question answered here may have read the vectors (hundreds of MB at a million items).
         self.memory.update(&env);
-        output.map(NativePage)
+        let mut page = output?;
+        if let Some(mut table) = table {
+            // SAFETY: the JS thread is in this call, so nothing reads or writes the buffer meanwhile.
+            let into = unsafe { table.as_mut() };
+            if page.texts.len() == 1 && page.table.len() <= into.len() {
+                into[..page.table.len()].copy_from_slice(&page.table);
+                return Ok(Either::A(page.texts.pop().unwrap_or_default()));
+            }
+        }
+        Ok(Either::B(NativePage(page)))
     }
 
     /// Starts encoding this index's items with the sentence encoder in the background, on up to
