@@ -52,7 +52,7 @@ export declare class NativeIndex {
   /**
    * A search on the JS thread. Given `table`, a buffer the caller keeps from one search to the
    * next, an answer whose numbers fit in it is written there and only its text is returned: a
-   * fresh buffer and an object to hold it cost 13% of a `search()` of a one-item index.
+   * fresh buffer and an object to hold it cost 8% of a `search()` of a one-item index.
    */
   searchSync(request: string, table?: Float64Array | undefined | null): string | { texts: string[]; table: Float64Array }
   /**
