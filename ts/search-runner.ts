@@ -204,8 +204,9 @@ export class SearchRunner {
     const got = native(() => this.index.searchSync(payload, this.table));
     if (typeof got === 'string') return { texts: [got], table: this.table };
     const needed = got.table.length;
+    // The next power of two: at most TABLE_ENTRIES_MAX, itself one.
     if (needed > this.table.length && needed <= TABLE_ENTRIES_MAX)
-      this.table = new Float64Array(Math.min(TABLE_ENTRIES_MAX, 2 ** Math.ceil(Math.log2(needed))));
+      this.table = new Float64Array(2 ** Math.ceil(Math.log2(needed)));
     return got;
   }
 
