@@ -68,11 +68,87 @@ pub fn for_each_token(text: &str, mut visit: impl FnMut(TokenRef<'_>)) {
         visit_word(text, 0, text.len(), 0, &mut lower, &mut visit);
         return;
     }
-    let mut position = 0usize;
-    for (start, end) in word_spans(text) {
-        position += visit_word(&text[start..end], start, end, position, &mut lower, &mut visit);
+    match text.is_ascii() {
+        true => for_each_ascii_token(text, &mut lower, &mut visit),
+        false => for_each_word_token(text, &mut lower, &mut visit),
     }
 }
+
+/// [`for_each_token`] of any text, a word at a time.
+fn for_each_word_token(text: &str, lower: &mut String, visit: &mut impl FnMut(TokenRef<'_>)) {
+    let mut position = 0usize;
+    for (start, end) in word_spans(text) {
+        position += visit_word(&text[start..end], start, end, position, lower, visit);
+    }
+}
+
+/// [`for_each_token`] of ASCII text (most of what is indexed): one pass over its bytes, a table
+/// lookup each, finds each word as [`word_spans`] does and whether it is plain, so a plain word
+/// is passed on as it is found. The general path decodes each character, then scans each word
+/// again: the 10,000 Debian items' fields took 484M instructions to tokenise that way, 293M so.
+fn for_each_ascii_token(text: &str, lower: &mut String, visit: &mut impl FnMut(TokenRef<'_>)) {
+    let bytes = text.as_bytes();
+    let class = |at: usize| bytes.get(at).map_or(0, |&b| ASCII_CLASS[usize::from(b)]);
+    let mut at = 0;
+    let mut position = 0usize;
+    loop {
+        while at < bytes.len() && class(at) & WORD == 0 {
+            at += 1;
+        }
+        if at == bytes.len() {
+            return;
+        }
+        let start = at;
+        // What the word's bytes hold besides lower-case letters and digits.
+        let mut held = 0;
+        loop {
+            while class(at) & WORD != 0 {
+                held |= class(at);
+                at += 1;
+            }
+            // Joiners belong to the word only when a word character follows them.
+            let mut after = at;
+            while class(after) & JOINER != 0 {
+                after += 1;
+            }
+            if after == at || class(after) & WORD == 0 {
+                break;
+            }
+            held |= JOINER;
+            at = after;
+        }
+        let raw = &text[start..at];
+        position += match held & (UPPER | JOINER) {
+            0 => {
+                if raw.len() <= MAX_TOKEN_BYTES {
+                    visit(TokenRef { from: start, to: at, position, length: 1, text: raw });
+                }
+                1
+            }
+            _ => visit_word(raw, start, at, position, lower, visit),
+        };
+    }
+}
+
+/// Classes of ASCII bytes ([`for_each_ascii_token`]): word characters are letters and digits.
+const WORD: u8 = 1;
+const UPPER: u8 = 2;
+const JOINER: u8 = 4;
+const ASCII_CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        table[b] = match c {
+            b'a'..=b'z' | b'0'..=b'9' => WORD,
+            b'A'..=b'Z' => WORD | UPPER,
+            b'_' | b'-' => JOINER,
+            _ => 0,
+        };
+        b += 1;
+    }
+    table
+};
 
 /// Visits the tokens of the word `raw` (`text[start..end]`) from `position`; returns the
 /// positions it takes.

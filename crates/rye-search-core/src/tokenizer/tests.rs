@@ -185,6 +185,45 @@ fn in_place_scanner_matches_the_reference_on_every_mix_of_characters() {
 }
 
 #[test]
+fn ascii_text_tokenises_in_one_pass_as_word_by_word() {
+    // Words of every ASCII class with joiners, runs of them, punctuation and spaces between, and
+    // words past the longest token kept.
+    let alphabet: Vec<char> = "aZ9_-- .,x-Yq_1\t".chars().collect();
+    let mut seed = 0x2545f4914f6cdd1du64;
+    let listed = |text: &str, fast: bool| {
+        let mut out = Vec::new();
+        let mut visit = |t: TokenRef<'_>| out.push((t.text.to_owned(), t.from, t.to, t.position, t.length));
+        let mut lower = String::new();
+        match fast {
+            true => for_each_ascii_token(text, &mut lower, &mut visit),
+            false => for_each_word_token(text, &mut lower, &mut visit),
+        }
+        out
+    };
+    for round in 0..40_000 {
+        next(&mut seed);
+        let len = (seed % 24) as usize;
+        let mut text: String =
+            (0..len).map(|k| alphabet[((seed >> ((k * 3) % 60)) % alphabet.len() as u64) as usize]).collect();
+        if round % 50 == 0 {
+            text.insert_str(text.len() / 2, &"ab".repeat(MAX_TOKEN_BYTES / 2 + (round / 50) % 3 - 1));
+        }
+        assert_eq!(listed(&text, true), listed(&text, false), "{text:?}");
+    }
+    assert_eq!(
+        texts("--create_tool-- Tool x_"),
+        vec![
+            ("create_tool".into(), 0),
+            ("createtool".into(), 0),
+            ("create".into(), 0),
+            ("tool".into(), 1),
+            ("tool".into(), 2),
+            ("x".into(), 3),
+        ]
+    );
+}
+
+#[test]
 fn unicode_and_long_tokens() {
     assert_eq!(texts("Über Straße"), vec![("uber".into(), 0), ("strasse".into(), 1)]);
     let folded: Vec<String> =
