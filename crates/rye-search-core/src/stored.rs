@@ -117,7 +117,14 @@ pub(crate) fn shown_text(text: &str) -> Cow<'_, str> {
     if is_shown_form(text) {
         return Cow::Borrowed(text);
     }
-    Cow::Owned(text.split_whitespace().collect::<Vec<_>>().join(" "))
+    let mut shown = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !shown.is_empty() {
+            shown.push(' ');
+        }
+        shown.push_str(word);
+    }
+    Cow::Owned(shown)
 }
 
 /// Whether the only whitespace in `text` is single spaces between words.

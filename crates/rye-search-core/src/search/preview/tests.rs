@@ -103,13 +103,13 @@ fn shown_text_collapses_whitespace_runs_and_borrows_text_that_needs_none() {
             .into();
     // Every mix of letters, single and repeated whitespace, and whitespace beyond ASCII.
     let mut seed = 7u64;
-    for _ in 0..3000 {
+    for _ in 0..20_000 {
         let len = (next(&mut seed) >> 33) as usize % 12;
         texts.push(
             (0..len)
                 .map(|_| {
-                    ['a', 'b', ' ', '\n', 'é', '\u{3000}', '\t', '\r', '\u{a0}', '搜']
-                        [(next(&mut seed) >> 33) as usize % 10]
+                    ['a', 'b', ' ', '\n', 'é', '\u{3000}', '\t', '\r', '\u{a0}', '搜', '\x0b', '\x0c', '\x1f', ' ']
+                        [(next(&mut seed) >> 33) as usize % 14]
                 })
                 .collect(),
         );
