@@ -15,28 +15,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildExamples, writeTier } from './rust-examples.js';
 
 const name = process.argv[2] ?? 'c60k';
 const self = fileURLToPath(import.meta.url);
-const root = path.resolve(path.dirname(self), '..', '..');
-
-const host = /host: (\S+)/.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1];
-execFileSync(
-  'cargo',
-  ['build', '--release', '--target', host, '-p', 'rye-search-core', '--example', 'build_floor', '--example', 'profile_build'],
-  { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
-);
-const example = (n) => path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), host, 'release', 'examples', n);
+const examples = buildExamples(['build_floor', 'profile_build']);
 
 // The documents as each program reads them, written once.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rye-build-floor-'));
-const { tier } = await import('../corpus.js');
-const { toNative } = await import('../../dist/memory-index.js');
-const docs = tier(name).map(({ base, ...d }) => d);
-const plainFile = path.join(dir, 'plain.json');
-const nativeFile = path.join(dir, 'native.json');
-fs.writeFileSync(plainFile, JSON.stringify(docs));
-fs.writeFileSync(nativeFile, JSON.stringify(docs.map(toNative)));
+const { plain: plainFile, native: nativeFile } = await writeTier(name, dir);
 
 // The Node layers are timed by `build-phases.js`'s own child (FTS5, or rye-search's adds).
 const phases = path.join(path.dirname(self), 'build-phases.js');
@@ -49,9 +36,9 @@ const node = (layer, env = {}) => () => {
   );
   return { ms, cpuMs };
 };
-const bare = (threads) => () => JSON.parse(execFileSync(example('build_floor'), [plainFile, String(threads)], { encoding: 'utf8' })).ms;
+const bare = (threads) => () => JSON.parse(execFileSync(examples.build_floor, [plainFile, String(threads)], { encoding: 'utf8' })).ms;
 const core = () => {
-  const out = execFileSync(example('profile_build'), [nativeFile], { encoding: 'utf8' });
+  const out = execFileSync(examples.profile_build, [nativeFile], { encoding: 'utf8' });
   return Math.round(Number(/committed in ([\d.]+)s/.exec(out)[1]) * 1000);
 };
 const neither = { RYE_SEARCH_MODEL: 'off', RYE_SEARCH_ENCODER: 'off' };
