@@ -63,11 +63,6 @@ pub struct TokenRef<'a> {
 /// any text — are passed as slices of `text`.
 pub fn for_each_token(text: &str, mut visit: impl FnMut(TokenRef<'_>)) {
     let mut lower = String::new();
-    // One ASCII word (what a preview tokenises around each find) is its only span.
-    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        visit_word(text, 0, text.len(), 0, &mut lower, &mut visit);
-        return;
-    }
     match text.is_ascii() {
         true => for_each_ascii_token(text, &mut lower, &mut visit),
         false => for_each_word_token(text, &mut lower, &mut visit),
