@@ -31,6 +31,20 @@ describe('createMemoryIndex', () => {
     assert.equal(many[1].error.code, 'E_QUERY_SYNTAX');
   });
 
+  it('names its search threads rye-search-N, so tools (top -H, perf, bench/probes/lean-batch.js) tell them apart', {
+    skip: process.platform !== 'linux' && 'thread names are read from /proc',
+  }, async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const mem = createMemoryIndex();
+    await mem.add([{ id: 'a/b', title: 'named threads' }]);
+    await mem.searchMany([{ query: 'named' }, { query: 'threads' }]);
+    const names = readdirSync('/proc/self/task').map((tid) =>
+      readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(),
+    );
+    assert.ok(names.includes('rye-search-0'), `threads: ${names.join(', ')}`);
+    await mem.close();
+  });
+
   it('searchMany keeps order and errors in place across native calls', async () => {
     const mem = createMemoryIndex();
     const words = Array.from({ length: 300 }, (_, i) => `word${i.toString(36)}x`);

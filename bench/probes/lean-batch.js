@@ -7,8 +7,12 @@
 // alone, with default options and lean (the binding's searchMany, chunks as the facade sends
 // them, two in flight, nothing read): the most any reading on the JS thread could reach. Each row
 // also says how much of the call the JS thread spent in garbage collection: every answer is kept
-// until the call returns, so the young generation's collections copy all of them.
+// until the call returns, so the young generation's collections copy all of them; and (Linux) the
+// CPU each query took on the JS thread, on the native search threads and on every other thread
+// (V8's helpers mark and sweep what the answers hold, beside the JS thread, on the same cores).
 //   node bench/probes/lean-batch.js [c10k|c60k]
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 
 import { createMemoryIndex } from '../../dist/index.js';
@@ -50,6 +54,43 @@ let gcMs = 0;
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) gcMs += entry.duration;
 }).observe({ entryTypes: ['gc'] });
+
+/**
+ * CPU time of this process's threads so far, in µs, by group: the JS thread, the native search
+ * threads (named `rye-search-N`) and every other (V8's helpers, which mark and sweep beside the JS
+ * thread, and libuv's). Linux only (`/proc`); undefined elsewhere.
+ */
+const TICK_US = (() => {
+  try {
+    return 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+  } catch {
+    return undefined;
+  }
+})();
+function threadCpu() {
+  if (!TICK_US) return undefined;
+  const groups = { js: 0, search: 0, other: 0 };
+  let tasks;
+  try {
+    tasks = readdirSync('/proc/self/task');
+  } catch {
+    return undefined;
+  }
+  for (const tid of tasks) {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended
+    }
+    // The name is in parentheses (it may hold spaces); utime and stime are the 12th and 13th fields after it.
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const group = Number(tid) === process.pid ? 'js' : name.startsWith('rye-search-') ? 'search' : 'other';
+    groups[group] += (Number(fields[11]) + Number(fields[12])) * TICK_US;
+  }
+  return groups;
+}
 
 const rows = [];
 /** The facade's searchMany chunk (`SEARCH_MANY_CHUNK` in ts/search-runner.ts) and chunks in flight. */
@@ -93,13 +134,20 @@ for (const [shape, extra, run] of RUNS) {
   let best = { qps: 0 };
   for (let round = 0; round < 3; round++) {
     gcMs = 0;
+    const cpu0 = threadCpu();
     const s = performance.now();
     await run(list);
     const ms = performance.now() - s;
+    const cpu1 = threadCpu();
     // Observers are told after the call, on a later turn of the event loop.
     await new Promise((resolve) => setTimeout(resolve, 10));
     const qps = Math.round(COUNT / (ms / 1000));
-    if (qps > best.qps) best = { qps, 'gc share': `${Math.round((100 * gcMs) / ms)}%` };
+    if (qps > best.qps) {
+      best = { qps, 'gc share': `${Math.round((100 * gcMs) / ms)}%` };
+      // CPU µs a query by thread group (the clock counts in ticks of 10 ms: ~1% of a call's).
+      for (const group of cpu1 ? ['js', 'search', 'other'] : [])
+        best[`CPU µs/q ${group}`] = Number(((cpu1[group] - cpu0[group]) / COUNT).toFixed(1));
+    }
   }
   rows.push({ tier: name, shape, queries: COUNT, ...best });
 }

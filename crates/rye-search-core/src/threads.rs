@@ -8,6 +8,9 @@
 
 use std::sync::Once;
 
+/// The pool's threads are named this and their number (Linux keeps 15 bytes of a name).
+const POOL_THREAD_NAME: &str = "rye-search-";
+
 /// Threads for a pool on `cores` cores when `RAYON_NUM_THREADS` holds `var`: the number it
 /// gives, at most `cores`; `cores` when it gives none (unset, 0 as Rayon reads it, not a number).
 pub(crate) fn pool_threads(var: Option<&str>, cores: usize) -> usize {
@@ -26,7 +29,13 @@ pub(crate) fn size_the_pool() {
     SIZED.call_once(|| {
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let threads = pool_threads(std::env::var("RAYON_NUM_THREADS").ok().as_deref(), cores);
-        let build = |n: usize| rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+        // Named, so that `top -H`, `perf` and the probes tell the search threads from the rest.
+        let build = |n: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .thread_name(|i| format!("{POOL_THREAD_NAME}{i}"))
+                .build_global()
+        };
         if build(threads).is_err() && threads > 1 {
             let _ = build(1);
         }
