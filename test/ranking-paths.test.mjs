@@ -1,6 +1,7 @@
 // Pages that skip documents equal pages that score every match, to the last digit of every
 // score: common words and unions of them are ranked by MaxScore, which passes over documents that
-// cannot enter the page; `min_score` makes the same query score every match. On real Debian descriptions (../shared/corpus/debian),
+// cannot enter the page, wildcards by block-max WAND up to 64 clauses; `min_score` makes the same
+// query score every match. On real Debian descriptions (../shared/corpus/debian),
 // across segments and after removals; skipped with a message when the corpus is absent.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -54,6 +55,8 @@ describeIf(present ? false : `corpus not found at ${FILE}`, 'pages that skip doc
     const pick = () => words[Math.floor(r() * words.length)];
     const queries = [];
     for (let i = 0; i < 40; i++) queries.push(pick(), `${pick()} OR ${pick()}`, `${pick()} OR ${pick()} OR ${pick()}`);
+    // Wildcards: unions of up to 256 terms a field (those past 64 clauses score every match).
+    for (let i = 0; i < 10; i++) queries.push(`${pick().slice(0, 3)}*`, `*${pick().slice(-3)}`, `*${pick().slice(1, 3)}*`);
     const compare = async (when) => {
       for (const query of queries) {
         for (const limit of [1, 10, 50]) {
