@@ -202,8 +202,8 @@ const ASCII_CLASS: [Ascii; 128] = {
 
 /// [`words_of`] for ASCII text: no accent to strip, nothing to decompose, no CJK (most items are
 /// ASCII, and the Unicode path cost a fifth of embedding one). Bytes are classed through a table
-/// and each run of word bytes is copied and lower-cased as one: a byte at a time, classing and
-/// pushing each, cost ~50 instructions a byte, most of embedding an item.
+/// and each run of word bytes is copied and lower-cased as one: classing and pushing a byte at a
+/// time cost ~4,000 instructions more a Debian item (6% of embedding one).
 fn ascii_words(text: &str) -> Words {
     let mut words = Words::with_capacity(text.len().min(WORDS_BYTES));
     // Where the word bytes not yet copied start.
