@@ -56,7 +56,8 @@ describeIf(present ? false : `corpus not found at ${FILE}`, 'pages that skip doc
     const queries = [];
     for (let i = 0; i < 40; i++) queries.push(pick(), `${pick()} OR ${pick()}`, `${pick()} OR ${pick()} OR ${pick()}`);
     // Wildcards: unions of up to 256 terms a field (those past 64 clauses score every match).
-    for (let i = 0; i < 10; i++) queries.push(`${pick().slice(0, 3)}*`, `*${pick().slice(-3)}`, `*${pick().slice(1, 3)}*`);
+    for (let i = 0; i < 10; i++)
+      queries.push(`${pick().slice(0, 3)}*`, `*${pick().slice(-3)}`, `*${pick().slice(1, 3)}*`);
     const compare = async (when) => {
       for (const query of queries) {
         for (const limit of [1, 10, 50]) {
