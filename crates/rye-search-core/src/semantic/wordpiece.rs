@@ -143,6 +143,13 @@ impl Words {
         }
     }
 
+    /// Appends `part` (ASCII) to the word being written, lower-cased.
+    fn push_lowercase(&mut self, part: &str) {
+        let from = self.text.len();
+        self.text.push_str(part);
+        self.text[from..].make_ascii_lowercase();
+    }
+
     /// A character that is a word of its own (punctuation, a CJK ideograph).
     fn push_alone(&mut self, c: char) {
         self.end_word();
@@ -213,9 +220,7 @@ fn ascii_words(text: &str) -> Words {
         if class == Ascii::Word {
             continue;
         }
-        let from = words.text.len();
-        words.text.push_str(&text[run..at]);
-        words.text[from..].make_ascii_lowercase();
+        words.push_lowercase(&text[run..at]);
         run = at + 1;
         match class {
             Ascii::Space => words.end_word(),
@@ -226,9 +231,7 @@ fn ascii_words(text: &str) -> Words {
             return words;
         }
     }
-    let from = words.text.len();
-    words.text.push_str(&text[run..]);
-    words.text[from..].make_ascii_lowercase();
+    words.push_lowercase(&text[run..]);
     words.end_word();
     words
 }
