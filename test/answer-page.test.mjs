@@ -67,8 +67,13 @@ describe('answer pages', () => {
       { id: 'a/two', title: 'needle two', content: 'a needle body', metadata: { tags: ['x'] } },
     ]);
     const first = await index.search({ query: 'needle' });
+    // Made by constructors, not literals (ts/untenured.ts): plain all the same.
+    assert.equal(Object.getPrototypeOf(first), Object.prototype);
+    assert.deepStrictEqual({ ...first }, first);
     for (const r of first.results) {
       assert.equal(Object.getPrototypeOf(r), Object.prototype);
+      assert.deepStrictEqual({ ...r }, r);
+      for (const pair of r.highlights) assert.deepStrictEqual(pair, [...pair]);
       for (const [key, d] of Object.entries(Object.getOwnPropertyDescriptors(r))) {
         assert.ok('value' in d && d.enumerable && d.writable, `${key} is a plain data property`);
       }

@@ -4,6 +4,7 @@
  * numbers of the page's table. Only an answer's rare parts (warnings, facet counts), a hit's
  * metadata and `explain` are JSON. Shaping what is read into results is `search-results.ts`'s job.
  */
+import { arrayOf, pair, plainObjects } from './untenured.js';
 import {
   type Contribution,
   type Counts,
@@ -39,9 +40,27 @@ export interface AnswerRead {
   vectors?: VectorTier;
   totalRelation?: 'eq' | 'gte';
   relaxed: boolean;
-  warnings: string[];
+  warnings: readonly string[];
   counts?: Counts;
 }
+
+const NO_WARNINGS: readonly string[] = Object.freeze([]);
+
+/** An `AnswerRead` made without an allocation site (see `untenured.ts`). */
+const Answer = plainObjects(function (
+  this: AnswerRead,
+  total: number,
+  hits: number,
+  searchType: SearchType,
+  relaxed: boolean,
+  warnings: readonly string[],
+) {
+  this.total = total;
+  this.hits = hits;
+  this.searchType = searchType;
+  this.relaxed = relaxed;
+  this.warnings = warnings;
+});
 
 /**
  * One hit, as read. Items of the page's usual form give `signed` and `integrity` as stored;
@@ -120,13 +139,13 @@ export class PageReader {
         ? (JSON.parse(this.text.slice(restStart, restEnd)) as { warnings: string[]; counts: Counts | null })
         : undefined;
     this.at = at + 9;
-    const read: AnswerRead = {
-      total: t[at + 1]!,
-      hits: t[at + 2]!,
-      searchType: SEARCH_TYPES[t[at + 3]!]!,
-      relaxed: t[at + 6] === 1,
-      warnings: rest?.warnings ?? [],
-    };
+    const read = new Answer(
+      t[at + 1]!,
+      t[at + 2]!,
+      SEARCH_TYPES[t[at + 3]!]!,
+      t[at + 6] === 1,
+      rest?.warnings ?? NO_WARNINGS,
+    );
     const vectors = VECTORS[t[at + 4]!];
     if (vectors) read.vectors = vectors;
     const relation = TOTAL_RELATIONS[t[at + 5]!];
@@ -173,8 +192,8 @@ export function readHit(t: Float64Array, s: string, at: number, h: HitRead): num
   const marks = t[at + 9]!;
   at += 10;
   if (marks >= 0) {
-    const pairs: [number, number][] = new Array(marks / 2);
-    for (let i = 0; i < marks; i += 2) pairs[i / 2] = [t[at + i]!, t[at + i + 1]!];
+    const pairs = arrayOf<[number, number]>(marks / 2);
+    for (let i = 0; i < marks; i += 2) pairs[i / 2] = pair(t[at + i]!, t[at + i + 1]!);
     h.highlights = pairs;
     at += marks;
   } else h.highlights = undefined;

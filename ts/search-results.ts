@@ -9,6 +9,7 @@ import type { Integrity } from './trust/trust.js';
 import type { AnswerRead, HitRead, PageReader } from './answer-page.js';
 import type { SearchResult, Source } from './result-fields.js';
 import { ResultView, type ViewShape } from './result-view.js';
+import { arrayOf, plainObjects } from './untenured.js';
 import type { Counts, SearchType, VectorTier } from './wire.js';
 
 export interface SearchResponse {
@@ -71,24 +72,27 @@ export function shadowsAmong(lookup: ShadowLookup, searched: readonly { label: s
   return (kind, id) => lookup(kind, id)?.filter((r) => labels.has(r.label));
 }
 
+/** A result's fields every result has, made without an allocation site (see `untenured.ts`). */
+const Result = plainObjects(function (this: SearchResult, hit: HitRead, space: string) {
+  this.id = hit.id;
+  this.name = hit.name;
+  this.title = hit.title;
+  this.description = hit.description;
+  this.category = hit.category;
+  this.score = hit.score;
+  this.type = hit.kind as Kind;
+  this.source = sourceOf(space) as Source;
+  this.preview = hit.preview;
+  this.path = hit.path;
+  this.signed = (hit.signed ?? false) as boolean;
+  this.integrity = (hit.integrity ?? 'unsigned') as Integrity;
+});
+
 function shapeResult(hit: HitRead, shadows?: ShadowLookup): SearchResult {
   const { id, kind, path } = hit;
   // A stored item of its kind alone (another shape than this code writes) has no space.
   const space = hit.space ?? '';
-  const result: SearchResult = {
-    id,
-    name: hit.name,
-    title: hit.title,
-    description: hit.description,
-    category: hit.category,
-    score: hit.score,
-    type: kind as Kind,
-    source: sourceOf(space) as Source,
-    preview: hit.preview,
-    path,
-    signed: (hit.signed ?? false) as boolean,
-    integrity: (hit.integrity ?? 'unsigned') as Integrity,
-  };
+  const result = new Result(hit, space);
   // A date JavaScript cannot hold (an index written by older code) is left out, never thrown.
   const date = hit.date;
   if (date !== null && date !== undefined && !Number.isNaN(date)) {
@@ -119,38 +123,46 @@ export function shapeHit(p: Prepared, hit: HitRead): SearchResult {
   return only(shapeResult(hit, shadowsShown), keep);
 }
 
+/** An envelope's fields every envelope has, made without an allocation site (see `untenured.ts`). */
+const Envelope = plainObjects(function (
+  this: SearchResponse,
+  p: Prepared,
+  res: AnswerRead,
+  results: SearchResult[],
+  hasMore: boolean,
+) {
+  this.results = results;
+  this.total = res.total;
+  this.query = p.query;
+  this.scope = p.scope;
+  this.space = p.space;
+  this.limit = p.req.limit;
+  this.offset = p.req.offset;
+  this.search_type = res.searchType;
+  this.has_more = hasMore;
+});
+
 /**
  * The envelope of the answer `reader` stands at, its results shaped for `p`; with `lazy`, each
  * result a view that reads its fields from the page when first asked (`result-view.ts`).
  */
 export function envelope(p: Prepared, res: AnswerRead, reader: PageReader, lazy = false): SearchResponse {
   const { req } = p;
-  const results: SearchResult[] = new Array(res.hits);
+  const results = arrayOf<SearchResult>(res.hits);
   if (lazy) {
     const how: ViewShape = { shape: (hit) => shapeHit(p, hit), scoreShown: !p.keep || p.keep.has('score') };
     for (let k = 0; k < res.hits; k++) results[k] = new ResultView(reader.page.table, reader.text, reader.skip(), how);
   } else for (let k = 0; k < res.hits; k++) results[k] = shapeHit(p, reader.next());
   const after = req.offset + results.length;
-  const out: SearchResponse = {
-    results,
-    total: res.total,
-    query: p.query,
-    scope: p.scope,
-    space: p.space,
-    limit: req.limit,
-    offset: req.offset,
-    search_type: res.searchType,
-    // A lower bound means matches were skipped: there are more than it counts.
-    has_more: after < res.total || res.totalRelation === 'gte',
-  };
+  // A lower bound means matches were skipped: there are more than it counts.
+  const out = new Envelope(p, res, results, after < res.total || res.totalRelation === 'gte');
   if (res.vectors) out.vectors = res.vectors;
   if (res.totalRelation) out.total_relation = res.totalRelation;
   // Only a page that moved on has a next one (with `limit: 0`, the same offset would loop forever).
   if (out.has_more && after > req.offset) out.next_offset = after;
   if (res.relaxed) out.relaxed = true;
   if (res.counts) out.counts = res.counts;
-  const all = [...p.warnings, ...res.warnings];
-  if (all.length) out.warnings = all;
+  if (p.warnings.length || res.warnings.length) out.warnings = p.warnings.concat(res.warnings);
   return out;
 }
 
@@ -166,7 +178,9 @@ function only(r: SearchResult, keep: Set<string>): SearchResult {
 
 /** A hit of an itemless answer (its kind alone), narrowed to `keep`. */
 function shapeItemless(hit: HitRead, keep: Set<string>): SearchResult {
-  const out: Record<string, unknown> = { id: hit.id, type: hit.kind };
+  const out: Record<string, unknown> = {};
+  out.id = hit.id;
+  out.type = hit.kind;
   if (keep.has('score')) out.score = hit.score;
   if (keep.has('preview') && hit.preview) out.preview = hit.preview;
   if (keep.has('match') && hit.matched) out.match = hit.matched;
