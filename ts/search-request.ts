@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError, LimitError, shown } from './errors.js';
 import { INTEGRITIES } from './items.js';
-import { isKind, type Kind, KINDS, parseScopes } from './scope.js';
+import { isKind, type Kind, KINDS, parseScopes, type Scope } from './scope.js';
 import type { Space } from './spaces.js';
 import { onlyKnown, parseDate, wellFormed } from './validate.js';
 import {
@@ -20,7 +20,8 @@ import {
   TEXT_FIELD_NAMES,
 } from './search-options.js';
 import { HIT_FIELDS, RESULT_FIELDS } from './result-fields.js';
-import type { NativeFilter, NativeRequest, SortBy } from './wire.js';
+import { arrayOf, plainObjects } from './untenured.js';
+import type { NativeFilter, NativeRequest, NativeScope, SortBy } from './wire.js';
 
 export type { DistanceOption, SearchOptions } from './search-options.js';
 export type { SortBy };
@@ -123,8 +124,12 @@ function timeBound(value: unknown, name: 'since' | 'until'): number | undefined 
 }
 
 function filterList(filters: unknown, since?: number, until?: number): NativeFilter[] {
-  if (filters === undefined || filters === null)
-    return since === undefined && until === undefined ? [] : [{ type: 'date', from: since ?? null, to: until ?? null }];
+  // An array copied, not a literal: it is held with its request (see `untenured.ts`).
+  const out = arrayOf<NativeFilter>(0);
+  if (filters === undefined || filters === null) {
+    if (since !== undefined || until !== undefined) out.push({ type: 'date', from: since ?? null, to: until ?? null });
+    return out;
+  }
   if (typeof filters !== 'object' || Array.isArray(filters))
     bad('filters must be an object of key → value', 'e.g. {"category": "rye/core", "tags": ["api"]}');
   // Each key is at least one value to the core (date_from and date_to make one between them): past
@@ -136,7 +141,6 @@ function filterList(filters: unknown, since?: number, until?: number): NativeFil
     throw new LimitError(`the filters hold ${values} values; the limit is ${MAX_FILTER_VALUES}`, {
       hint: 'filter on something the items share (a category, a tag), or split the search',
     });
-  const out: NativeFilter[] = [];
   let from = since;
   let to = until;
   for (const [key, value] of Object.entries(filters as Record<string, unknown>)) {
@@ -239,29 +243,44 @@ export function buildRequest(opts: SearchOptions, spaces: Space[] | undefined): 
   const keep = includedFields(opts);
   const fuzzy = distance(opts.fuzzy, 'fuzzy', DEFAULT_FUZZY) ?? 0;
   const proximity = distance(opts.proximity, 'proximity', DEFAULT_PROXIMITY);
-  const req = {
-    query,
-    scopes: scopes.map((scope) => ({
-      kind: scope.kind,
-      idPattern: scope.idPattern,
-      namespace: !scope.idPattern && scope.namespace ? scope.namespace : undefined,
-      namespaceExact: !scope.under,
-    })),
-    spaces: spaces ? spaces.map((s) => s.label) : [],
-    fields,
-    filters: filterList(opts.filters, timeBound(opts.since, 'since'), timeBound(opts.until, 'until')),
-    fuzzy,
-    // A caller who chose `fuzzy` (even `enabled: false`) decides typos: no automatic rescue.
-    exactOnly: opts.fuzzy !== undefined && opts.fuzzy !== null,
-    proximity,
-    recencyHalfLife: halfLife(optionValue(opts, 'boostRecent')),
-    like,
-    ...asGiven(opts),
-    // Only the item's kind is read when no other item field is wanted.
-    itemless: keep !== undefined && [...keep].every((f) => HIT_FIELDS.has(f)),
-  } as NativeRequest;
-  return { req, query: opts.query ?? '*', scope: scopeText(opts.scope), keep };
+  // Built on `asGiven`'s object and by constructors, not literals: a request is held while its
+  // batch runs, and a literal's allocations would be tenured (see `untenured.ts`).
+  const req = asGiven(opts) as unknown as NativeRequest;
+  req.query = query;
+  req.scopes = scopes.map((scope) => new WireScope(scope));
+  req.spaces = spaces ? spaces.map((s) => s.label) : arrayOf(0);
+  req.fields = fields;
+  req.filters = filterList(opts.filters, timeBound(opts.since, 'since'), timeBound(opts.until, 'until'));
+  req.fuzzy = fuzzy;
+  // A caller who chose `fuzzy` (even `enabled: false`) decides typos: no automatic rescue.
+  req.exactOnly = opts.fuzzy !== undefined && opts.fuzzy !== null;
+  req.proximity = proximity;
+  req.recencyHalfLife = halfLife(optionValue(opts, 'boostRecent'));
+  req.like = like;
+  // Only the item's kind is read when no other item field is wanted.
+  req.itemless = keep !== undefined && [...keep].every((f) => HIT_FIELDS.has(f));
+  return new Built(req, opts.query ?? '*', scopeText(opts.scope), keep);
 }
+
+const WireScope = plainObjects(function (this: NativeScope, scope: Scope) {
+  this.kind = scope.kind;
+  this.idPattern = scope.idPattern;
+  this.namespace = !scope.idPattern && scope.namespace ? scope.namespace : undefined;
+  this.namespaceExact = !scope.under;
+});
+
+const Built = plainObjects(function (
+  this: BuiltRequest,
+  req: NativeRequest,
+  query: string,
+  scope: string,
+  keep: Set<string> | undefined,
+) {
+  this.req = req;
+  this.query = query;
+  this.scope = scope;
+  this.keep = keep;
+});
 
 /** The scope as the envelope echoes it: a list of scopes joined by `, `. */
 function scopeText(scope: SearchOptions['scope']): string {

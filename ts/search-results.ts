@@ -54,7 +54,7 @@ export interface LazySearchResponse extends SearchResponse {
 export interface Prepared extends BuiltRequest {
   /** The space named in the envelope. */
   space: string;
-  warnings: string[];
+  warnings: readonly string[];
   shadows?: ShadowLookup;
   /**
    * The same search over every space, run when this one (which leaves the package's own
@@ -142,6 +142,12 @@ const Envelope = plainObjects(function (
   this.has_more = hasMore;
 });
 
+/** How an answer's views are shaped, made without an allocation site (see `untenured.ts`). */
+const ShapeOfViews = plainObjects(function (this: ViewShape, p: Prepared) {
+  this.shape = (hit) => shapeHit(p, hit);
+  this.scoreShown = !p.keep || p.keep.has('score');
+});
+
 /**
  * The envelope of the answer `reader` stands at, its results shaped for `p`; with `lazy`, each
  * result a view that reads its fields from the page when first asked (`result-view.ts`).
@@ -150,7 +156,7 @@ export function envelope(p: Prepared, res: AnswerRead, reader: PageReader, lazy 
   const { req } = p;
   const results = arrayOf<SearchResult>(res.hits);
   if (lazy) {
-    const how: ViewShape = { shape: (hit) => shapeHit(p, hit), scoreShown: !p.keep || p.keep.has('score') };
+    const how = new ShapeOfViews(p);
     for (let k = 0; k < res.hits; k++) results[k] = new ResultView(reader.page.table, reader.text, reader.skip(), how);
   } else for (let k = 0; k < res.hits; k++) results[k] = shapeHit(p, reader.next());
   const after = req.offset + results.length;

@@ -13,6 +13,7 @@ import { MAX_LIMIT } from './search-options.js';
 import { onlyKnown, optionsAsGiven } from './validate.js';
 import type { NativeRequest } from './wire.js';
 import { type AnswerRead, type NativePage, PageReader } from './answer-page.js';
+import { arrayOf } from './untenured.js';
 
 export interface SearchFailure {
   error: { code: string; message: string; hint: string; position?: number };
@@ -64,17 +65,21 @@ async function searchMany<P extends { req: NativeRequest }>(
     });
   if (count > MAX_SEARCHES_PER_CALL)
     throw new LimitError(`${count} searches in one call; the limit is ${MAX_SEARCHES_PER_CALL}`, { hint: HELD_HINT });
-  const out: Array<SearchResponse | SearchFailure> = new Array(count);
-  const valid: Array<{ i: number; p: P }> = [];
+  const out = arrayOf<SearchResponse | SearchFailure>(count);
+  // The valid searches, and where each answer goes: two arrays, not an object a search (which
+  // would be held until the call returns, see `untenured.ts`).
+  const valid = arrayOf<P>(0);
+  const at = arrayOf<number>(0);
   for (let i = 0; i < count; i++) {
     try {
-      valid.push({ i, p: prepare(i) });
+      valid.push(prepare(i));
+      at.push(i);
     } catch (err) {
       out[i] = failure(theirFailure(SEARCH_OPTIONS, err));
     }
   }
   // A count-only search still holds its envelope; one past the largest page is refused alone.
-  const held = valid.reduce((n, v) => n + Math.max(1, Math.min(v.p.req.limit, MAX_LIMIT)), 0);
+  const held = valid.reduce((n, p) => n + Math.max(1, Math.min(p.req.limit, MAX_LIMIT)), 0);
   if (held > MAX_HELD_RESULTS)
     throw new LimitError(
       `these ${valid.length} searches could hold ${held} results, more than the ${MAX_HELD_RESULTS} one call keeps until it returns`,
@@ -82,7 +87,7 @@ async function searchMany<P extends { req: NativeRequest }>(
     );
   let chars = 0;
   const start = (from: number) => {
-    const task = run(valid.slice(from, from + SEARCH_MANY_CHUNK).map((v) => v.p.req));
+    const task = run(valid.slice(from, from + SEARCH_MANY_CHUNK).map((p) => p.req));
     task.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
     return task;
   };
@@ -105,9 +110,8 @@ async function searchMany<P extends { req: NativeRequest }>(
     fill();
     const reader = new PageReader(page);
     for (let k = 0; k < page.texts.length; k++) {
-      const { i, p } = valid[from + k]!;
       const r = reader.answer(k);
-      out[i] = 'error' in r ? r : shape(p, r, reader);
+      out[at[from + k]!] = 'error' in r ? r : shape(valid[from + k]!, r, reader);
     }
   }
   return out;
@@ -169,7 +173,10 @@ export function prepareSearch(
   const queries = [query];
   for (const name in fields) queries.push(fields[name]!);
   // The request built is this search's own: completed in place (a spread copy cost ~1 µs a search).
-  return Object.assign(prepared, { space, warnings: luceneWarnings(queries) });
+  const completed = prepared as Prepared;
+  completed.space = space;
+  completed.warnings = luceneWarnings(queries);
+  return completed;
 }
 
 export class SearchRunner {
