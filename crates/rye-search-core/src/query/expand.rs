@@ -2,10 +2,11 @@
 //! terms of the dictionaries it matches (the closest or most frequent, as many as the query's
 //! budget leaves), each a BM25 term query, typos weighed down by edit distance.
 
-use std::collections::BTreeMap;
+use std::cmp::Ordering;
 use std::sync::OnceLock;
 
 use levenshtein_automata::LevenshteinAutomatonBuilder;
+use rustc_hash::FxHashMap;
 use tantivy::query::Query;
 use tantivy::schema::Field;
 use tantivy::Searcher;
@@ -79,7 +80,8 @@ impl<'a> Expander<'a> {
         let mut most = 0;
         let mut kept = Vec::new();
         for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &DfaAutomaton(&dfa), None)?) {
-            let mut ranked: Vec<(u8, u64, Vec<u8>)> = found
+            let mut ranked: Vec<(u8, u64, Box<[u8]>)> = found
+                .into_terms()
                 .into_iter()
                 .map(|(term, df)| {
                     let d = levenshtein(token, &String::from_utf8_lossy(&term)).min(255) as u8;
@@ -139,20 +141,18 @@ impl<'a> Expander<'a> {
     }
 
     /// The terms of each of `fields` the automaton accepts, with document frequencies summed
-    /// over segments. Where a segment's all-terms dictionary is ready: one walk of it (or a
-    /// substring search for `part`, which every accepted term contains), which knows each term's
-    /// frequency in each field; else a walk of each field's dictionary.
-    fn expand<A: Automaton>(
-        &self,
-        fields: &[(Field, f32)],
-        automaton: &A,
-        part: Option<&[u8]>,
-    ) -> Result<Vec<BTreeMap<Vec<u8>, u64>>>
+    /// over segments, in no order. Where a segment's all-terms dictionary is ready: one walk of it
+    /// (or a substring search for `part`, which every accepted term contains), which knows each
+    /// term's frequency in each field; else a walk of each field's dictionary.
+    fn expand<A: Automaton>(&self, fields: &[(Field, f32)], automaton: &A, part: Option<&[u8]>) -> Result<Vec<Found>>
     where
         A::State: Clone,
     {
-        let mut out = vec![BTreeMap::new(); fields.len()];
-        for (segment, lazy) in self.searcher.segment_readers().iter().zip(&self.all_terms) {
+        let mut out: Vec<Found> = fields.iter().map(|_| Found::new()).collect();
+        for (n, (segment, lazy)) in self.searcher.segment_readers().iter().zip(&self.all_terms).enumerate() {
+            if n > 0 {
+                out.iter_mut().for_each(Found::next_segment);
+            }
             let ready = lazy.get_or_start(segment).and_then(|all| {
                 let bits = fields.iter().map(|&(f, _)| all.bit(f)).collect::<Option<Vec<u64>>>()?;
                 Some((all, bits))
@@ -162,7 +162,7 @@ impl<'a> Expander<'a> {
                     let found = |found: FoundTerm| {
                         for (i, &bit) in bits.iter().enumerate() {
                             if let Some(df) = found.doc_freq(bit) {
-                                *out[i].entry(found.term.to_vec()).or_insert(0) += df as u64;
+                                out[i].add(found.term, df as u64);
                             }
                         }
                         Ok(())
@@ -177,13 +177,58 @@ impl<'a> Expander<'a> {
                         let index = segment.inverted_index(field)?;
                         let mut stream = index.terms().search(automaton).into_stream()?;
                         while stream.advance() {
-                            *out[i].entry(stream.key().to_vec()).or_insert(0) += stream.value().doc_freq as u64;
+                            out[i].add(stream.key(), stream.value().doc_freq as u64);
                         }
                     }
                 }
             }
         }
         Ok(out)
+    }
+}
+
+/// Terms an expansion found in one field, each once, with their document frequencies summed over
+/// segments. A segment holds each term once, so the first segment's terms are only pushed; from
+/// the second on, a term may be there already and is looked up in a map. A wide wildcard finds
+/// most of the dictionary (`*e*`: every term with an `e`): an ordered map compared long shared
+/// prefixes at every level, half of `*e*`'s time.
+enum Found {
+    Unique(Vec<(Box<[u8]>, u64)>),
+    Summed(FxHashMap<Box<[u8]>, u64>),
+}
+
+impl Found {
+    fn new() -> Self {
+        Found::Unique(Vec::new())
+    }
+
+    /// Before a segment other than the first: its terms may have been found already.
+    fn next_segment(&mut self) {
+        if let Found::Unique(terms) = self {
+            let mut map = FxHashMap::with_capacity_and_hasher(terms.len() * 2, Default::default());
+            map.extend(terms.drain(..));
+            *self = Found::Summed(map);
+        }
+    }
+
+    /// Adds `df` documents to `term`'s count (copying the term only the first time it is found).
+    fn add(&mut self, term: &[u8], df: u64) {
+        match self {
+            Found::Unique(terms) => terms.push((term.into(), df)),
+            Found::Summed(map) => match map.get_mut(term) {
+                Some(sum) => *sum += df,
+                None => {
+                    map.insert(term.into(), df);
+                }
+            },
+        }
+    }
+
+    fn into_terms(self) -> Vec<(Box<[u8]>, u64)> {
+        match self {
+            Found::Unique(terms) => terms,
+            Found::Summed(map) => map.into_iter().collect(),
+        }
     }
 }
 
@@ -198,13 +243,16 @@ pub fn closest_words(
 ) -> Result<Vec<String>> {
     let expander = Expander::new(searcher, all_terms);
     let dfa = lev_builder(2).build_dfa(token);
-    let mut found: BTreeMap<Vec<u8>, u64> = BTreeMap::new();
+    // Each field is a segment here: the same word may be in several.
+    let mut found = Found::new();
     for per_field in expander.expand(fields, &DfaAutomaton(&dfa), None)? {
-        for (term, df) in per_field {
-            *found.entry(term).or_insert(0) += df;
+        found.next_segment();
+        for (term, df) in per_field.into_terms() {
+            found.add(&term, df);
         }
     }
     let mut ranked: Vec<(usize, u64, String)> = found
+        .into_terms()
         .into_iter()
         .map(|(term, df)| (String::from_utf8_lossy(&term).into_owned(), df))
         .filter(|(term, _)| term != token)
@@ -215,19 +263,29 @@ pub fn closest_words(
 }
 
 /// Term queries for the `keep` most frequent expansions in each field, and the most any field had.
-fn most_frequent(fields: &[(Field, f32)], expanded: Vec<BTreeMap<Vec<u8>, u64>>, keep: usize) -> Expansion {
+fn most_frequent(fields: &[(Field, f32)], expanded: Vec<Found>, keep: usize) -> Expansion {
     let mut most = 0;
     let mut queries = Vec::new();
     for (&(field, boost), found) in fields.iter().zip(expanded) {
-        let mut ranked: Vec<(u64, Vec<u8>)> = found.into_iter().map(|(t, df)| (df, t)).collect();
-        ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        most = most.max(ranked.len());
-        ranked.truncate(keep);
-        for (_, term) in ranked {
+        let terms = found.into_terms();
+        most = most.max(terms.len());
+        for (term, _) in most_frequent_terms(terms, keep) {
             queries.push(term_query(text_term(field, &term), boost));
         }
     }
     Expansion { queries, most }
+}
+
+/// The `keep` most frequent of `terms`, most frequent first, ties by term. The `keep` are chosen
+/// in linear time and only they are sorted: a wide wildcard finds tens of thousands.
+fn most_frequent_terms(mut terms: Vec<(Box<[u8]>, u64)>, keep: usize) -> Vec<(Box<[u8]>, u64)> {
+    let by_frequency = |a: &(Box<[u8]>, u64), b: &(Box<[u8]>, u64)| -> Ordering { b.1.cmp(&a.1).then(a.0.cmp(&b.0)) };
+    if terms.len() > keep && keep > 0 {
+        terms.select_nth_unstable_by(keep - 1, by_frequency);
+    }
+    terms.truncate(keep);
+    terms.sort_unstable_by(by_frequency);
+    terms
 }
 
 struct DfaAutomaton<'a>(&'a levenshtein_automata::DFA);
@@ -305,7 +363,69 @@ impl Automaton for Prefix<'_> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
+    use super::super::testing;
     use super::*;
+
+    /// Each field's terms `automaton` accepts, summed over segments, by walking each field's
+    /// dictionary in each segment: what `expand` must find, both before and after the segments'
+    /// all-terms dictionaries are built.
+    fn walked<A: Automaton>(searcher: &Searcher, fields: &[(Field, f32)], automaton: &A) -> Vec<BTreeMap<Vec<u8>, u64>>
+    where
+        A::State: Clone,
+    {
+        let mut out = vec![BTreeMap::new(); fields.len()];
+        for segment in searcher.segment_readers() {
+            for (i, &(field, _)) in fields.iter().enumerate() {
+                let index = segment.inverted_index(field).unwrap();
+                let mut stream = index.terms().search(automaton).into_stream().unwrap();
+                while stream.advance() {
+                    *out[i].entry(stream.key().to_vec()).or_insert(0) += stream.value().doc_freq as u64;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn expansions_sum_each_term_over_segments() {
+        let (searcher, title, body) = testing::searcher(60);
+        let fields = [(title, 2.0), (body, 1.0)];
+        let lazy: Vec<LazyAllTerms> =
+            searcher.segment_readers().iter().map(|_| LazyAllTerms::new(&[title, body])).collect();
+        let expander = Expander::new(&searcher, lazy.iter().collect());
+        // `n0`…`n59` in every segment's body, `epsilon` in some titles.
+        let regex = Regex::new(".*n.*").unwrap();
+        let expected = walked(&searcher, &fields, &regex);
+        assert!(expected[1].len() > 50 && !expected[0].is_empty());
+        let found = |part: Option<&[u8]>| -> Vec<BTreeMap<Vec<u8>, u64>> {
+            let out = expander.expand(&fields, &regex, part).unwrap();
+            out.into_iter().map(|f| f.into_terms().into_iter().map(|(t, df)| (t.into_vec(), df)).collect()).collect()
+        };
+        // The all-terms dictionaries are not built yet: each field's dictionary is walked.
+        assert_eq!(found(None), expected);
+        for (segment, lazy) in searcher.segment_readers().iter().zip(&lazy) {
+            while lazy.get_or_start(segment).is_none() {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+        assert_eq!(found(None), expected);
+        assert_eq!(found(Some(b"n")), expected);
+    }
+
+    #[test]
+    fn the_most_frequent_terms_are_kept_ties_by_term() {
+        // Frequencies with many ties, terms in no order.
+        let terms: Vec<(Box<[u8]>, u64)> =
+            (0..200u64).map(|i| (format!("t{:03}", (i * 37) % 200).into_bytes().into(), (i * 7) % 13)).collect();
+        let mut sorted = terms.clone();
+        sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        for keep in [0, 1, 2, 13, 50, 199, 200, 256] {
+            let expected: Vec<_> = sorted.iter().take(keep).cloned().collect();
+            assert_eq!(most_frequent_terms(terms.clone(), keep), expected, "keep {keep}");
+        }
+    }
 
     fn accepted<A: Automaton>(automaton: &A, term: &str) -> bool {
         let mut state = automaton.start();
