@@ -3,10 +3,10 @@
 //! budget leaves), each a BM25 term query, typos weighed down by edit distance.
 
 use std::cmp::Ordering;
+use std::iter::Peekable;
 use std::sync::OnceLock;
 
 use levenshtein_automata::LevenshteinAutomatonBuilder;
-use rustc_hash::FxHashMap;
 use tantivy::query::Query;
 use tantivy::schema::Field;
 use tantivy::Searcher;
@@ -141,7 +141,7 @@ impl<'a> Expander<'a> {
     }
 
     /// The terms of each of `fields` the automaton accepts, with document frequencies summed
-    /// over segments, in no order. Where a segment's all-terms dictionary is ready: one walk of it
+    /// over segments. Where a segment's all-terms dictionary is ready: one walk of it
     /// (or a substring search for `part`, which every accepted term contains), which knows each
     /// term's frequency in each field; else a walk of each field's dictionary.
     fn expand<A: Automaton>(&self, fields: &[(Field, f32)], automaton: &A, part: Option<&[u8]>) -> Result<Vec<Found>>
@@ -187,48 +187,46 @@ impl<'a> Expander<'a> {
     }
 }
 
-/// Terms an expansion found in one field, each once, with their document frequencies summed over
-/// segments. A segment holds each term once, so the first segment's terms are only pushed; from
-/// the second on, a term may be there already and is looked up in a map. A wide wildcard finds
-/// most of the dictionary (`*e*`: every term with an `e`): an ordered map compared long shared
-/// prefixes at every level, half of `*e*`'s time.
-enum Found {
-    Unique(Vec<(Box<[u8]>, u64)>),
-    Summed(FxHashMap<Box<[u8]>, u64>),
+/// Terms an expansion found in one field, each once, in term order, with their document
+/// frequencies summed over segments. Every walk of a segment yields its terms in term order, so
+/// each segment's are merged into the terms of those before it as they come: a term found before
+/// is neither looked up nor copied again. A wide wildcard finds most of the dictionary (`*e*`:
+/// every term with an `e`); an ordered map compared long shared prefixes at every level (half of
+/// `*e*`'s time), a hash map hashed and compared every term in every segment.
+struct Found {
+    /// Terms of the segments before the current one, in term order, not yet passed.
+    before: Peekable<std::vec::IntoIter<(Box<[u8]>, u64)>>,
+    /// Terms in term order, up to the current segment's last.
+    terms: Vec<(Box<[u8]>, u64)>,
 }
 
 impl Found {
     fn new() -> Self {
-        Found::Unique(Vec::new())
+        Found { before: Vec::new().into_iter().peekable(), terms: Vec::new() }
     }
 
-    /// Before a segment other than the first: its terms may have been found already.
+    /// Before the next segment's terms (each segment's in term order).
     fn next_segment(&mut self) {
-        if let Found::Unique(terms) = self {
-            let mut map = FxHashMap::with_capacity_and_hasher(terms.len() * 2, Default::default());
-            map.extend(terms.drain(..));
-            *self = Found::Summed(map);
-        }
+        self.terms.extend(&mut self.before);
+        let capacity = self.terms.len();
+        self.before = std::mem::replace(&mut self.terms, Vec::with_capacity(capacity)).into_iter().peekable();
     }
 
-    /// Adds `df` documents to `term`'s count (copying the term only the first time it is found).
+    /// Adds `df` documents to `term`, which comes after the current segment's terms so far.
     fn add(&mut self, term: &[u8], df: u64) {
-        match self {
-            Found::Unique(terms) => terms.push((term.into(), df)),
-            Found::Summed(map) => match map.get_mut(term) {
-                Some(sum) => *sum += df,
-                None => {
-                    map.insert(term.into(), df);
-                }
-            },
+        debug_assert!(self.terms.last().is_none_or(|(last, _)| **last < *term), "terms out of order");
+        while let Some(older) = self.before.next_if(|(t, _)| **t < *term) {
+            self.terms.push(older);
+        }
+        match self.before.next_if(|(t, _)| **t == *term) {
+            Some((t, sum)) => self.terms.push((t, sum + df)),
+            None => self.terms.push((term.into(), df)),
         }
     }
 
-    fn into_terms(self) -> Vec<(Box<[u8]>, u64)> {
-        match self {
-            Found::Unique(terms) => terms,
-            Found::Summed(map) => map.into_iter().collect(),
-        }
+    fn into_terms(mut self) -> Vec<(Box<[u8]>, u64)> {
+        self.terms.extend(self.before);
+        self.terms
     }
 }
 
@@ -243,7 +241,7 @@ pub fn closest_words(
 ) -> Result<Vec<String>> {
     let expander = Expander::new(searcher, all_terms);
     let dfa = lev_builder(2).build_dfa(token);
-    // Each field is a segment here: the same word may be in several.
+    // Each field's terms (in term order) are merged as a segment's are: a word may be in several.
     let mut found = Found::new();
     for per_field in expander.expand(fields, &DfaAutomaton(&dfa), None)? {
         found.next_segment();
