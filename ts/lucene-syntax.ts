@@ -30,10 +30,10 @@ const LUCENE: { pattern: RegExp; warning: string }[] = [
   },
 ];
 
-/** The warnings `queries` (the query and each field's) earn, once each. */
 /** Shared by every search without a warning: one array, never written. */
 const NONE: readonly string[] = Object.freeze([]);
 
+/** The warnings `queries` (the query and each field's) earn, once each. */
 export function luceneWarnings(queries: string[]): readonly string[] {
   // Most queries have none of their characters: one scan spares the three patterns.
   if (!queries.some((q) => /[~^[{]/.test(q))) return NONE;

@@ -1,5 +1,6 @@
 /**
- * Objects and arrays of answers, made where V8 keeps no allocation site.
+ * Objects and arrays of answers, and of the requests a batch holds while it runs, made where V8
+ * keeps no allocation site.
  *
  * V8 watches what each object or array literal (and `new Array`) allocates: once most of it
  * outlives a young-generation collection, that literal allocates in the old generation from then
@@ -12,8 +13,9 @@
  */
 
 /**
- * `init` as the constructor of plain objects: it fills `this`, and what it makes has
- * Object.prototype as its prototype, as a literal has (`deepStrictEqual` sees no difference).
+ * `init` (a `function`, not an arrow) as the constructor of plain objects: it fills `this`, and
+ * what it makes has Object.prototype as its prototype, as a literal has (`deepStrictEqual` sees
+ * no difference).
  */
 export function plainObjects<A extends unknown[], T>(init: (this: T, ...args: A) => void): Constructor<A, T> {
   init.prototype = Object.prototype;
@@ -32,7 +34,7 @@ export function arrayOf<T>(length: number): T[] {
   return out;
 }
 
-/** `[a, b]`. */
+/** `[a, b]`, copied from a template instead of written as a literal. */
 export function pair(a: number, b: number): [number, number] {
   const out = PAIR.slice() as [number, number];
   out[0] = a;
