@@ -4,7 +4,7 @@
  * numbers of the page's table. Only an answer's rare parts (warnings, facet counts), a hit's
  * metadata and `explain` are JSON. Shaping what is read into results is `search-results.ts`'s job.
  */
-import { arrayOf, pair, plainObjects } from './untenured.js';
+import { arrayOf, NOTHING, pair, plainObjects } from './untenured.js';
 import {
   type Contribution,
   type Counts,
@@ -43,8 +43,6 @@ export interface AnswerRead {
   warnings: readonly string[];
   counts?: Counts;
 }
-
-const NO_WARNINGS: readonly string[] = Object.freeze([]);
 
 /** An `AnswerRead` made without an allocation site (see `untenured.ts`). */
 const Answer = plainObjects(function (
@@ -144,7 +142,7 @@ export class PageReader {
       t[at + 2]!,
       SEARCH_TYPES[t[at + 3]!]!,
       t[at + 6] === 1,
-      rest?.warnings ?? NO_WARNINGS,
+      rest?.warnings ?? NOTHING,
     );
     const vectors = VECTORS[t[at + 4]!];
     if (vectors) read.vectors = vectors;

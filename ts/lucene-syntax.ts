@@ -3,6 +3,8 @@
  * words here, so its number or its ends are searched as words too, and the answer came back
  * empty without a word why: each found gets a warning naming the option that does the job.
  */
+import { NOTHING } from './untenured.js';
+
 /** A number as Lucene reads one: `2`, `0.5`, `1e3` (written so, its digits were searched as a word too). */
 const NUMBER = String.raw`\d+(?:\.\d+)?(?:[eE][+-]?\d+)?`;
 
@@ -30,12 +32,9 @@ const LUCENE: { pattern: RegExp; warning: string }[] = [
   },
 ];
 
-/** Shared by every search without a warning: one array, never written. */
-const NONE: readonly string[] = Object.freeze([]);
-
 /** The warnings `queries` (the query and each field's) earn, once each. */
 export function luceneWarnings(queries: string[]): readonly string[] {
   // Most queries have none of their characters: one scan spares the three patterns.
-  if (!queries.some((q) => /[~^[{]/.test(q))) return NONE;
+  if (!queries.some((q) => /[~^[{]/.test(q))) return NOTHING;
   return LUCENE.filter(({ pattern }) => queries.some((q) => pattern.test(q))).map((l) => l.warning);
 }

@@ -24,6 +24,9 @@ export function plainObjects<A extends unknown[], T>(init: (this: T, ...args: A)
 
 type Constructor<A extends unknown[], T> = new (...args: A) => T;
 
+/** One empty list shared by whatever has none (no warnings): never written, so never copied. */
+export const NOTHING: readonly never[] = Object.freeze([]);
+
 const NONE: never[] = [];
 const PAIR: [number, number] = [0, 0];
 
