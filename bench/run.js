@@ -370,7 +370,7 @@ function targets(results, batched, tierName, command) {
   // Where Tantivy itself stands on the same data (measured by those probes, not in this run).
   out.push(
     '',
-    "Tantivy's own floors beside these targets: `node bench/probes/build-floor.js` (a bare Tantivy build on one and two threads beside FTS5, rye-search's core alone and its Node API) and `RYE_SEARCH_ENCODER=off node bench/probes/single-latency.js` (a bare Tantivy single-term search — top 10, with the count, with stored documents, with its own snippets — beside rye-search and MiniSearch, and the queries per second each of those steps leaves a batch, beside rye-search's `searchMany` of the same terms with default options).",
+    "Tantivy's own floors beside these targets: `node bench/probes/build-floor.js` (a bare Tantivy build on one and two threads beside FTS5, rye-search's core alone and its Node API), `node bench/probes/build-timeline.js` (per add of a batched build: how long Tantivy's indexing thread ran, how long it ran alone while a segment was written at the commit, and its run time beside FTS5's build: the floor no overlap of the other threads can go below) and `RYE_SEARCH_ENCODER=off node bench/probes/single-latency.js` (a bare Tantivy single-term search — top 10, with the count, with stored documents, with its own snippets — beside rye-search and MiniSearch, and the queries per second each of those steps leaves a batch, beside rye-search's `searchMany` of the same terms with default options).",
   );
   return out.join('\n');
 }
