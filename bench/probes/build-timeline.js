@@ -6,7 +6,7 @@
 // handed over) and the rest. A stretch of one core can only be filled by the next add's work,
 // which the caller starts once this add has returned, searchable: this is what keeps the wall
 // time above the CPU time spread over both cores. Linux only.
-//   node bench/probes/build-timeline.js [c10k|c60k]
+//   node bench/probes/build-timeline.js [c10k|c60k|c1m]
 import { fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,7 @@ if (process.argv[2] === '--sample') {
 } else {
   const name = process.argv[2] ?? 'c60k';
   const { tier } = await import('../corpus.js');
+  const { ADD_BATCH, ENGINES } = await import('../engines.js');
   const { createMemoryIndex } = await import('../../dist/index.js');
   const docs = tier(name).map(({ base, ...d }) => d);
   const now = () => performance.timeOrigin + performance.now();
@@ -68,9 +69,9 @@ if (process.argv[2] === '--sample') {
   await new Promise((resolve) => setTimeout(resolve, 200));
   const index = createMemoryIndex();
   const adds = [];
-  for (let i = 0; i < docs.length; i += 5000) {
+  for (let i = 0; i < docs.length; i += ADD_BATCH) {
     const start = now();
-    await index.add(docs.slice(i, i + 5000));
+    await index.add(docs.slice(i, i + ADD_BATCH));
     adds.push({ start, end: now() });
   }
   await new Promise((resolve) => setTimeout(resolve, 3 * SAMPLE_MS));
@@ -80,7 +81,6 @@ if (process.argv[2] === '--sample') {
   });
   await index.close();
   // FTS5 on the same items, in the same process once rye-search's index is closed.
-  const { ENGINES } = await import('../engines.js');
   const fts5 = await ENGINES.fts5(undefined, 'default');
   const f0 = performance.now();
   await fts5.build(docs);
@@ -113,7 +113,7 @@ if (process.argv[2] === '--sample') {
   const wall = sum('wall ms');
   const cpu = sum('indexing thread ms') + sum('other threads ms');
   console.log(
-    `${name}: ${docs.length} items added in batches of 5,000 with the defaults; run time per thread group while each add ran (sampled every ${SAMPLE_MS} ms)`,
+    `${name}: ${docs.length} items added in batches of ${ADD_BATCH} with the defaults; run time per thread group while each add ran (sampled every ${SAMPLE_MS} ms)`,
   );
   console.table(rows);
   const x = (ms) => `${(ms / fts5Ms).toFixed(2)}× FTS5`;
