@@ -61,6 +61,37 @@ describe('answer pages', () => {
     await index.close();
   });
 
+  it('read each hit its own type and source when they change from hit to hit, alike in length or not', async () => {
+    // Fields that repeat from hit to hit are read once while they repeat (ts/answer-page.ts):
+    // 'directive' and 'knowledge' have one length, as have 'system' labels of one length.
+    const kinds = ['directive', 'knowledge', 'tool'];
+    const sources = ['project', 'user', 'system:aa', 'system:bb'];
+    const docs = Array.from({ length: 24 }, (_, i) => ({
+      id: `k/item-${i}`,
+      kind: kinds[(i * 7) % 3],
+      source: sources[(i * 5) % 4],
+      title: `needle ${i}`,
+      content: `needle number ${i}`,
+    }));
+    const index = await indexOf(docs);
+    const asked = { query: 'needle', scope: '*', limit: 7 };
+    const pages = [];
+    for (let offset = 0; offset < docs.length; offset += 7) pages.push({ ...asked, offset });
+    const answers = [...(await index.searchMany(pages)), ...(await Promise.all(pages.map((p) => index.search(p))))];
+    const seen = new Set();
+    for (const answer of answers) {
+      for (const r of answer.results) {
+        const d = docs.find((x) => x.id === r.id && x.kind === r.type);
+        assert.ok(d, `${r.type} ${r.id} was added`);
+        assert.equal(r.source, d.source.startsWith('system') ? 'system' : d.source);
+        assert.equal(r.bundle, d.source.startsWith('system:') ? d.source.slice('system:'.length) : undefined);
+        seen.add(`${r.type} ${r.id}`);
+      }
+    }
+    assert.equal(seen.size, docs.length);
+    await index.close();
+  });
+
   it('are plain objects that own what they hold', async () => {
     const index = await indexOf([
       { id: 'a/one', title: 'needle one', content: 'the needle body', metadata: { tags: ['x'] } },
