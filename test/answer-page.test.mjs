@@ -63,13 +63,14 @@ describe('answer pages', () => {
 
   it('read each hit its own type and source when they change from hit to hit, alike in length or not', async () => {
     // Fields that repeat from hit to hit are read once while they repeat (ts/answer-page.ts):
-    // 'directive' and 'knowledge' have one length, as have 'system' labels of one length.
+    // 'directive' and 'knowledge' have one length, as have two of the 'system' labels; a long
+    // label is read anew each time.
     const kinds = ['directive', 'knowledge', 'tool'];
-    const sources = ['project', 'user', 'system:aa', 'system:bb'];
+    const sources = ['project', 'user', 'system:aa', 'system:bb', 'system:a-bundle-named-at-length'];
     const docs = Array.from({ length: 24 }, (_, i) => ({
       id: `k/item-${i}`,
       kind: kinds[(i * 7) % 3],
-      source: sources[(i * 5) % 4],
+      source: sources[(i * 3) % 5],
       title: `needle ${i}`,
       content: `needle number ${i}`,
     }));

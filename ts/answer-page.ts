@@ -187,10 +187,15 @@ class LastString {
   read(s: string, start: number, end: number): string {
     const last = this.#last;
     if (end - start === last.length && s.startsWith(last, start)) return last;
-    this.#last = s.slice(start, end);
-    return this.#last;
+    const read = s.slice(start, end);
+    // Only a short slice is a copy in V8: a longer one points into the page's whole text, which
+    // kept here would outlive the page's results.
+    if (read.length < SHORT_SLICE) this.#last = read;
+    return read;
   }
 }
+/** V8 copies a slice shorter than this (its `SlicedString::kMinLength`). */
+const SHORT_SLICE = 13;
 const KINDS = new LastString();
 const SPACES = new LastString();
 const INTEGRITIES = new LastString();
