@@ -62,9 +62,8 @@ describe('answer pages', () => {
   });
 
   it('read each hit its own type and source when they change from hit to hit, alike in length or not', async () => {
-    // Fields that repeat from hit to hit are read once while they repeat (ts/answer-page.ts):
-    // 'directive' and 'knowledge' have one length, as have two of the 'system' labels; a long
-    // label is read anew each time.
+    // Neighbouring hits' fields alike in length ('directive' and 'knowledge', two of the
+    // 'system' labels) or not (a long label): each result reads its own.
     const kinds = ['directive', 'knowledge', 'tool'];
     const sources = ['project', 'user', 'system:aa', 'system:bb', 'system:a-bundle-named-at-length'];
     const docs = Array.from({ length: 24 }, (_, i) => ({

@@ -177,29 +177,6 @@ function hitEnd(t: Float64Array, at: number): number {
 /** Table entries of an item of the usual form (see `readHit`). */
 const ITEM_ENTRIES = 21;
 
-/**
- * The last string a field read, given again while the text holds it: kinds, spaces and integrity
- * repeat from hit to hit, and a result kept until its batch returns would otherwise keep its own
- * copy of each (three strings a result the young generation copies).
- */
-class LastString {
-  #last = '';
-  read(s: string, start: number, end: number): string {
-    const last = this.#last;
-    if (end - start === last.length && s.startsWith(last, start)) return last;
-    const read = s.slice(start, end);
-    // Only a short slice is a copy in V8: a longer one points into the page's whole text, which
-    // kept here would outlive the page's results.
-    if (read.length < SHORT_SLICE) this.#last = read;
-    return read;
-  }
-}
-/** V8 copies a slice shorter than this (its `SlicedString::kMinLength`). */
-const SHORT_SLICE = 13;
-const KINDS = new LastString();
-const SPACES = new LastString();
-const INTEGRITIES = new LastString();
-
 /** Reads the hit at `at` of a page's table (its answer's text `s`) into `h`; where it ends. */
 export function readHit(t: Float64Array, s: string, at: number, h: HitRead): number {
   const form = t[at]!;
@@ -219,8 +196,8 @@ export function readHit(t: Float64Array, s: string, at: number, h: HitRead): num
     at += marks;
   } else h.highlights = undefined;
   if (form === FORM_ITEM) {
-    h.kind = KINDS.read(s, t[at]!, t[at + 1]!);
-    h.space = SPACES.read(s, t[at + 2]!, t[at + 3]!);
+    h.kind = s.slice(t[at], t[at + 1]);
+    h.space = s.slice(t[at + 2], t[at + 3]);
     h.name = s.slice(t[at + 4], t[at + 5]);
     h.title = s.slice(t[at + 6], t[at + 7]);
     h.description = s.slice(t[at + 8], t[at + 9]);
@@ -228,7 +205,7 @@ export function readHit(t: Float64Array, s: string, at: number, h: HitRead): num
     h.path = s.slice(t[at + 12], t[at + 13]);
     h.date = t[at + 14];
     h.signed = t[at + 15] === 1;
-    h.integrity = t[at + 16]! >= 0 ? INTEGRITIES.read(s, t[at + 16]!, t[at + 17]!) : undefined;
+    h.integrity = t[at + 16]! >= 0 ? s.slice(t[at + 16], t[at + 17]) : undefined;
     h.metadata = t[at + 18]! >= 0 ? JSON.parse(s.slice(t[at + 18], t[at + 19])) : undefined;
     const tokens = t[at + 20]!;
     h.tokens = Number.isNaN(tokens) ? undefined : tokens;
