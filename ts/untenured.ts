@@ -29,7 +29,10 @@ export const NOTHING: readonly never[] = Object.freeze([]);
 
 const NONE: never[] = [];
 const PAIR: [number, number] = [0, 0];
-/** Arrays of holes to copy, by length: writing an array's length is a runtime call, 5× dearer than the copy. */
+/**
+ * Arrays of holes to copy, by length: writing an array's length is a runtime call, 5× dearer than
+ * the copy. Up to 64 covers a page at the default limit and a hit's highlights; longer is rare.
+ */
 const HOLES: readonly unknown[][] = Array.from({ length: 65 }, (_, n) => new Array<unknown>(n));
 
 /** An empty array of `length` holes, to be filled. */
