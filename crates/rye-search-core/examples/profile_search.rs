@@ -7,7 +7,9 @@
 //! `ONLY_MANY=1` / `NO_MANY=1` time only `search_many` / only single searches, `GAP_US=n` work n µs
 //! between searches (as a caller does; the pool may fall asleep meanwhile), `PAGE=1` write each
 //! answer as a page (as the Node binding does), `THRASH_MB=n` write over n MB between searches (as a
-//! Node process's own work evicts the caches; the searches alone are then timed apart).
+//! Node process's own work evicts the caches; the searches alone are then timed apart), `LEAN=1`
+//! lean answers (itemless hits, a lower-bound count: `include_fields: ['id', 'score']`,
+//! `count: 'lower_bound'`).
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -48,6 +50,10 @@ fn main() {
             batch.commit().unwrap();
         }
         println!("indexed {} docs in {:?} ({} segments)", docs.len(), t.elapsed(), index.num_segments());
+        // The merges a bulk run left parked, run as the Node API's `ready()` runs them.
+        index.settle_merges().unwrap();
+        index.reload().unwrap();
+        println!("merged in {:?} ({} segments)", t.elapsed(), index.num_segments());
     }
     // Known-item MRR@10: lines of `target-id<TAB>query`.
     if let Some(known) = std::env::var_os("KNOWN") {
@@ -81,6 +87,7 @@ fn main() {
             println!("same results on a second pass: {}", all_results() == out);
         }
     }
+    let lean = std::env::var_os("LEAN").is_some();
     let reqs: Vec<SearchRequest> = queries
         .iter()
         .map(|q| SearchRequest {
@@ -106,6 +113,8 @@ fn main() {
                 }
                 None => Default::default(),
             },
+            itemless: lean,
+            count: if lean { rye_search_core::wire::Count::LowerBound } else { Default::default() },
             ..Default::default()
         })
         .collect();

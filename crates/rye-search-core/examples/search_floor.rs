@@ -9,6 +9,10 @@
 //! `terms.json`: `{"kind": ["term", …], …}`. Prints one JSON line: p50 µs per kind and step, and
 //! the means of the top 10 alone, with the stored documents and with the snippets (what bounds a
 //! batch's queries per second on each core, for lean answers and for answers with previews).
+//! Then the same steps measured as a batch would run them: every kind's terms in turn on every
+//! core at once (a thread a core, each with its own searcher), best of three: the most queries a
+//! second Tantivy itself answers here, lean (top 10 alone) and as a default answer needs them
+//! (counted, with stored documents and snippets), under the `parallel` key with the threads.
 //! `bench/probes/single-latency.js` runs it beside rye-search and MiniSearch in one run.
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -27,6 +31,8 @@ use tantivy::snippet::SnippetGenerator;
 use tantivy::{DocAddress, IndexWriter, Score, Searcher, TantivyDocument, Term};
 
 const ROUNDS: usize = 2000;
+/// Queries each thread runs in one timed pass of the parallel rate.
+const PARALLEL_QUERIES: usize = 20_000;
 
 fn query(fields: &[Field; 5], term: &str) -> Box<dyn Query> {
     let clauses = fields
@@ -48,6 +54,52 @@ fn top(searcher: &Searcher, q: &dyn Query) -> tantivy::Result<Vec<(Score, DocAdd
 /// The top 10 alone: Tantivy then skips, by block-max WAND, the blocks that cannot reach it.
 fn top_uncounted(searcher: &Searcher, q: &dyn Query) -> tantivy::Result<Vec<(Score, DocAddress)>> {
     searcher.search(q, &TopDocs::with_limit(10).order_by_score())
+}
+
+/// One search as a step asks for it: the top 10 alone (`lean`), or counted with the stored
+/// documents and 200-character snippets of `content`, as a default answer needs them.
+fn answer(searcher: &Searcher, fields: &[Field; 5], term: &str, lean: bool) -> tantivy::Result<()> {
+    let q = query(fields, term);
+    if lean {
+        std::hint::black_box(top_uncounted(searcher, q.as_ref())?);
+        return Ok(());
+    }
+    let hits = top(searcher, q.as_ref())?;
+    let docs = load(searcher, &hits)?;
+    let mut snippets = SnippetGenerator::create(searcher, q.as_ref(), fields[4])?;
+    snippets.set_max_num_chars(200);
+    let shown: Vec<String> = docs.iter().map(|d| snippets.snippet_from_doc(d).fragment().to_owned()).collect();
+    std::hint::black_box((hits, shown));
+    Ok(())
+}
+
+/// Queries a second on `threads` threads at once, each running [`PARALLEL_QUERIES`] of `terms`
+/// in turn from its own place in them; best of three passes.
+fn parallel_rate(
+    searcher: &Searcher,
+    fields: &[Field; 5],
+    terms: &[String],
+    threads: usize,
+    lean: bool,
+) -> tantivy::Result<f64> {
+    let mut best = 0f64;
+    for _ in 0..3 {
+        let start = Instant::now();
+        std::thread::scope(|s| {
+            let runs: Vec<_> = (0..threads)
+                .map(|t| {
+                    let searcher = searcher.clone();
+                    s.spawn(move || {
+                        (0..PARALLEL_QUERIES)
+                            .try_for_each(|i| answer(&searcher, fields, &terms[(i + t * 7) % terms.len()], lean))
+                    })
+                })
+                .collect();
+            runs.into_iter().try_for_each(|r| r.join().expect("a search thread panicked"))
+        })?;
+        best = best.max((threads * PARALLEL_QUERIES) as f64 / start.elapsed().as_secs_f64());
+    }
+    Ok(best.round())
 }
 
 /// The stored documents of `hits`.
@@ -119,7 +171,7 @@ fn main() -> tantivy::Result<()> {
         let means = [mean(&uncounted), mean(&loaded), mean(&previewed)];
         out.insert(kind.clone(), (means, p50(uncounted), p50(ranked), p50(loaded), p50(previewed)));
     }
-    let rows: Vec<String> = out
+    let mut rows: Vec<String> = out
         .iter()
         .map(|(k, ([m, ml, mp], u, r, l, p))| {
             format!(
@@ -128,6 +180,11 @@ fn main() -> tantivy::Result<()> {
             )
         })
         .collect();
+    let every: Vec<String> = terms.values().flatten().cloned().collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let lean = parallel_rate(&searcher, &fields, &every, threads, true)?;
+    let default = parallel_rate(&searcher, &fields, &every, threads, false)?;
+    rows.push(format!("\"parallel\":{{\"threads\":{threads},\"lean_qps\":{lean},\"default_qps\":{default}}}"));
     println!("{{{}}}", rows.join(","));
     Ok(())
 }
