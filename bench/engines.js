@@ -35,6 +35,8 @@ export const ENGINES = {
       const t = q.terms ?? [];
       switch (q.kind) {
         case 'and2':
+          return { ...base, query: `${t[0]} AND ${t[1]}` };
+        case 'words2':
           return { ...base, query: `${t[0]} ${t[1]}` };
         case 'or2':
           return { ...base, query: `${t[0]} OR ${t[1]}` };
@@ -123,6 +125,7 @@ export const ENGINES = {
       const t = (q.terms ?? []).map(quote);
       switch (q.kind) {
         case 'and2':
+        case 'words2':
           return `${t[0]} AND ${t[1]}`;
         case 'or2':
           return `${t[0]} OR ${t[1]}`;
@@ -200,6 +203,7 @@ export const ENGINES = {
         const t = q.terms ?? [];
         switch (q.kind) {
           case 'and2':
+          case 'words2':
             return top(ms.search(`${t[0]} ${t[1]}`, { combineWith: 'AND' }));
           case 'or2':
             return top(ms.search(`${t[0]} ${t[1]}`, { combineWith: 'OR' }));
@@ -254,6 +258,7 @@ export const ENGINES = {
         const t = q.terms ?? [];
         switch (q.kind) {
           case 'and2':
+          case 'words2':
             return ids(index.search(`${t[0]} ${t[1]}`, { limit: 10 }));
           case 'prefix':
             return ids(index.search(q.prefix, { limit: 10 }));
@@ -299,6 +304,7 @@ export const ENGINES = {
         const t = q.terms ?? [];
         switch (q.kind) {
           case 'and2':
+          case 'words2':
             return go({ term: `${t[0]} ${t[1]}`, threshold: 0, exact: true });
           case 'or2':
             return go({ term: `${t[0]} ${t[1]}`, threshold: 1, exact: true });

@@ -18,6 +18,7 @@ export const KINDS = [
   'single-mid',
   'single-common',
   'and2',
+  'words2',
   'or2',
   'phrase',
   'prefix',
@@ -64,6 +65,9 @@ export function queryMix({ seed = 42, perKind = 50, knownItems = 200, knownWithi
       ws = [...new Set(words(`${d.description} ${d.content}`))].filter((w) => midSet.has(w));
     } while (ws.length < 2);
     add('and2', { terms: [ws[0], ws[1]] });
+    // The same two words typed plainly, as a user asks: each engine's AND, but rye-search's default
+    // mode takes two plain words for a question (answered by meaning too when few items hold both).
+    add('words2', { terms: [ws[0], ws[1]] });
     add('or2', { terms: [pick(mid), pick(mid)] });
     let seq;
     do seq = words(pick(docs).description);

@@ -1,7 +1,8 @@
-// Where the bench's `and2` row goes (issue #64: "every keyword query kind ≥ 2× SQLite FTS5"):
-// two words that one item holds together. In `auto` (the default) few items hold both, so the
-// question is answered by meaning too (the query embedded, every item's vector compared); in
-// `keyword` mode it is the intersection alone. p50 of each mode through the public API, and of
+// The bench's `and2` pairs (two words that one item holds together) typed plainly, per mode: its
+// `words2` row. Joined by AND (the `and2` row, a keyword kind: issue #64's "every keyword query
+// kind ≥ 2× SQLite FTS5") they are the intersection alone in every mode. Plain, `auto` (the
+// default) takes them for a question, and few items hold both, so it is answered by meaning too
+// (the query embedded, every item's vector compared); in `keyword` mode it is the intersection. p50 of each mode through the public API, and of
 // FTS5 with `snippet()` on the same pairs, in one process, timed alternately (second half of 20
 // rounds). The sentence encoder is off, so nothing else takes the cores.
 //   RYE_SEARCH_ENCODER=off node bench/probes/and2-modes.js [c10k|c60k]
