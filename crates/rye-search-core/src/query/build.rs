@@ -2,6 +2,10 @@
 //! boolean queries over the weighted fields (few-postings, probed and MaxScore shapes where they
 //! are faster); fuzzy terms and wildcards are expanded by `expand` into real BM25 terms.
 
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 use tantivy::index::SegmentId;
 use tantivy::postings::TermInfo;
 use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, EmptyQuery, Occur, PhraseQuery, Query, TermQuery};
@@ -11,10 +15,10 @@ use tantivy::Searcher;
 use super::budget::Budget;
 use super::expand::{typos_by_length, Expander, MAX_FUZZY_EXPANSIONS, MAX_WILDCARD_EXPANSIONS, MIN_FUZZY_TERM_CHARS};
 use super::few_postings::{FewPostingsQuery, FieldTerm, FEW_POSTINGS};
-use super::near::NearQuery;
+use super::near::{NearQuery, NearTerm};
 use super::parse::Node;
 use super::probed::{AnyFieldQuery, ProbedUnionQuery};
-use super::terms::{any_of, boosted, term_queries, term_query, WeightedTerm};
+use super::terms::{any_of, boosted, term_queries, term_query, Entries, WeightedTerm};
 use crate::all_terms::LazyAllTerms;
 use crate::error::{Error, Result};
 use crate::query::dictionaries::Dictionaries;
@@ -41,7 +45,15 @@ pub struct Builder<'a> {
     probed: bool,
     /// Typos allowed by each word's length ([`typos_by_length`]) instead of `fuzzy`.
     typos_by_length: bool,
+    /// The dictionary entries looked up so far, by token and field: the nearness of plain words
+    /// asks for the entries of every word in every field again (a lookup is a walk of the FST,
+    /// a fifth of a two-word search).
+    looked_up: RefCell<FxHashMap<String, Vec<(Field, LookedUp)>>>,
 }
+
+/// A token's dictionary entry in one field of each segment, in segment order; None when a lookup
+/// failed.
+type LookedUp = Option<Vec<Option<TermInfo>>>;
 
 impl<'a> Builder<'a> {
     pub fn new(
@@ -64,6 +76,7 @@ impl<'a> Builder<'a> {
             stems: None,
             probed: false,
             typos_by_length: false,
+            looked_up: RefCell::default(),
         }
     }
 
@@ -196,13 +209,13 @@ impl<'a> Builder<'a> {
         if let [token] = seq {
             return self.single(token, fields);
         }
-        self.per_field(seq, fields, |terms| Box::new(PhraseQuery::new(terms)))
+        self.per_field(seq, fields, |terms| Box::new(PhraseQuery::new(terms.into_iter().map(|t| t.term).collect())))
     }
 
     /// Distinct words within `slop` of their places, in any field that holds them all (see
     /// [`NearQuery`]: its work is bounded whatever the slop and the text).
     pub fn near(&self, words: &[String], fields: &[(Field, f32)], slop: u32) -> Box<dyn Query> {
-        self.per_field(words, fields, |terms| Box::new(NearQuery::new(terms, slop)))
+        self.per_field(words, fields, |terms| Box::new(NearQuery::found(terms, slop)))
     }
 
     /// A query of `tokens` made by `make` in each field that holds them all, boosted by field.
@@ -210,13 +223,19 @@ impl<'a> Builder<'a> {
         &self,
         tokens: &[String],
         fields: &[(Field, f32)],
-        make: impl Fn(Vec<Term>) -> Box<dyn Query>,
+        make: impl Fn(Vec<NearTerm>) -> Box<dyn Query>,
     ) -> Box<dyn Query> {
+        let segments: Arc<[SegmentId]> = self.segment_ids().into();
         let per_field = fields
             .iter()
             .filter(|&&(field, _)| tokens.iter().all(|token| self.field_has(field, token)))
             .map(|&(field, boost)| {
-                boosted(make(tokens.iter().map(|t| Term::from_field_text(field, t)).collect()), boost)
+                let found = |t| self.lookup(field, t).map(|infos| Entries { segments: segments.clone(), infos });
+                let terms = tokens
+                    .iter()
+                    .map(|t| NearTerm { term: Term::from_field_text(field, t), entries: found(t) })
+                    .collect();
+                boosted(make(terms), boost)
             })
             .collect();
         any_of(per_field)
@@ -262,14 +281,19 @@ impl<'a> Builder<'a> {
     }
 
     /// The dictionary entry of `token` in `field` in each segment; None when a lookup failed.
-    fn lookup(&self, field: Field, token: &str) -> Option<Vec<Option<TermInfo>>> {
+    fn lookup(&self, field: Field, token: &str) -> LookedUp {
+        if let Some(found) = self.looked_up.borrow().get(token).and_then(|f| f.iter().find(|(f, _)| *f == field)) {
+            return found.1.clone();
+        }
         let segments = self.searcher.segment_readers().iter().enumerate();
-        segments
+        let entries: LookedUp = segments
             .map(|(i, segment)| match self.dictionaries.get(i).and_then(|d| d.get(field)) {
                 Some(dictionary) => dictionary.terms().get(token.as_bytes()).ok(),
                 None => segment.inverted_index(field).ok()?.terms().get(token.as_bytes()).ok(),
             })
-            .collect()
+            .collect();
+        self.looked_up.borrow_mut().entry(token.to_owned()).or_default().push((field, entries.clone()));
+        entries
     }
 
     /// Whether a segment's dictionary of `field` holds `token` (a failed lookup counts as yes).

@@ -13,25 +13,42 @@ use std::collections::BinaryHeap;
 
 use tantivy::fieldnorm::FieldNormReader;
 use tantivy::postings::{Postings, SegmentPostings};
-use tantivy::query::{Bm25Weight, EmptyScorer, EnableScoring, Explanation, Query, Scorer, Weight};
-use tantivy::schema::{IndexRecordOption, Term};
+use tantivy::query::{
+    Bm25StatisticsProvider, Bm25Weight, EmptyScorer, EnableScoring, Explanation, Query, Scorer, Weight,
+};
+use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError, TERMINATED};
+
+use super::terms::Entries;
 
 /// Every word of a phrase within `slop` of its place, in one field; scored by BM25 of the number
 /// of windows found, as Tantivy scores a phrase by its count.
 #[derive(Clone, Debug)]
 pub struct NearQuery {
     /// Distinct words with their place in the phrase (a repeated word counts where it first stands).
-    terms: Vec<(u32, Term)>,
+    terms: Vec<(u32, NearTerm)>,
     slop: u32,
+}
+
+/// A word of a near query, with its dictionary entry in each segment when the query's builder
+/// had looked it up (each lookup saved is a walk of the dictionary).
+#[derive(Clone, Debug)]
+pub struct NearTerm {
+    pub term: Term,
+    pub entries: Option<Entries>,
 }
 
 impl NearQuery {
     /// `terms` in phrase order, all of one field; at least two distinct ones.
     pub fn new(terms: Vec<Term>, slop: u32) -> NearQuery {
-        let mut placed: Vec<(u32, Term)> = Vec::with_capacity(terms.len());
+        Self::found(terms.into_iter().map(|term| NearTerm { term, entries: None }).collect(), slop)
+    }
+
+    /// [`Self::new`] with the terms' dictionary entries, where they were looked up.
+    pub fn found(terms: Vec<NearTerm>, slop: u32) -> NearQuery {
+        let mut placed: Vec<(u32, NearTerm)> = Vec::with_capacity(terms.len());
         for (at, term) in terms.into_iter().enumerate() {
-            if !placed.iter().any(|(_, t)| *t == term) {
+            if !placed.iter().any(|(_, t)| t.term == term.term) {
                 placed.push((at as u32, term));
             }
         }
@@ -43,8 +60,9 @@ impl Query for NearQuery {
     fn weight(&self, scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
         let bm25 = match scoring {
             EnableScoring::Enabled { statistics_provider, .. } => {
-                let terms: Vec<Term> = self.terms.iter().map(|(_, t)| t.clone()).collect();
-                Some(Bm25Weight::for_terms(statistics_provider, &terms)?)
+                let terms: Vec<Term> = self.terms.iter().map(|(_, t)| t.term.clone()).collect();
+                let known = KnownDocFreqs { stats: statistics_provider, terms: &self.terms };
+                Some(Bm25Weight::for_terms(&known, &terms)?)
             }
             EnableScoring::Disabled { .. } => None,
         };
@@ -52,8 +70,32 @@ impl Query for NearQuery {
     }
 
     fn query_terms<'a>(&'a self, visitor: &mut dyn FnMut(&'a Term, bool)) {
-        for (_, term) in &self.terms {
-            visitor(term, true);
+        for (_, t) in &self.terms {
+            visitor(&t.term, true);
+        }
+    }
+}
+
+/// The statistics of a query's scoring, with the document frequencies its terms' dictionary
+/// entries give (the same sums a lookup gives, without the lookup).
+struct KnownDocFreqs<'a> {
+    stats: &'a dyn Bm25StatisticsProvider,
+    terms: &'a [(u32, NearTerm)],
+}
+
+impl Bm25StatisticsProvider for KnownDocFreqs<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        self.stats.total_num_tokens(field)
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        self.stats.total_num_docs()
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        match self.terms.iter().find(|(_, t)| t.term == *term).and_then(|(_, t)| t.entries.as_ref()) {
+            Some(entries) => Ok(entries.doc_freq()),
+            None => self.stats.doc_freq(term),
         }
     }
 }
@@ -66,13 +108,21 @@ struct NearWeight {
 impl NearWeight {
     fn near_scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Option<NearScorer>> {
         let Some((_, first)) = self.query.terms.first() else { return Ok(None) };
-        let field = first.field();
+        let field = first.term.field();
+        let index = reader.inverted_index(field)?;
         let mut words = Vec::with_capacity(self.query.terms.len());
-        for (at, term) in &self.query.terms {
-            if term.field() != field {
+        for (at, t) in &self.query.terms {
+            if t.term.field() != field {
                 return Err(TantivyError::InvalidArgument("the words of a near query are in one field".into()));
             }
-            match reader.inverted_index(field)?.read_postings(term, IndexRecordOption::WithFreqsAndPositions)? {
+            let found = match t.entries.as_ref().and_then(|e| e.of(reader)) {
+                Some(Some(info)) => {
+                    Some(index.read_postings_from_terminfo(info, IndexRecordOption::WithFreqsAndPositions)?)
+                }
+                Some(None) => None,
+                None => index.read_postings(&t.term, IndexRecordOption::WithFreqsAndPositions)?,
+            };
+            match found {
                 Some(postings) => words.push(Word { at: *at as i64, postings, positions: Vec::new(), next: 0 }),
                 None => return Ok(None),
             }
@@ -231,31 +281,70 @@ impl Scorer for NearScorer {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use tantivy::collector::TopDocs;
     use tantivy::schema::{Schema, TEXT};
     use tantivy::{doc, Index};
 
     use super::*;
 
-    fn search(texts: &[&str], words: &[&str], slop: u32) -> Vec<u32> {
+    /// An index of `texts`, one segment per slice, and its one field.
+    fn index_of(segments: &[&[&str]]) -> (tantivy::Searcher, tantivy::schema::Field) {
         let mut schema = Schema::builder();
         let field = schema.add_text_field("text", TEXT);
         let index = Index::create_in_ram(schema.build());
         let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
-        for text in texts {
-            writer.add_document(doc!(field => *text)).unwrap();
+        for texts in segments {
+            for text in *texts {
+                writer.add_document(doc!(field => *text)).unwrap();
+            }
+            writer.commit().unwrap();
         }
-        writer.commit().unwrap();
-        let searcher = index.reader().unwrap().searcher();
+        (index.reader().unwrap().searcher(), field)
+    }
+
+    fn ranked(searcher: &tantivy::Searcher, query: &NearQuery) -> Vec<(Score, tantivy::DocAddress)> {
+        searcher.search(query, &TopDocs::with_limit(100).order_by_score()).unwrap()
+    }
+
+    fn search(texts: &[&str], words: &[&str], slop: u32) -> Vec<u32> {
+        let (searcher, field) = index_of(&[texts]);
         let query = NearQuery::new(words.iter().map(|w| Term::from_field_text(field, w)).collect(), slop);
-        let mut found: Vec<u32> = searcher
-            .search(&query, &TopDocs::with_limit(100).order_by_score())
-            .unwrap()
-            .into_iter()
-            .map(|(_, a)| a.doc_id)
-            .collect();
+        let mut found: Vec<u32> = ranked(&searcher, &query).into_iter().map(|(_, a)| a.doc_id).collect();
         found.sort();
         found
+    }
+
+    #[test]
+    fn entries_found_while_building_rank_as_lookups_do() {
+        let (searcher, field) =
+            index_of(&[&["alpha beta", "beta x alpha", "alpha"], &["gamma", "alpha x beta beta", "beta alpha alpha"]]);
+        let segments: std::sync::Arc<[tantivy::index::SegmentId]> =
+            searcher.segment_readers().iter().map(|r| r.segment_id()).collect();
+        assert_eq!(segments.len(), 2);
+        let terms = |words: &[&str]| -> Vec<Term> { words.iter().map(|w| Term::from_field_text(field, w)).collect() };
+        let found = |words: &[&str]| -> Vec<NearTerm> {
+            terms(words)
+                .into_iter()
+                .map(|term| {
+                    let infos = searcher
+                        .segment_readers()
+                        .iter()
+                        .map(|r| r.inverted_index(field).unwrap().get_term_info(&term).unwrap())
+                        .collect();
+                    NearTerm { term, entries: Some(Entries { segments: segments.clone(), infos }) }
+                })
+                .collect()
+        };
+        for (words, slop) in [(&["alpha", "beta"][..], 1), (&["beta", "alpha"], 2), (&["alpha", "gamma"], 5)] {
+            let looked_up = ranked(&searcher, &NearQuery::new(terms(words), slop));
+            let given = ranked(&searcher, &NearQuery::found(found(words), slop));
+            assert_eq!(looked_up, given, "{words:?} within {slop}");
+        }
+        // Matches in both segments: `alpha beta` and `alpha x beta beta`.
+        let both = ranked(&searcher, &NearQuery::new(terms(&["alpha", "beta"]), 1));
+        assert_eq!(both.iter().map(|(_, a)| a.segment_ord).collect::<HashSet<_>>().len(), 2);
     }
 
     #[test]
