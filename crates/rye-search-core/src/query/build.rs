@@ -45,15 +45,17 @@ pub struct Builder<'a> {
     probed: bool,
     /// Typos allowed by each word's length ([`typos_by_length`]) instead of `fuzzy`.
     typos_by_length: bool,
-    /// The dictionary entries looked up so far, by token and field: the nearness of plain words
-    /// asks for the entries of every word in every field again (a lookup is a walk of the FST,
-    /// a fifth of a two-word search).
-    looked_up: RefCell<FxHashMap<String, Vec<(Field, LookedUp)>>>,
+    /// The dictionary entries looked up so far, by token and field, when the query will ask for
+    /// them again ([`Self::remembering`]).
+    looked_up: Option<RefCell<Remembered>>,
 }
 
 /// A token's dictionary entry in one field of each segment, in segment order; None when a lookup
 /// failed.
 type LookedUp = Option<Vec<Option<TermInfo>>>;
+
+/// Entries looked up, by token, then field.
+type Remembered = FxHashMap<String, Vec<(Field, LookedUp)>>;
 
 impl<'a> Builder<'a> {
     pub fn new(
@@ -76,7 +78,7 @@ impl<'a> Builder<'a> {
             stems: None,
             probed: false,
             typos_by_length: false,
-            looked_up: RefCell::default(),
+            looked_up: None,
         }
     }
 
@@ -84,6 +86,14 @@ impl<'a> Builder<'a> {
     /// `fuzzy` says: a search that found nothing, tried again.
     pub fn with_typos_by_length(mut self) -> Self {
         self.typos_by_length = true;
+        self
+    }
+
+    /// Keeps every dictionary entry looked up, for a query that asks for its words' entries again:
+    /// the nearness of its words looks each one up in every field (a lookup is a walk of the
+    /// field's FST, a fifth of a two-word search). Others would only pay for the keeping.
+    pub fn remembering(mut self) -> Self {
+        self.looked_up = Some(RefCell::default());
         self
     }
 
@@ -282,8 +292,10 @@ impl<'a> Builder<'a> {
 
     /// The dictionary entry of `token` in `field` in each segment; None when a lookup failed.
     fn lookup(&self, field: Field, token: &str) -> LookedUp {
-        if let Some(found) = self.looked_up.borrow().get(token).and_then(|f| f.iter().find(|(f, _)| *f == field)) {
-            return found.1.clone();
+        if let Some(known) = &self.looked_up {
+            if let Some(found) = known.borrow().get(token).and_then(|f| f.iter().find(|(f, _)| *f == field)) {
+                return found.1.clone();
+            }
         }
         let segments = self.searcher.segment_readers().iter().enumerate();
         let entries: LookedUp = segments
@@ -292,7 +304,9 @@ impl<'a> Builder<'a> {
                 None => segment.inverted_index(field).ok()?.terms().get(token.as_bytes()).ok(),
             })
             .collect();
-        self.looked_up.borrow_mut().entry(token.to_owned()).or_default().push((field, entries.clone()));
+        if let Some(known) = &self.looked_up {
+            known.borrow_mut().entry(token.to_owned()).or_default().push((field, entries.clone()));
+        }
         entries
     }
 

@@ -128,8 +128,10 @@ impl FewPostingsWeight {
     /// Every matching document of the segment with its score, in document order.
     fn matches(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Vec<(DocId, Score)>> {
         let ord = segment_ord(&self.query.segments, reader)?;
+        // The sum so far, the term read, and the next sum: three buffers, reused term after term.
         let mut all: Vec<(DocId, Score)> = Vec::new();
         let mut one = Vec::new();
+        let mut next = Vec::new();
         for (i, t) in self.query.terms.iter().enumerate() {
             let Some(info) = t.infos.get(ord).and_then(Option::as_ref) else { continue };
             let field: Field = t.term.field();
@@ -150,19 +152,22 @@ impl FewPostingsWeight {
                 left = left.saturating_sub(postings.docs().len());
                 postings.advance();
             }
-            all = merge_sum(&all, &one);
+            if all.is_empty() {
+                std::mem::swap(&mut all, &mut one);
+            } else {
+                merge_sum(&all, &one, &mut next);
+                std::mem::swap(&mut all, &mut next);
+            }
         }
         Ok(all)
     }
 }
 
-/// Two doc-ordered lists as one, scores of a document in both added (`a`'s first, as a union
-/// adds its clauses in order).
-fn merge_sum(a: &[(DocId, Score)], b: &[(DocId, Score)]) -> Vec<(DocId, Score)> {
-    if a.is_empty() {
-        return b.to_vec();
-    }
-    let mut out = Vec::with_capacity(a.len() + b.len());
+/// Two doc-ordered lists as one, into `out`, scores of a document in both added (`a`'s first, as
+/// a union adds its clauses in order).
+fn merge_sum(a: &[(DocId, Score)], b: &[(DocId, Score)], out: &mut Vec<(DocId, Score)>) {
+    out.clear();
+    out.reserve(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         let (da, sa) = a[i];
@@ -181,7 +186,6 @@ fn merge_sum(a: &[(DocId, Score)], b: &[(DocId, Score)]) -> Vec<(DocId, Score)> 
     }
     out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
-    out
 }
 
 impl Weight for FewPostingsWeight {
@@ -279,8 +283,11 @@ mod tests {
     fn merged_lists_add_the_scores_of_shared_documents() {
         let a = [(1, 1.0), (4, 2.0), (9, 0.5)];
         let b = [(0, 3.0), (4, 1.0), (10, 1.0)];
-        assert_eq!(merge_sum(&a, &b), vec![(0, 3.0), (1, 1.0), (4, 3.0), (9, 0.5), (10, 1.0)]);
-        assert_eq!(merge_sum(&[], &b), b.to_vec());
+        let mut out = vec![(99, 9.0)];
+        merge_sum(&a, &b, &mut out);
+        assert_eq!(out, vec![(0, 3.0), (1, 1.0), (4, 3.0), (9, 0.5), (10, 1.0)]);
+        merge_sum(&[], &b, &mut out);
+        assert_eq!(out, b.to_vec());
     }
 
     #[test]
