@@ -334,10 +334,9 @@ function targets(results, batched, tierName, command) {
     // rye-search's default mode): no keyword kind either.
     const plainAnd = !rye.kinds?.words2 && rye.kinds?.and2;
     const keywordKinds = plainAnd ? KEYWORD_KINDS.filter((k) => k !== 'and2') : KEYWORD_KINDS;
-    const ratios = keywordKinds.filter((k) => rye.kinds?.[k] && r.kinds?.[k]).map((k) => [
-      k,
-      r.kinds[k].p50 / rye.kinds[k].p50,
-    ]);
+    const ratios = keywordKinds
+      .filter((k) => rye.kinds?.[k] && r.kinds?.[k])
+      .map((k) => [k, r.kinds[k].p50 / rye.kinds[k].p50]);
     const missed = ratios.filter(([, x]) => !met(x));
     const lowest = Math.min(...ratios.map(([, x]) => x)).toFixed(2);
     out.push(
