@@ -100,13 +100,13 @@ export function sentTokens(res) {
   return Buffer.byteLength(JSON.stringify({ content: res.content, structuredContent: res.structuredContent })) / 4;
 }
 
-/** Starts `rye-search mcp <args>` and connects an MCP SDK client to it, as an agent's host does. */
-export async function connectMcp(args, { name = 'rye-search-test', stderr = 'pipe' } = {}) {
+/** Starts `rye-search mcp <args>` (with `env` added to ours) and connects an MCP SDK client to it, as an agent's host does. */
+export async function connectMcp(args, { name = 'rye-search-test', stderr = 'pipe', env = {} } = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'mcp', ...args],
     stderr,
-    env: { ...process.env, CI: '1' },
+    env: { ...process.env, CI: '1', ...env },
   });
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(transport);
