@@ -219,34 +219,35 @@ impl<'a> Builder<'a> {
         if let [token] = seq {
             return self.single(token, fields);
         }
-        self.per_field(seq, fields, |terms| Box::new(PhraseQuery::new(terms.into_iter().map(|t| t.term).collect())))
+        self.per_field(seq, fields, |field| Box::new(PhraseQuery::new(terms_in(field, seq))))
     }
 
     /// Distinct words within `slop` of their places, in any field that holds them all (see
-    /// [`NearQuery`]: its work is bounded whatever the slop and the text).
+    /// [`NearQuery`]: its work is bounded whatever the slop and the text). A builder that
+    /// remembers its lookups hands the near query the words' entries (see [`Self::remembering`]).
     pub fn near(&self, words: &[String], fields: &[(Field, f32)], slop: u32) -> Box<dyn Query> {
-        self.per_field(words, fields, |terms| Box::new(NearQuery::found(terms, slop)))
+        let segments: Option<Arc<[SegmentId]>> = self.looked_up.as_ref().map(|_| self.segment_ids().into());
+        self.per_field(words, fields, |field| {
+            let entries = |word: &str| {
+                let segments = segments.as_ref()?;
+                self.lookup(field, word).map(|infos| Entries { segments: segments.clone(), infos })
+            };
+            let terms = words.iter().map(|w| NearTerm { term: Term::from_field_text(field, w), entries: entries(w) });
+            Box::new(NearQuery::found(terms.collect(), slop))
+        })
     }
 
-    /// A query of `tokens` made by `make` in each field that holds them all, boosted by field.
+    /// A query made by `make` in each field that holds every one of `tokens`, boosted by field.
     fn per_field(
         &self,
         tokens: &[String],
         fields: &[(Field, f32)],
-        make: impl Fn(Vec<NearTerm>) -> Box<dyn Query>,
+        make: impl Fn(Field) -> Box<dyn Query>,
     ) -> Box<dyn Query> {
-        let segments: Arc<[SegmentId]> = self.segment_ids().into();
         let per_field = fields
             .iter()
             .filter(|&&(field, _)| tokens.iter().all(|token| self.field_has(field, token)))
-            .map(|&(field, boost)| {
-                let found = |t| self.lookup(field, t).map(|infos| Entries { segments: segments.clone(), infos });
-                let terms = tokens
-                    .iter()
-                    .map(|t| NearTerm { term: Term::from_field_text(field, t), entries: found(t) })
-                    .collect();
-                boosted(make(terms), boost)
-            })
+            .map(|&(field, boost)| boosted(make(field), boost))
             .collect();
         any_of(per_field)
     }
@@ -359,6 +360,11 @@ impl<'a> Builder<'a> {
         alternatives.insert(0, alone);
         Ok(any_of(alternatives))
     }
+}
+
+/// The terms of `tokens` in `field`, in order.
+fn terms_in(field: Field, tokens: &[String]) -> Vec<Term> {
+    tokens.iter().map(|t| Term::from_field_text(field, t)).collect()
 }
 
 /// Adds `q` to a union, flattening a union inside it: `a OR b` over five fields becomes one
