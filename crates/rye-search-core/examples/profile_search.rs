@@ -9,7 +9,8 @@
 //! answer as a page (as the Node binding does), `THRASH_MB=n` write over n MB between searches (as a
 //! Node process's own work evicts the caches; the searches alone are then timed apart), `LEAN=1`
 //! lean answers (itemless hits, a lower-bound count: `include_fields: ['id', 'score']`,
-//! `count: 'lower_bound'`).
+//! `count: 'lower_bound'`), `SETTLE_MS=n` wait n ms before the timed runs (for
+//! what the first searches started building on other threads).
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -124,6 +125,12 @@ fn main() {
     let t = Instant::now();
     run_each(&index, &reqs);
     println!("{:.1} µs per search, first run of each", t.elapsed().as_secs_f64() * 1e6 / reqs.len() as f64);
+    // `SETTLE_MS=n`: waits before the timed runs, so what the first searches started building on
+    // other threads (a segment's all-terms dictionary, for fuzzy and wildcard terms and for words
+    // that matched nothing) is ready.
+    if let Some(ms) = std::env::var("SETTLE_MS").ok().and_then(|m| m.parse().ok()) {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
     if std::env::var_os("EACH").is_some() {
         for req in &reqs {
             let t = Instant::now();

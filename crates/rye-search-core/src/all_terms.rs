@@ -11,7 +11,8 @@ use std::thread;
 
 use tantivy::schema::Field;
 use tantivy::SegmentReader;
-use tantivy_fst::{Automaton, IntoStreamer, Map, MapBuilder, Streamer};
+use tantivy_fst::raw::{Fst, Node, Output};
+use tantivy_fst::{Automaton, Map, MapBuilder};
 
 use crate::error::{Error, Result};
 
@@ -103,11 +104,7 @@ impl AllTerms {
     where
         A::State: Clone,
     {
-        let mut stream = self.map.search(automaton).into_stream();
-        while let Some((term, ordinal)) = stream.next() {
-            each(self.found(term, ordinal as usize))?;
-        }
-        Ok(())
+        walk(self.map.as_fst(), &automaton, |term, ordinal| each(self.found(term, ordinal as usize)))
     }
 
     fn found<'a>(&'a self, term: &'a [u8], ordinal: usize) -> FoundTerm<'a> {
@@ -139,6 +136,57 @@ impl AllTerms {
         }
         Ok(())
     }
+}
+
+/// Calls `each` with every key of `fst` that `automaton` accepts, and its value, in key order.
+///
+/// A depth-first walk that steps into a node only when the automaton can still match there.
+/// `tantivy_fst`'s stream decodes the node behind every transition and pushes it on its stack
+/// before asking the automaton: a two-edit Levenshtein automaton dies on most transitions of a
+/// large dictionary, so a word that matched nothing (retried with typos, then given "did you
+/// mean") spent milliseconds walking nodes it could never enter.
+fn walk<A: Automaton>(fst: &Fst<Vec<u8>>, automaton: &A, mut each: impl FnMut(&[u8], u64) -> Result<()>) -> Result<()>
+where
+    A::State: Clone,
+{
+    struct Frame<'f, S> {
+        node: Node<'f>,
+        next: usize,
+        out: Output,
+        state: S,
+    }
+    let start = automaton.start();
+    if !automaton.can_match(&start) {
+        return Ok(());
+    }
+    let root = fst.root();
+    if root.is_final() && automaton.is_match(&start) {
+        each(&[], root.final_output().value())?;
+    }
+    let mut key: Vec<u8> = Vec::new();
+    let mut stack = vec![Frame { node: root, next: 0, out: Output::zero(), state: start }];
+    while let Some(top) = stack.last_mut() {
+        if top.next == top.node.len() {
+            stack.pop();
+            // The root has no byte of the key.
+            key.pop();
+            continue;
+        }
+        let transition = top.node.transition(top.next);
+        top.next += 1;
+        let state = automaton.accept(&top.state, transition.inp);
+        if !automaton.can_match(&state) {
+            continue;
+        }
+        let out = top.out.cat(transition.out);
+        let node = fst.node(transition.addr);
+        key.push(transition.inp);
+        if node.is_final() && automaton.is_match(&state) {
+            each(&key, out.cat(node.final_output()).value())?;
+        }
+        stack.push(Frame { node, next: 0, out, state });
+    }
+    Ok(())
 }
 
 fn accepts<A: Automaton>(automaton: &A, bytes: &[u8]) -> bool {
@@ -209,7 +257,7 @@ mod tests {
 
     use tantivy::schema::{Schema, TEXT};
     use tantivy::{doc, Index};
-    use tantivy_fst::Regex;
+    use tantivy_fst::{IntoStreamer, Regex};
 
     use super::*;
 
@@ -271,5 +319,84 @@ mod tests {
             }
         }
         assert_eq!(all.bit(Field::from_field_id(99)), None);
+    }
+
+    /// Keys and their values, in the order found.
+    type Keys = Vec<(Vec<u8>, u64)>;
+
+    struct Lev(levenshtein_automata::DFA);
+
+    impl Automaton for Lev {
+        type State = u32;
+        fn start(&self) -> u32 {
+            self.0.initial_state()
+        }
+        fn is_match(&self, state: &u32) -> bool {
+            matches!(self.0.distance(*state), levenshtein_automata::Distance::Exact(_))
+        }
+        fn can_match(&self, state: &u32) -> bool {
+            *state != levenshtein_automata::SINK_STATE
+        }
+        fn accept(&self, state: &u32, byte: u8) -> u32 {
+            self.0.transition(*state, byte)
+        }
+    }
+
+    /// The walk finds what `tantivy_fst`'s stream finds, in the same order, with the same values:
+    /// Levenshtein automata of one and two edits (as fuzzy terms and "did you mean" use them) and
+    /// regexes, over words of ASCII and beyond, the empty key among them.
+    #[test]
+    fn the_walk_finds_what_the_stream_finds() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let letters: Vec<char> = "abcdeilnorstuéßжк日".chars().collect();
+        let mut words: BTreeSet<String> =
+            ["", "library", "librari", "libary", "lib", "ébène", "日本語"].map(String::from).into();
+        while words.len() < 5_000 {
+            let len = 1 + next() % 12;
+            words.insert((0..len).map(|_| letters[(next() % letters.len() as u64) as usize]).collect());
+        }
+        let mut builder = MapBuilder::memory();
+        for (i, word) in words.iter().enumerate() {
+            builder.insert(word, i as u64 * 3 + 1).unwrap();
+        }
+        let map = Map::from_bytes(builder.into_inner().unwrap()).unwrap();
+        fn both<A: Automaton>(map: &Map<Vec<u8>>, automaton: A) -> (Keys, Keys)
+        where
+            A::State: Clone,
+        {
+            let mut walked = Vec::new();
+            walk(map.as_fst(), &automaton, |key, value| {
+                walked.push((key.to_vec(), value));
+                Ok(())
+            })
+            .unwrap();
+            let mut streamed = Vec::new();
+            let mut stream = map.search(&automaton).into_stream();
+            while let Some((key, value)) = tantivy_fst::Streamer::next(&mut stream) {
+                streamed.push((key.to_vec(), value));
+            }
+            (walked, streamed)
+        }
+        let mut found = 0;
+        let mut check = |name: String, (walked, streamed): (Keys, Keys)| {
+            assert_eq!(walked, streamed, "{name}");
+            found += walked.len();
+        };
+        for token in ["library", "libary", "lib", "ébène", "日本", "sotr", "zzzzzzzzzz", "", "dance"] {
+            for distance in [1, 2] {
+                let dfa = levenshtein_automata::LevenshteinAutomatonBuilder::new(distance, true).build_dfa(token);
+                check(format!("{token}~{distance}"), both(&map, Lev(dfa)));
+            }
+        }
+        for pattern in [".*", "", "li.*", ".*é.*", "[a-d]{2}", "nothing"] {
+            check(pattern.into(), both(&map, Regex::new(pattern).unwrap()));
+        }
+        assert!(found > words.len(), "the automata found {found} keys");
     }
 }
