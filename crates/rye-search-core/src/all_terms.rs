@@ -107,6 +107,26 @@ impl AllTerms {
         walk(self.map.as_fst(), &automaton, |term, ordinal| each(self.found(term, ordinal as usize)))
     }
 
+    /// The ordinals of the terms the automaton accepts, in term order (see [`AllTerms::at`]).
+    pub fn ordinals<A: Automaton>(&self, automaton: A) -> Result<Vec<u32>>
+    where
+        A::State: Clone,
+    {
+        let mut ordinals = Vec::new();
+        walk(self.map.as_fst(), &automaton, |_, ordinal| {
+            ordinals.push(ordinal as u32);
+            Ok(())
+        })?;
+        Ok(ordinals)
+    }
+
+    /// The term of `ordinal`, as a search finds it.
+    pub fn at(&self, ordinal: u32) -> FoundTerm<'_> {
+        let i = ordinal as usize;
+        let end = self.starts.get(i + 1).map_or(self.text.len(), |&next| next as usize) - 1;
+        self.found(&self.text[self.starts[i] as usize..end], i)
+    }
+
     fn found<'a>(&'a self, term: &'a [u8], ordinal: usize) -> FoundTerm<'a> {
         let from = self.df_starts[ordinal] as usize;
         let to = self.df_starts.get(ordinal + 1).map_or(self.dfs.len(), |&next| next as usize);

@@ -13,7 +13,9 @@ use tantivy::schema::{Field, Term};
 use tantivy::Searcher;
 
 use super::budget::Budget;
-use super::expand::{typos_by_length, Expander, MAX_FUZZY_EXPANSIONS, MAX_WILDCARD_EXPANSIONS, MIN_FUZZY_TERM_CHARS};
+use super::expand::{
+    typos_by_length, Expander, TypoWalks, MAX_FUZZY_EXPANSIONS, MAX_WILDCARD_EXPANSIONS, MIN_FUZZY_TERM_CHARS,
+};
 use super::few_postings::{FewPostingsQuery, FieldTerm, FEW_POSTINGS};
 use super::near::{NearQuery, NearTerm};
 use super::parse::Node;
@@ -86,6 +88,12 @@ impl<'a> Builder<'a> {
     /// `fuzzy` says: a search that found nothing, tried again.
     pub fn with_typos_by_length(mut self) -> Self {
         self.typos_by_length = true;
+        self
+    }
+
+    /// Typo walks are read from, and kept in, `walks` (see [`TypoWalks`]).
+    pub fn sharing_typo_walks(mut self, walks: Option<&'a TypoWalks>) -> Self {
+        self.expander = self.expander.sharing(walks);
         self
     }
 

@@ -4,9 +4,10 @@
 
 use std::cmp::Ordering;
 use std::iter::Peekable;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use levenshtein_automata::LevenshteinAutomatonBuilder;
+use tantivy::index::SegmentId;
 use tantivy::query::Query;
 use tantivy::schema::Field;
 use tantivy::Searcher;
@@ -59,6 +60,42 @@ pub(super) struct Expander<'a> {
     searcher: &'a Searcher,
     /// Each segment's all-terms dictionary, in segment order: fuzzy terms and wildcards walk it.
     all_terms: Vec<&'a LazyAllTerms>,
+    walks: Option<&'a TypoWalks>,
+}
+
+/// The terms each typo walk of one search found (Levenshtein automata over the segments' all-terms
+/// dictionaries), kept for the rest of that search: a word that matched nothing is walked at two
+/// edits by its retry with typos (once more for each relaxation of a plain question) and again by
+/// "did you mean", and a walk at two edits of a long word is most of what such a search costs.
+#[derive(Debug, Default)]
+pub struct TypoWalks(Mutex<Vec<TypoWalk>>);
+
+#[derive(Debug)]
+struct TypoWalk {
+    token: String,
+    distance: u8,
+    /// Ordinals of this segment's dictionary (a refresh between two walks may change the list).
+    segment: SegmentId,
+    ordinals: Arc<[u32]>,
+}
+
+impl TypoWalks {
+    fn get_or_walk(
+        &self,
+        token: &str,
+        distance: u8,
+        segment: SegmentId,
+        walk: impl FnOnce() -> Result<Vec<u32>>,
+    ) -> Result<Arc<[u32]>> {
+        let same = |w: &&TypoWalk| w.token == token && w.distance == distance && w.segment == segment;
+        if let Some(found) = self.0.lock().unwrap_or_else(|e| e.into_inner()).iter().find(same) {
+            return Ok(found.ordinals.clone());
+        }
+        let ordinals: Arc<[u32]> = walk()?.into();
+        let walk = TypoWalk { token: token.to_string(), distance, segment, ordinals: ordinals.clone() };
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(walk);
+        Ok(ordinals)
+    }
 }
 
 /// The term queries an expansion gives, and the most terms any field matched (more than were
@@ -70,16 +107,22 @@ pub(super) struct Expansion {
 
 impl<'a> Expander<'a> {
     pub(super) fn new(searcher: &'a Searcher, all_terms: Vec<&'a LazyAllTerms>) -> Self {
-        Expander { searcher, all_terms }
+        Expander { searcher, all_terms, walks: None }
+    }
+
+    /// Typo walks are read from, and kept in, `walks`.
+    pub(super) fn sharing(mut self, walks: Option<&'a TypoWalks>) -> Self {
+        self.walks = walks;
+        self
     }
 
     /// The closest terms to `token` within `distance` edits (1 or 2), `keep` per field (the
     /// closest, then most frequent), typos weighed down by distance.
     pub(super) fn fuzzy(&self, token: &str, fields: &[(Field, f32)], keep: usize, distance: u8) -> Result<Expansion> {
-        let dfa = lev_builder(distance.clamp(1, 2)).build_dfa(token);
+        let distance = distance.clamp(1, 2);
         let mut most = 0;
         let mut kept = Vec::new();
-        for (&(field, boost), found) in fields.iter().zip(self.expand(fields, &DfaAutomaton(&dfa), None)?) {
+        for (&(field, boost), found) in fields.iter().zip(self.typos(fields, token, distance)?) {
             let mut ranked: Vec<(u8, u64, Box<[u8]>)> = found
                 .into_terms()
                 .into_iter()
@@ -140,6 +183,41 @@ impl<'a> Expander<'a> {
         Ok(most_frequent(fields, expanded, keep))
     }
 
+    /// The terms of each of `fields` within `distance` edits (1 or 2) of `token`, as
+    /// [`Expander::expand`] finds them; where a segment's all-terms dictionary is ready and
+    /// walks are shared, a walk of the same token and distance in this search is read instead.
+    fn typos(&self, fields: &[(Field, f32)], token: &str, distance: u8) -> Result<Vec<Found>> {
+        let dfa = OnceLock::new();
+        let automaton = || DfaAutomaton(dfa.get_or_init(|| lev_builder(distance).build_dfa(token)));
+        let Some(walks) = self.walks else { return self.expand(fields, &automaton(), None) };
+        let mut out: Vec<Found> = fields.iter().map(|_| Found::new()).collect();
+        for (n, (segment, lazy)) in self.searcher.segment_readers().iter().zip(&self.all_terms).enumerate() {
+            if n > 0 {
+                out.iter_mut().for_each(Found::next_segment);
+            }
+            let ready = lazy.get_or_start(segment).and_then(|all| {
+                let bits = fields.iter().map(|&(f, _)| all.bit(f)).collect::<Option<Vec<u64>>>()?;
+                Some((all, bits))
+            });
+            match ready {
+                Some((all, bits)) => {
+                    for &ordinal in
+                        walks.get_or_walk(token, distance, segment.segment_id(), || all.ordinals(automaton()))?.iter()
+                    {
+                        let found = all.at(ordinal);
+                        for (i, &bit) in bits.iter().enumerate() {
+                            if let Some(df) = found.doc_freq(bit) {
+                                out[i].add(found.term, df as u64);
+                            }
+                        }
+                    }
+                }
+                None => walk_fields(segment, fields, &automaton(), &mut out)?,
+            }
+        }
+        Ok(out)
+    }
+
     /// The terms of each of `fields` the automaton accepts, with document frequencies summed
     /// over segments. Where a segment's all-terms dictionary is ready: one walk of it
     /// (or a substring search for `part`, which every accepted term contains), which knows each
@@ -172,19 +250,32 @@ impl<'a> Expander<'a> {
                         None => all.search(automaton, found)?,
                     }
                 }
-                None => {
-                    for (i, &(field, _)) in fields.iter().enumerate() {
-                        let index = segment.inverted_index(field)?;
-                        let mut stream = index.terms().search(automaton).into_stream()?;
-                        while stream.advance() {
-                            out[i].add(stream.key(), stream.value().doc_freq as u64);
-                        }
-                    }
-                }
+                None => walk_fields(segment, fields, automaton, &mut out)?,
             }
         }
         Ok(out)
     }
+}
+
+/// The terms of each of `fields` the automaton accepts in `segment`, each field's own dictionary
+/// walked (its all-terms dictionary is not built yet).
+fn walk_fields<A: Automaton>(
+    segment: &tantivy::SegmentReader,
+    fields: &[(Field, f32)],
+    automaton: &A,
+    out: &mut [Found],
+) -> Result<()>
+where
+    A::State: Clone,
+{
+    for (i, &(field, _)) in fields.iter().enumerate() {
+        let index = segment.inverted_index(field)?;
+        let mut stream = index.terms().search(automaton).into_stream()?;
+        while stream.advance() {
+            out[i].add(stream.key(), stream.value().doc_freq as u64);
+        }
+    }
+    Ok(())
 }
 
 /// Terms an expansion found in one field, each once, in term order, with their document
@@ -238,12 +329,12 @@ pub fn closest_words(
     fields: &[(Field, f32)],
     token: &str,
     n: usize,
+    walks: Option<&TypoWalks>,
 ) -> Result<Vec<String>> {
-    let expander = Expander::new(searcher, all_terms);
-    let dfa = lev_builder(2).build_dfa(token);
+    let expander = Expander::new(searcher, all_terms).sharing(walks);
     // Each field's terms (in term order) are merged as a segment's are: a word may be in several.
     let mut found = Found::new();
-    for per_field in expander.expand(fields, &DfaAutomaton(&dfa), None)? {
+    for per_field in expander.typos(fields, token, 2)? {
         found.next_segment();
         for (term, df) in per_field.into_terms() {
             found.add(&term, df);

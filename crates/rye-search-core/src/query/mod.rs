@@ -18,5 +18,5 @@ pub mod terms;
 #[cfg(test)]
 mod testing;
 
-pub use expand::closest_words;
+pub use expand::{closest_words, TypoWalks};
 pub use parse::{parse, Node};

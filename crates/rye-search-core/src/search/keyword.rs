@@ -319,7 +319,7 @@ impl SearchIndex {
         let mut builder = Builder::new(searcher, segments(), &req.query, req.fuzzy.min(2) as u8, &budget)
             .with_stems(f.stem, stem::STEM_WEIGHT);
         if req.typos_by_length {
-            builder = builder.with_typos_by_length();
+            builder = builder.with_typos_by_length().sharing_typo_walks(req.typo_walks.as_deref());
         }
         // The nearness of its words (below) looks them up again.
         let near_words = match req.proximity {

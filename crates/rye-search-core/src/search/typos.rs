@@ -5,7 +5,9 @@
 use crate::error::Result;
 use crate::index::SearchIndex;
 use crate::query::relax::is_stop_word;
-use crate::query::{closest_words, parse, Node};
+use std::sync::Arc;
+
+use crate::query::{closest_words, parse, Node, TypoWalks};
 use crate::wire::{SearchRequest, SearchResponse};
 
 /// Suggestions given per word.
@@ -17,7 +19,9 @@ impl SearchIndex {
     /// `res`, or for a plain query that found nothing, what it finds with typos allowed.
     pub(super) fn rescued(&self, req: &SearchRequest, res: SearchResponse) -> Result<SearchResponse> {
         let Some(words) = rescuable(req, &res) else { return Ok(res) };
-        let again = SearchRequest { typos_by_length: true, ..req.clone() };
+        // "Did you mean" reads the walks the retry made (a long word's, at two edits, is the same).
+        let walks = Arc::new(TypoWalks::default());
+        let again = SearchRequest { typos_by_length: true, typo_walks: Some(walks.clone()), ..req.clone() };
         let mut retried = self.search_as_written(&again)?;
         if retried.total > 0 {
             retried.warnings.insert(
@@ -28,7 +32,7 @@ impl SearchIndex {
             return Ok(retried);
         }
         let mut res = res;
-        if let Some(hint) = self.did_you_mean(&words)? {
+        if let Some(hint) = self.did_you_mean(&words, &walks)? {
             res.warnings.push(hint);
         }
         Ok(res)
@@ -36,7 +40,7 @@ impl SearchIndex {
 
     /// `did you mean: permissions, permission (for permisions)`, or nothing when no word of the
     /// query has a close word in the index.
-    fn did_you_mean(&self, words: &[String]) -> Result<Option<String>> {
+    fn did_you_mean(&self, words: &[String], walks: &TypoWalks) -> Result<Option<String>> {
         let searcher = self.reader.searcher();
         let parts = self.segment_parts(&searcher)?;
         let fields: Vec<(tantivy::schema::Field, f32)> = self.fields.text.iter().map(|f| (*f, 1.0)).collect();
@@ -44,7 +48,7 @@ impl SearchIndex {
         for word in words.iter().filter(|w| w.chars().count() >= MIN_SUGGESTED_CHARS && !is_stop_word(w)) {
             let lowered = crate::tokenizer::normalize(word);
             let all_terms = parts.iter().map(|p| &p.all_terms).collect();
-            let close = closest_words(&searcher, all_terms, &fields, &lowered, SUGGESTIONS)?;
+            let close = closest_words(&searcher, all_terms, &fields, &lowered, SUGGESTIONS, Some(walks))?;
             if !close.is_empty() {
                 said.push(format!("{} (for {word})", close.join(", ")));
             }

@@ -1,8 +1,11 @@
 //! The search request as the facade sends it (serde, camelCase; unknown keys refused).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+
+use crate::query::TypoWalks;
 
 /// Field boosts, in the order of [`crate::schema::TEXT_FIELDS`].
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
@@ -81,6 +84,10 @@ pub struct SearchRequest {
     /// each word's length; never on the wire.
     #[serde(skip)]
     pub typos_by_length: bool,
+    /// Set by the core with `typos_by_length`: the typo walks that retry makes, kept for its
+    /// "did you mean"; never on the wire.
+    #[serde(skip)]
+    pub typo_walks: Option<Arc<TypoWalks>>,
     /// Phrase slop required between all positive terms; None = off.
     pub proximity: Option<u64>,
     pub sort_by: SortBy,
@@ -143,6 +150,7 @@ impl Default for SearchRequest {
             fuzzy: 0,
             exact_only: false,
             typos_by_length: false,
+            typo_walks: None,
             proximity: None,
             sort_by: SortBy::Score,
             limit: 10,

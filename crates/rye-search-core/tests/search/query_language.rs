@@ -128,6 +128,32 @@ fn a_plain_query_that_finds_nothing_is_tried_again_with_typos_by_word_length() {
     assert!(typo("zzzzzzzzzz").warnings.is_empty());
 }
 
+/// A long word whose retry with typos finds its terms only in items the scope leaves out: "did
+/// you mean" names them, from the walk the retry made once the segment's all-terms dictionary is
+/// ready (from each field's own dictionary before), and says the same either way.
+#[test]
+fn did_you_mean_after_a_retry_names_what_the_retry_found() {
+    let idx =
+        index(&[doc("k/perm", "project", "permissions", "", "permission"), doc("k/bird", "project", "bird", "", "")]);
+    let scoped = SearchRequest {
+        scopes: vec![rye_search_core::Scope { kind: Some("knowledge".into()), ..Default::default() }],
+        ..q("permisions")
+    };
+    let first = idx.search(&scoped).unwrap(); // starts the build
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let later = idx.search(&scoped).unwrap();
+    for res in [&first, &later] {
+        assert_eq!(res.total, 0);
+        let hint = "did you mean: permissions, permission (for permisions)";
+        assert!(res.warnings.iter().any(|w| w.contains(hint)), "{:?}", res.warnings);
+    }
+    assert_eq!(first.warnings, later.warnings);
+    // Two searches of one process never share their walks: each finds what its own index holds.
+    let other = index(&[doc("k/perm", "project", "permits", "", "")]);
+    let res = other.search(&scoped).unwrap();
+    assert!(res.warnings.iter().all(|w| !w.contains("permissions")), "{:?}", res.warnings);
+}
+
 #[test]
 fn fuzzy_matches_typos_and_ranks_exact_first() {
     let idx = index(&[
