@@ -10,11 +10,11 @@ use levenshtein_automata::LevenshteinAutomatonBuilder;
 use tantivy::index::SegmentId;
 use tantivy::query::Query;
 use tantivy::schema::Field;
-use tantivy::Searcher;
+use tantivy::{Searcher, SegmentReader};
 use tantivy_fst::{Automaton, Regex};
 
 use super::terms::{term_query, text_term};
-use crate::all_terms::{FoundTerm, LazyAllTerms};
+use crate::all_terms::{AllTerms, FoundTerm, LazyAllTerms};
 use crate::error::{Error, Result};
 use crate::tokenizer;
 
@@ -184,38 +184,21 @@ impl<'a> Expander<'a> {
     }
 
     /// The terms of each of `fields` within `distance` edits (1 or 2) of `token`, as
-    /// [`Expander::expand`] finds them; where a segment's all-terms dictionary is ready and
-    /// walks are shared, a walk of the same token and distance in this search is read instead.
+    /// [`Expander::expand`] finds them; where walks are shared, a walk of the same token and
+    /// distance in this search is read instead of made again.
     fn typos(&self, fields: &[(Field, f32)], token: &str, distance: u8) -> Result<Vec<Found>> {
         let dfa = OnceLock::new();
         let automaton = || DfaAutomaton(dfa.get_or_init(|| lev_builder(distance).build_dfa(token)));
         let Some(walks) = self.walks else { return self.expand(fields, &automaton(), None) };
-        let mut out: Vec<Found> = fields.iter().map(|_| Found::new()).collect();
-        for (n, (segment, lazy)) in self.searcher.segment_readers().iter().zip(&self.all_terms).enumerate() {
-            if n > 0 {
-                out.iter_mut().for_each(Found::next_segment);
-            }
-            let ready = lazy.get_or_start(segment).and_then(|all| {
-                let bits = fields.iter().map(|&(f, _)| all.bit(f)).collect::<Option<Vec<u64>>>()?;
-                Some((all, bits))
-            });
-            match ready {
-                Some((all, bits)) => {
-                    for &ordinal in
-                        walks.get_or_walk(token, distance, segment.segment_id(), || all.ordinals(automaton()))?.iter()
-                    {
-                        let found = all.at(ordinal);
-                        for (i, &bit) in bits.iter().enumerate() {
-                            if let Some(df) = found.doc_freq(bit) {
-                                out[i].add(found.term, df as u64);
-                            }
-                        }
-                    }
-                }
-                None => walk_fields(segment, fields, &automaton(), &mut out)?,
-            }
-        }
-        Ok(out)
+        self.each_segment(
+            fields,
+            |segment, all, found| {
+                let ordinals =
+                    walks.get_or_walk(token, distance, segment.segment_id(), || all.ordinals(automaton()))?;
+                ordinals.iter().try_for_each(|&ordinal| found(all.at(ordinal)))
+            },
+            |segment, out| walk_fields(segment, fields, &automaton(), out),
+        )
     }
 
     /// The terms of each of `fields` the automaton accepts, with document frequencies summed
@@ -226,6 +209,25 @@ impl<'a> Expander<'a> {
     where
         A::State: Clone,
     {
+        self.each_segment(
+            fields,
+            |_, all, found| match part {
+                Some(part) => all.search_containing(part, automaton, found),
+                None => all.search(automaton, found),
+            },
+            |segment, out| walk_fields(segment, fields, automaton, out),
+        )
+    }
+
+    /// The terms of each of `fields` that each segment gives, document frequencies summed over
+    /// segments: `in_all_terms` hands over what it finds in a segment's all-terms dictionary,
+    /// when it is ready; else `in_each_field` adds what it finds in each field's own.
+    fn each_segment(
+        &self,
+        fields: &[(Field, f32)],
+        mut in_all_terms: impl FnMut(&SegmentReader, &AllTerms, &mut dyn FnMut(FoundTerm) -> Result<()>) -> Result<()>,
+        mut in_each_field: impl FnMut(&SegmentReader, &mut [Found]) -> Result<()>,
+    ) -> Result<Vec<Found>> {
         let mut out: Vec<Found> = fields.iter().map(|_| Found::new()).collect();
         for (n, (segment, lazy)) in self.searcher.segment_readers().iter().zip(&self.all_terms).enumerate() {
             if n > 0 {
@@ -236,21 +238,15 @@ impl<'a> Expander<'a> {
                 Some((all, bits))
             });
             match ready {
-                Some((all, bits)) => {
-                    let found = |found: FoundTerm| {
-                        for (i, &bit) in bits.iter().enumerate() {
-                            if let Some(df) = found.doc_freq(bit) {
-                                out[i].add(found.term, df as u64);
-                            }
+                Some((all, bits)) => in_all_terms(segment, all, &mut |found: FoundTerm| {
+                    for (i, &bit) in bits.iter().enumerate() {
+                        if let Some(df) = found.doc_freq(bit) {
+                            out[i].add(found.term, df as u64);
                         }
-                        Ok(())
-                    };
-                    match part {
-                        Some(part) => all.search_containing(part, automaton, found)?,
-                        None => all.search(automaton, found)?,
                     }
-                }
-                None => walk_fields(segment, fields, automaton, &mut out)?,
+                    Ok(())
+                })?,
+                None => in_each_field(segment, &mut out)?,
             }
         }
         Ok(out)
@@ -260,7 +256,7 @@ impl<'a> Expander<'a> {
 /// The terms of each of `fields` the automaton accepts in `segment`, each field's own dictionary
 /// walked (its all-terms dictionary is not built yet).
 fn walk_fields<A: Automaton>(
-    segment: &tantivy::SegmentReader,
+    segment: &SegmentReader,
     fields: &[(Field, f32)],
     automaton: &A,
     out: &mut [Found],
