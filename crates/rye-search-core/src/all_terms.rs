@@ -48,6 +48,25 @@ impl FoundTerm<'_> {
     }
 }
 
+/// A Levenshtein automaton (a fuzzy term's, a typo's, "did you mean"'s) as the dictionaries walk it.
+pub struct DfaAutomaton<'a>(pub &'a levenshtein_automata::DFA);
+
+impl Automaton for DfaAutomaton<'_> {
+    type State = u32;
+    fn start(&self) -> u32 {
+        self.0.initial_state()
+    }
+    fn is_match(&self, state: &u32) -> bool {
+        matches!(self.0.distance(*state), levenshtein_automata::Distance::Exact(_))
+    }
+    fn can_match(&self, state: &u32) -> bool {
+        *state != levenshtein_automata::SINK_STATE
+    }
+    fn accept(&self, state: &u32, byte: u8) -> u32 {
+        self.0.transition(*state, byte)
+    }
+}
+
 /// Ends every term in [`AllTerms::text`]; never part of UTF-8, so never part of a match.
 const SEPARATOR: u8 = 0xFF;
 
@@ -344,24 +363,6 @@ mod tests {
     /// Keys and their values, in the order found.
     type Keys = Vec<(Vec<u8>, u64)>;
 
-    struct Lev(levenshtein_automata::DFA);
-
-    impl Automaton for Lev {
-        type State = u32;
-        fn start(&self) -> u32 {
-            self.0.initial_state()
-        }
-        fn is_match(&self, state: &u32) -> bool {
-            matches!(self.0.distance(*state), levenshtein_automata::Distance::Exact(_))
-        }
-        fn can_match(&self, state: &u32) -> bool {
-            *state != levenshtein_automata::SINK_STATE
-        }
-        fn accept(&self, state: &u32, byte: u8) -> u32 {
-            self.0.transition(*state, byte)
-        }
-    }
-
     /// The walk finds what `tantivy_fst`'s stream finds, in the same order, with the same values:
     /// Levenshtein automata of one and two edits (as fuzzy terms and "did you mean" use them) and
     /// regexes, over words of ASCII and beyond, the empty key among them.
@@ -411,7 +412,7 @@ mod tests {
         for token in ["library", "libary", "lib", "ébène", "日本", "sotr", "zzzzzzzzzz", "", "dance"] {
             for distance in [1, 2] {
                 let dfa = levenshtein_automata::LevenshteinAutomatonBuilder::new(distance, true).build_dfa(token);
-                check(format!("{token}~{distance}"), both(&map, Lev(dfa)));
+                check(format!("{token}~{distance}"), both(&map, DfaAutomaton(&dfa)));
             }
         }
         for pattern in [".*", "", "li.*", ".*é.*", "[a-d]{2}", "nothing"] {

@@ -14,7 +14,7 @@ use tantivy::{Searcher, SegmentReader};
 use tantivy_fst::{Automaton, Regex};
 
 use super::terms::{term_query, text_term};
-use crate::all_terms::{AllTerms, FoundTerm, LazyAllTerms};
+use crate::all_terms::{AllTerms, DfaAutomaton, FoundTerm, LazyAllTerms};
 use crate::error::{Error, Result};
 use crate::tokenizer;
 
@@ -371,24 +371,6 @@ fn most_frequent_terms(mut terms: Vec<(Box<[u8]>, u64)>, keep: usize) -> Vec<(Bo
     terms.truncate(keep);
     terms.sort_unstable_by(by_frequency);
     terms
-}
-
-struct DfaAutomaton<'a>(&'a levenshtein_automata::DFA);
-
-impl Automaton for DfaAutomaton<'_> {
-    type State = u32;
-    fn start(&self) -> u32 {
-        self.0.initial_state()
-    }
-    fn is_match(&self, state: &u32) -> bool {
-        matches!(self.0.distance(*state), levenshtein_automata::Distance::Exact(_))
-    }
-    fn can_match(&self, state: &u32) -> bool {
-        *state != levenshtein_automata::SINK_STATE
-    }
-    fn accept(&self, state: &u32, byte: u8) -> u32 {
-        self.0.transition(*state, byte)
-    }
 }
 
 /// Edit distance over characters where a swap of two neighbouring letters is one edit, as
