@@ -165,13 +165,11 @@ impl AllTerms {
         while let Some(found) = finder.find(&self.text[from..]) {
             // The term holding the match, then on to the next term: each is reported once.
             let i = self.starts.partition_point(|&start| start as usize <= from + found) - 1;
-            let start = self.starts[i] as usize;
-            let end = self.starts.get(i + 1).map_or(self.text.len(), |&next| next as usize) - 1;
-            let term = &self.text[start..end];
-            if accepts(&automaton, term) {
-                each(self.found(term, i))?;
+            let term = self.at(i as u32);
+            from = self.starts[i] as usize + term.term.len() + 1;
+            if accepts(&automaton, term.term) {
+                each(term)?;
             }
-            from = end + 1;
         }
         Ok(())
     }

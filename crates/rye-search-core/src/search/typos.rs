@@ -2,11 +2,11 @@
 //! from 5 characters, two from 9, as Meilisearch allows them) and says so in `warnings`; when even
 //! that finds nothing, the answer names the index's closest words ("did you mean").
 
+use std::sync::Arc;
+
 use crate::error::Result;
 use crate::index::SearchIndex;
 use crate::query::relax::is_stop_word;
-use std::sync::Arc;
-
 use crate::query::{closest_words, parse, Node, TypoWalks};
 use crate::wire::{SearchRequest, SearchResponse};
 
