@@ -11,7 +11,7 @@ import { envelope, type Prepared, type SearchResponse } from './search-results.j
 import { requestedSpace, type Space } from './spaces.js';
 import { MAX_LIMIT } from './search-options.js';
 import { onlyKnown, optionsAsGiven } from './validate.js';
-import type { NativeRequest } from './wire.js';
+import { type NativeRequest, requestJson, requestsJson } from './wire.js';
 import { type AnswerRead, type NativePage, PageReader } from './answer-page.js';
 import { arrayOf } from './untenured.js';
 
@@ -188,7 +188,7 @@ export class SearchRunner {
   }
 
   private async searchOnce(p: Prepared): Promise<SearchResponse> {
-    const payload = JSON.stringify(p.req);
+    const payload = requestJson(p.req);
     // Plain queries take microseconds: answering on this thread beats a thread-pool round trip.
     const encoderAnswers = () => this.index.encodingStatus()?.state === 'settled';
     const page = mayBeSlow(p.req, () => this.index.numDocs(), encoderAnswers)
@@ -287,7 +287,7 @@ export class SearchRunner {
     const out = await searchMany(
       readingTheirs('the list of searches', () => list.length),
       (i) => (prepared[i] = prepare(list[i]!)),
-      (reqs) => nativeAsync(() => this.index.searchMany(JSON.stringify(reqs))),
+      (reqs) => nativeAsync(() => this.index.searchMany(requestsJson(reqs))),
       (p, res, reader) => this.noted(envelope(p, res, reader, lazy)),
       searchFailure,
     );
@@ -297,7 +297,7 @@ export class SearchRunner {
       const widened = await searchMany(
         again.length,
         (k) => prepared[again[k]!]!.widened!,
-        (reqs) => nativeAsync(() => this.index.searchMany(JSON.stringify(reqs))),
+        (reqs) => nativeAsync(() => this.index.searchMany(requestsJson(reqs))),
         (p, res, reader) => this.noted(envelope(p, res, reader, lazy)),
         searchFailure,
       );

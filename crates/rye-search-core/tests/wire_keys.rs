@@ -147,3 +147,36 @@ fn the_fields_a_search_may_name_are_the_core_s_text_fields() {
     let names: Vec<&str> = list.split(',').map(|n| n.trim().trim_matches('\'')).filter(|n| !n.is_empty()).collect();
     assert_eq!(names, TEXT_FIELDS.to_vec());
 }
+
+#[test]
+fn a_request_key_the_facade_leaves_out_is_what_it_would_send() {
+    // `requestJson` in ts/wire.ts leaves out a key at REQUEST_DEFAULTS, an empty list or map, and
+    // an absent option: the core must take the same for each.
+    let text = wire_ts();
+    let defaults = body(&text, "export const REQUEST_DEFAULTS = {\n", "\n} as const;");
+    let rust = serde_json::to_value(SearchRequest::default()).unwrap();
+    let rust = rust.as_object().unwrap();
+    let mut named = BTreeSet::new();
+    for line in defaults.lines() {
+        let (key, value) = line.trim().trim_end_matches(',').split_once(": ").expect("`key: value,`");
+        let value: serde_json::Value = serde_json::from_str(&value.replace('\'', "\"")).expect("a JSON value");
+        let core = rust.get(key).unwrap_or_else(|| panic!("{key} is no request key"));
+        // JSON's numbers alike whatever their spelling (`0` in TypeScript, `0.0` from an f64).
+        let same = match (core.as_f64(), value.as_f64()) {
+            (Some(a), Some(b)) => a == b,
+            _ => *core == value,
+        };
+        assert!(same, "the default of {key}: the core takes {core}, ts/wire.ts says {value}");
+        named.insert(key.to_string());
+    }
+    for (key, value) in rust {
+        // The query is always sent; the weights never are.
+        if named.contains(key) || key == "query" || key == "weights" {
+            continue;
+        }
+        let empty = value.is_null()
+            || value.as_array().is_some_and(Vec::is_empty)
+            || value.as_object().is_some_and(serde_json::Map::is_empty);
+        assert!(empty, "{key} is left out when empty or absent, yet the core takes {value} for it");
+    }
+}
