@@ -107,7 +107,9 @@ const DEFAULTS: Readonly<Record<string, unknown>> = REQUEST_DEFAULTS;
 function sentKeys(req: NativeRequest): Partial<NativeRequest> {
   // An empty `{}` filled in order: the same keys in the same order share one hidden class.
   const out: Record<string, unknown> = {};
-  for (const key in req) {
+  // Own keys only, as JSON.stringify reads them: a name someone added to Object.prototype is
+  // no request key (the core refuses unknown keys).
+  for (const key of Object.keys(req)) {
     const value = (req as unknown as Record<string, unknown>)[key];
     if (value === undefined || value === DEFAULTS[key] || isEmpty(value)) continue;
     out[key] = value;
@@ -119,8 +121,7 @@ function sentKeys(req: NativeRequest): Partial<NativeRequest> {
 function isEmpty(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   if (Array.isArray(value)) return value.length === 0;
-  for (const _ in value) return false;
-  return true;
+  return Object.keys(value).length === 0;
 }
 
 /**
