@@ -1,7 +1,7 @@
 // searchStream over many single-term queries (issue #64: "memory flat over 1M streamed queries"):
 // the queries come from a generator and every answer is dropped once its results' ids and scores
 // are read; the old generation, heap and RSS are printed at each tenth, with the throughput.
-//   node bench/probes/stream-memory.js [c10k|c60k] [count] [lean|default] [after-many]
+//   node [--expose-gc] bench/probes/stream-memory.js [c10k|c60k] [count] [lean|default] [after-many]
 // `lean`: ids and scores, no preview, a lower-bound count; `default`: default options. With
 // `after-many`, three searchMany calls of 20,000 default searches run first, as in the bench: they
 // hold every answer until they return, which once taught V8 to allocate every later answer in the
@@ -63,3 +63,13 @@ console.log(
   `${name}: ${docs.length} items, ${total} streamed ${shape} searches${afterMany ? ' after searchMany' : ''}, ${read} results read`,
 );
 console.table(rows);
+// What of the growth was garbage: the stream keeps two batches, so some answers outlive a
+// young-generation collection and wait in the old generation for a full one (run with
+// `node --expose-gc` to see the old generation after one).
+if (globalThis.gc) {
+  globalThis.gc();
+  const { heapUsed, rss } = process.memoryUsage();
+  console.log(
+    `after a full collection: old generation ${mb(oldSpace())} MB, heap ${mb(heapUsed)} MB, rss ${mb(rss)} MB`,
+  );
+}
