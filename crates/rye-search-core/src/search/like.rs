@@ -44,7 +44,7 @@ impl SearchIndex {
         let part = &parts[address.segment_ord as usize];
         let read =
             |content: &[u8]| Ok((prefix(crate::stored::text(content)?, LIKE_TEXT_BYTES).to_string(), Vec::new()));
-        let hit = self.materialise(&part.store.document(address.doc_id)?, Some(&read))?;
+        let hit = self.materialise(&part.store.document(address.doc_id)?, Some(&read), false)?;
         let fields = ["title", "name", "description", "category"].map(|f| hit.item_str(f).unwrap_or_default());
         let mut text = fields.join("\n");
         text.push('\n');
