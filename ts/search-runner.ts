@@ -284,23 +284,20 @@ export class SearchRunner {
     lazy: boolean,
   ): Promise<Array<SearchResponse | SearchFailure>> {
     const prepared: Prepared[] = [];
+    // The same native call and shaping for the searches and for those run again widened.
+    const run = (reqs: NativeRequest[]) => nativeAsync(() => this.index.searchMany(requestsJson(reqs)));
+    const shape = (p: Prepared, res: AnswerRead, reader: PageReader) => this.noted(envelope(p, res, reader, lazy));
     const out = await searchMany(
       readingTheirs('the list of searches', () => list.length),
       (i) => (prepared[i] = prepare(list[i]!)),
-      (reqs) => nativeAsync(() => this.index.searchMany(requestsJson(reqs))),
-      (p, res, reader) => this.noted(envelope(p, res, reader, lazy)),
+      run,
+      shape,
       searchFailure,
     );
     // Searches that left the package's documentation aside and found nothing: again over everything.
     const again = out.flatMap((r, i) => ('total' in r && r.total === 0 && prepared[i]?.widened ? [i] : []));
     if (again.length) {
-      const widened = await searchMany(
-        again.length,
-        (k) => prepared[again[k]!]!.widened!,
-        (reqs) => nativeAsync(() => this.index.searchMany(requestsJson(reqs))),
-        (p, res, reader) => this.noted(envelope(p, res, reader, lazy)),
-        searchFailure,
-      );
+      const widened = await searchMany(again.length, (k) => prepared[again[k]!]!.widened!, run, shape, searchFailure);
       again.forEach((i, k) => {
         out[i] = widened[k]!;
       });

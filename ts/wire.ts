@@ -74,8 +74,8 @@ export interface NativeRequest {
 /**
  * What the core takes for a request key left out (`SearchRequest::default()`; tests/wire_keys.rs
  * holds the two equal). A key at its default is not sent, nor an empty list or map: a default
- * request's JSON was 294 characters for a 14-letter query, and parsing them was ~1.7 µs of a
- * rare term's 15 µs native search (`bench/probes/request-wire.js`).
+ * request's JSON was 287 characters for a single term, and parsing them was ~1.8 µs of a rare
+ * term's 14.5 µs native search (`bench/probes/request-wire.js`).
  */
 export const REQUEST_DEFAULTS = {
   fuzzy: 0,

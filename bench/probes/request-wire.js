@@ -16,7 +16,7 @@ const rows = [];
 for (const kind of KINDS) {
   const terms = termsOf(kind);
   const t = Object.fromEntries(Object.keys(WIRES).flatMap((w) => [[`${w} json`, []], [`${w} search`, []]]));
-  let chars = {};
+  const chars = {};
   for (let i = 0; i < ROUNDS; i++) {
     const { req } = buildRequest(optionsFor(terms[i % terms.length]), undefined);
     const order = i % 2 ? Object.keys(WIRES) : Object.keys(WIRES).reverse();
