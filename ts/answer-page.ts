@@ -20,7 +20,24 @@ import {
 export interface NativePage {
   texts: string[];
   table: Float64Array;
+  /** Its table is written over by the next search (`SearchRunner.searchHere`): read it whole, now. */
+  transient?: boolean;
 }
+
+/** One answer's text and its page's table: where its hits' fields lie. */
+export interface AnswerSource {
+  table: Float64Array;
+  text: string;
+  /** The table is written over by the next search: nothing is left to read from it later. */
+  transient: boolean;
+}
+
+/** An `AnswerSource` made without an allocation site (see `untenured.ts`). */
+const Source = plainObjects(function (this: AnswerSource, table: Float64Array, text: string, transient: boolean) {
+  this.table = table;
+  this.text = text;
+  this.transient = transient;
+});
 
 export const STATUS_ERROR = 1;
 /** How a hit's item is written: its fields, its kind alone (itemless), or its stored JSON. */
@@ -69,8 +86,10 @@ export interface HitRead {
   score: number;
   preview: string;
   matched: MatchKind | undefined;
-  /** `[start, end)` pairs with a preview, else undefined. */
+  /** `[start, end)` pairs with a preview, else undefined; undefined too when `highlightsDeferred`. */
   highlights: [number, number][] | undefined;
+  /** The hit has highlights to read with `highlightsAt` when asked for. */
+  highlightsDeferred: boolean;
   explain: Contribution[] | undefined;
   kind: string;
   /** Undefined for an itemless hit (only `kind` was asked for). */
@@ -84,9 +103,17 @@ export interface HitRead {
   date: unknown;
   signed: unknown;
   integrity: unknown;
+  /** Parsed, unless `metadataDeferred`. */
   metadata: unknown;
+  /** The hit has an object or a list as metadata, to read with `metadataAt` when asked for. */
+  metadataDeferred: boolean;
   tokens: unknown;
+  /** Where the hit was read from: its answer, and where it starts in the page's table. */
+  source: AnswerSource;
+  at: number;
 }
+
+const NO_SOURCE: AnswerSource = { table: new Float64Array(0), text: '', transient: true };
 
 /** A `HitRead` to fill. */
 export function emptyHit(): HitRead {
@@ -96,6 +123,7 @@ export function emptyHit(): HitRead {
     preview: '',
     matched: undefined,
     highlights: undefined,
+    highlightsDeferred: false,
     explain: undefined,
     kind: '',
     space: undefined,
@@ -108,15 +136,18 @@ export function emptyHit(): HitRead {
     signed: false,
     integrity: undefined,
     metadata: undefined,
+    metadataDeferred: false,
     tokens: undefined,
+    source: NO_SOURCE,
+    at: 0,
   };
 }
 
 /** Reads a page's answers in order. The same `HitRead` is refilled for each hit: nothing is kept. */
 export class PageReader {
   private at = 0;
-  /** The current answer's text. */
-  text = '';
+  /** The current answer's text, and the page's table. */
+  source: AnswerSource = NO_SOURCE;
   readonly hit: HitRead = emptyHit();
 
   constructor(readonly page: NativePage) {}
@@ -125,16 +156,17 @@ export class PageReader {
   answer(k: number): AnswerRead | { error: { code: string; message: string; hint: string; position?: number } } {
     const t = this.page.table;
     const at = this.at;
-    this.text = this.page.texts[k]!;
+    const text = this.page.texts[k]!;
+    this.source = new Source(t, text, this.page.transient === true);
     if (t[at] === STATUS_ERROR) {
       this.at = at + 1;
-      return { error: JSON.parse(this.text) };
+      return { error: JSON.parse(text) };
     }
     const restStart = t[at + 7]!;
     const restEnd = t[at + 8]!;
     const rest =
       restEnd > restStart
-        ? (JSON.parse(this.text.slice(restStart, restEnd)) as { warnings: string[]; counts: Counts | null })
+        ? (JSON.parse(text.slice(restStart, restEnd)) as { warnings: string[]; counts: Counts | null })
         : undefined;
     this.at = at + 9;
     const read = new Answer(
@@ -154,7 +186,7 @@ export class PageReader {
 
   /** The next hit of the current answer, in `this.hit`. */
   next(): HitRead {
-    this.at = readHit(this.page.table, this.text, this.at, this.hit);
+    this.at = readHit(this.source, this.at, this.hit);
     return this.hit;
   }
 
@@ -177,8 +209,12 @@ function hitEnd(t: Float64Array, at: number): number {
 /** Table entries of an item of the usual form (see `readHit`). */
 const ITEM_ENTRIES = 21;
 
-/** Reads the hit at `at` of a page's table (its answer's text `s`) into `h`; where it ends. */
-export function readHit(t: Float64Array, s: string, at: number, h: HitRead): number {
+/** Reads the hit at `at` of its answer `source` into `h`; where it ends. */
+export function readHit(source: AnswerSource, at: number, h: HitRead): number {
+  const { table: t, text: s } = source;
+  h.source = source;
+  h.at = at;
+  const hit = at;
   const form = t[at]!;
   h.id = s.slice(t[at + 1], t[at + 2]);
   h.score = t[at + 3]!;
@@ -189,12 +225,10 @@ export function readHit(t: Float64Array, s: string, at: number, h: HitRead): num
   h.explain = explainEnd > explainStart ? JSON.parse(s.slice(explainStart, explainEnd)) : undefined;
   const marks = t[at + 9]!;
   at += 10;
-  if (marks >= 0) {
-    const pairs = arrayOf<[number, number]>(marks / 2);
-    for (let i = 0; i < marks; i += 2) pairs[i / 2] = pair(t[at + i]!, t[at + i + 1]!);
-    h.highlights = pairs;
-    at += marks;
-  } else h.highlights = undefined;
+  // None without a preview, none found, or some: paired when read, or now from a transient table.
+  h.highlightsDeferred = marks > 0 && !source.transient;
+  h.highlights = marks < 0 || h.highlightsDeferred ? undefined : highlightsAt(source, hit);
+  if (marks > 0) at += marks;
   if (form === FORM_ITEM) {
     h.kind = s.slice(t[at], t[at + 1]);
     h.space = s.slice(t[at + 2], t[at + 3]);
@@ -206,16 +240,51 @@ export function readHit(t: Float64Array, s: string, at: number, h: HitRead): num
     h.date = t[at + 14];
     h.signed = t[at + 15] === 1;
     h.integrity = t[at + 16]! >= 0 ? s.slice(t[at + 16], t[at + 17]) : undefined;
-    h.metadata = t[at + 18]! >= 0 ? JSON.parse(s.slice(t[at + 18], t[at + 19])) : undefined;
+    readMetadata(h, source, t[at + 18]!, t[at + 19]!);
     const tokens = t[at + 20]!;
     h.tokens = Number.isNaN(tokens) ? undefined : tokens;
     return at + ITEM_ENTRIES;
   }
+  h.metadataDeferred = false;
   if (form === FORM_KIND) {
     h.kind = s.slice(t[at], t[at + 1]);
     h.space = undefined;
   } else readItem(h, JSON.parse(s.slice(t[at], t[at + 1])) as unknown[]);
   return at + 2;
+}
+
+/**
+ * A hit's metadata JSON at `[start, end)` of its answer's text (start -1: none). An object or a
+ * list is left for `metadataAt` (a result parses it when read: `deferred-field.ts`), unless the
+ * table is transient; anything else (an index written by other code) is parsed now, so that
+ * shaping can leave a falsy one out as before.
+ */
+function readMetadata(h: HitRead, source: AnswerSource, start: number, end: number): void {
+  const s = source.text;
+  const first = start >= 0 ? s.charCodeAt(start) : -1;
+  h.metadataDeferred = (first === 0x7b || first === 0x5b) && !source.transient;
+  h.metadata = start < 0 || h.metadataDeferred ? undefined : JSON.parse(s.slice(start, end));
+}
+
+/** Where the item's entries of the hit at `at` start (after its highlights). */
+function itemAt(t: Float64Array, at: number): number {
+  return at + 10 + Math.max(t[at + 9]!, 0);
+}
+
+/** The metadata of the hit at `at` of `source`, parsed (a hit with `metadataDeferred`). */
+export function metadataAt(source: AnswerSource, at: number): unknown {
+  const { table: t, text } = source;
+  const item = itemAt(t, at);
+  return JSON.parse(text.slice(t[item + 18], t[item + 19]));
+}
+
+/** The highlights of the hit at `at` of `source`, as `[start, end)` pairs (none: an empty list). */
+export function highlightsAt(source: AnswerSource, at: number): [number, number][] {
+  const t = source.table;
+  const marks = t[at + 9]!;
+  const pairs = arrayOf<[number, number]>(marks / 2);
+  for (let i = 0; i < marks; i += 2) pairs[i / 2] = pair(t[at + 10 + i]!, t[at + 11 + i]!);
+  return pairs;
 }
 
 /** An item stored in another shape, read as the JSON it is (`NativeItem`, or `[kind]`): a text field that is not text reads as empty. */

@@ -12,7 +12,7 @@
  */
 import { inspect } from 'node:util';
 
-import { emptyHit, type HitRead, readHit } from './answer-page.js';
+import { type AnswerSource, emptyHit, type HitRead, readHit } from './answer-page.js';
 import { RESULT_FIELDS, type SearchResult } from './result-fields.js';
 
 /** How the views of one answer are shaped: its rules, and whether `score` is shown as read. */
@@ -26,16 +26,14 @@ export interface ResultView extends SearchResult {}
 
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above types the fields defined below.
 export class ResultView {
-  readonly #table: Float64Array;
-  readonly #text: string;
-  /** Where the hit starts in the table. */
+  readonly #source: AnswerSource;
+  /** Where the hit starts in the page's table. */
   readonly #at: number;
   readonly #how: ViewShape;
   #plain: SearchResult | undefined;
 
-  constructor(table: Float64Array, text: string, at: number, how: ViewShape) {
-    this.#table = table;
-    this.#text = text;
+  constructor(source: AnswerSource, at: number, how: ViewShape) {
+    this.#source = source;
     this.#at = at;
     this.#how = how;
   }
@@ -44,7 +42,7 @@ export class ResultView {
   toJSON(): SearchResult {
     if (!this.#plain) {
       const hit = emptyHit();
-      readHit(this.#table, this.#text, this.#at, hit);
+      readHit(this.#source, this.#at, hit);
       this.#plain = this.#how.shape(hit);
     }
     return this.#plain;
@@ -58,7 +56,8 @@ export class ResultView {
   // field is the shaped result's from then on).
   get id(): string {
     if (this.#plain) return this.#plain.id;
-    return this.#text.slice(this.#table[this.#at + 1], this.#table[this.#at + 2]);
+    const { table, text } = this.#source;
+    return text.slice(table[this.#at + 1], table[this.#at + 2]);
   }
 
   set id(value: string) {
@@ -67,7 +66,7 @@ export class ResultView {
 
   get score(): number {
     if (this.#plain || !this.#how.scoreShown) return this.toJSON().score;
-    return this.#table[this.#at + 3]!;
+    return this.#source.table[this.#at + 3]!;
   }
 
   set score(value: number) {

@@ -3,10 +3,18 @@
  * trust and shadows.
  */
 import type { Kind } from './scope.js';
+import { deferredFields } from './deferred-field.js';
 import { sourceOf } from './spaces.js';
 import type { BuiltRequest } from './search-request.js';
 import type { Integrity } from './trust/trust.js';
-import type { AnswerRead, HitRead, PageReader } from './answer-page.js';
+import {
+  type AnswerRead,
+  type AnswerSource,
+  type HitRead,
+  highlightsAt,
+  metadataAt,
+  type PageReader,
+} from './answer-page.js';
 import type { SearchResult, Source } from './result-fields.js';
 import { ResultView, type ViewShape } from './result-view.js';
 import { arrayOf, plainObjects } from './untenured.js';
@@ -88,6 +96,21 @@ const Result = plainObjects(function (this: SearchResult, hit: HitRead, space: s
   this.integrity = (hit.integrity ?? 'unsigned') as Integrity;
 });
 
+// What a kept answer would hold most of its objects for, made when a caller reads it.
+const deferred = deferredFields<AnswerSource>({ metadata: metadataAt, highlights: highlightsAt });
+
+/** Stamps `result` with where its hit lies if any of its fields is to be read later. */
+function stampIfDeferred(result: object, hit: HitRead, metadata: boolean, highlights: boolean): void {
+  if ((metadata && hit.metadataDeferred) || (highlights && hit.highlightsDeferred)) {
+    deferred.stamp(result, hit.source, hit.at);
+  }
+}
+
+function setHighlights(result: object, hit: HitRead): void {
+  if (hit.highlightsDeferred) deferred.defer(result, 'highlights');
+  else if (hit.highlights) (result as SearchResult).highlights = hit.highlights;
+}
+
 function shapeResult(hit: HitRead, shadows?: ShadowLookup): SearchResult {
   const { id, kind, path } = hit;
   // A stored item of its kind alone (another shape than this code writes) has no space.
@@ -101,9 +124,11 @@ function shapeResult(hit: HitRead, shadows?: ShadowLookup): SearchResult {
   }
   if (typeof hit.tokens === 'number') result.tokens = hit.tokens;
   if (space.startsWith('system:')) result.bundle = space.slice('system:'.length);
-  if (hit.metadata) result.metadata = hit.metadata as Record<string, unknown>;
+  stampIfDeferred(result, hit, true, true);
+  if (hit.metadataDeferred) deferred.defer(result, 'metadata');
+  else if (hit.metadata) result.metadata = hit.metadata as Record<string, unknown>;
   if (hit.matched) result.match = hit.matched;
-  if (hit.highlights) result.highlights = hit.highlights;
+  setHighlights(result, hit);
   if (hit.explain) result.explain = hit.explain;
   const copies = shadows?.(kind as Kind, id);
   if (copies && copies.length > 1) {
@@ -157,7 +182,7 @@ export function envelope(p: Prepared, res: AnswerRead, reader: PageReader, lazy 
   const results = arrayOf<SearchResult>(res.hits);
   if (lazy) {
     const how = new ShapeOfViews(p);
-    for (let k = 0; k < res.hits; k++) results[k] = new ResultView(reader.page.table, reader.text, reader.skip(), how);
+    for (let k = 0; k < res.hits; k++) results[k] = new ResultView(reader.source, reader.skip(), how);
   } else for (let k = 0; k < res.hits; k++) results[k] = shapeHit(p, reader.next());
   const after = req.offset + results.length;
   // A lower bound means matches were skipped: there are more than it counts.
@@ -190,7 +215,10 @@ function shapeItemless(hit: HitRead, keep: Set<string>): SearchResult {
   if (keep.has('score')) out.score = hit.score;
   if (keep.has('preview') && hit.preview) out.preview = hit.preview;
   if (keep.has('match') && hit.matched) out.match = hit.matched;
-  if (keep.has('highlights') && hit.highlights) out.highlights = hit.highlights;
+  if (keep.has('highlights')) {
+    stampIfDeferred(out, hit, false, true);
+    setHighlights(out, hit);
+  }
   if (keep.has('explain') && hit.explain) out.explain = hit.explain;
   return out as unknown as SearchResult;
 }

@@ -209,7 +209,7 @@ export class SearchRunner {
    */
   private searchHere(payload: string): NativePage {
     const got = native(() => this.index.searchSync(payload, this.table));
-    if (typeof got === 'string') return { texts: [got], table: this.table };
+    if (typeof got === 'string') return { texts: [got], table: this.table, transient: true };
     const needed = got.table.length;
     // The next power of two: at most TABLE_ENTRIES_MAX, itself one.
     if (needed > this.table.length && needed <= TABLE_ENTRIES_MAX)

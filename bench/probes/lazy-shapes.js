@@ -6,9 +6,13 @@
 //   - eager: every field a data property, the metadata parsed (today's plain result);
 //   - no metadata: the same object without parsing (the floor of any eager shape);
 //   - getter in the literal / defineProperty: the metadata deferred behind an own accessor, so
-//     `Object.keys`, spread and `structuredClone` still see it;
+//     `Object.keys`, spread and `structuredClone` still see it: where it lies kept in a WeakMap,
+//     or stamped in private fields with one shared descriptor (ts/deferred-field.ts, what plain
+//     results do since 2026-12-03);
 //   - class: fields behind prototype getters (what ResultView does): nothing of its own to see.
 //   node bench/probes/lazy-shapes.js
+import { deferredFields } from '../../dist/deferred-field.js';
+
 const meta = JSON.stringify({ version: '1.4-24.1', tags: ['devel::editor', 'role::program', 'use::editing', 'x'] });
 const text = `${'x'.repeat(400)}${meta}`;
 const N = 200_000;
@@ -50,6 +54,13 @@ const defined = (i) => {
   raw.set(o, text.slice(400));
   return Object.defineProperty(o, 'metadata', deferred);
 };
+const stamped = deferredFields({ metadata: (t, at) => JSON.parse(t.slice(at)) });
+const deferredField = (i) => {
+  const o = { id: text.slice(0, 20), name: text.slice(3, 30), score: i, title: text.slice(5, 40) };
+  stamped.stamp(o, text, 400);
+  stamped.defer(o, 'metadata');
+  return o;
+};
 class View {
   #at;
   constructor(at) {
@@ -72,7 +83,8 @@ for (const [shape, make] of [
   ['eager (plain result)', eager],
   ['no metadata (floor)', noMetadata],
   ['own getter in the literal', literalGetter],
-  ['own accessor by defineProperty', defined],
+  ['own accessor by defineProperty, WeakMap', defined],
+  ['own accessor, private-field stamp (deferred-field.ts)', deferredField],
   ['class, prototype getters (view)', view],
 ]) {
   let best = Number.POSITIVE_INFINITY;
