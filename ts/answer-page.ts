@@ -233,7 +233,8 @@ export function readHit(source: AnswerSource, at: number, h: HitRead): number {
     h.kind = s.slice(t[at], t[at + 1]);
     h.space = s.slice(t[at + 2], t[at + 3]);
     h.name = s.slice(t[at + 4], t[at + 5]);
-    h.title = s.slice(t[at + 6], t[at + 7]);
+    // A title equal to the name is written once (its span is the name's): one string for both.
+    h.title = t[at + 6] === t[at + 4] && t[at + 7] === t[at + 5] ? h.name : s.slice(t[at + 6], t[at + 7]);
     h.description = s.slice(t[at + 8], t[at + 9]);
     h.category = s.slice(t[at + 10], t[at + 11]);
     h.path = s.slice(t[at + 12], t[at + 13]);

@@ -4,16 +4,20 @@
  * A default `searchMany` answer kept every hit's metadata parsed (a Debian item's: an object, a
  * version, a list of tags) and its highlights as pairs until the call returned: making them, and
  * the garbage collector copying and marking them, was a third of the batch's CPU. Such a field
- * stays an own enumerable property, so `Object.keys`, spread, `JSON.stringify`, `structuredClone`
- * and `deepStrictEqual` see a plain object's field (they read it, which makes it). The first read
- * makes the value and turns the field into the data property it stands for; a write, a delete or
- * a redefinition does what it does to a data property. Until read, only
- * `Object.getOwnPropertyDescriptor` and `util.inspect` (`[Getter/Setter]`) tell it apart.
+ * is an own enumerable accessor, so `Object.keys`, spread, `JSON.stringify`, `structuredClone`,
+ * `deepStrictEqual` and `util.inspect` see a plain object's field (they read it, which makes
+ * it); every read returns the same value, and a write, a delete or a redefinition does what it
+ * does to a data property. Only `Object.getOwnPropertyDescriptor` tells it apart.
  *
- * Where the fields lie is kept in two private fields, stamped onto the object by a constructor
- * that returns it: a private field is no property, so nothing that lists or copies the object
- * sees it.
+ * The field stays an accessor once read: turning it into a data property (a reconfiguration of
+ * every result's hidden class) made a `JSON.stringify` of a whole batch a third slower than with
+ * eager fields; kept values cost nothing of the kind.
+ *
+ * Where the fields lie, and their values once made, are kept in private fields, stamped onto the
+ * object by a constructor that returns it: a private field is no property, so nothing that lists
+ * or copies the object sees it.
  */
+import { inspect } from 'node:util';
 
 /** Returns the object it is given, so that a subclass's private fields are added to that object. */
 class Carrier {
@@ -34,19 +38,29 @@ export interface DeferredFields<S> {
   defer(target: object, key: string): void;
 }
 
-/** Values of fields whose object could not take them as data properties (sealed or frozen): rare, so not a field of every object. */
-const kept = new WeakMap<object, Map<string, unknown>>();
+/** `util.inspect` shows the fields' values, as it shows a plain object's (not `[Getter/Setter]`). */
+const SHOWN_AS_PLAIN: PropertyDescriptor = {
+  value(this: object) {
+    return { ...this };
+  },
+  writable: true,
+  enumerable: false,
+  configurable: true,
+};
 
 /** Deferred fields made by `decoders`, by key. Each call makes its own private names. */
 export function deferredFields<S>(decoders: Record<string, Decode<S>>): DeferredFields<S> {
   class Stamped extends Carrier {
     #source: S;
     #at: number;
+    /** The fields' values once made or written, by key. */
+    #values: Record<string, unknown> | undefined;
 
     constructor(target: object, source: S, at: number) {
       super(target);
       this.#source = source;
       this.#at = at;
+      this.#values = undefined;
     }
 
     /** The object `o` takes its fields from: itself, or one it inherits from (as a data property's). */
@@ -59,28 +73,24 @@ export function deferredFields<S>(decoders: Record<string, Decode<S>>): Deferred
     static read(o: object, key: string): unknown {
       const holder = Stamped.holder(o);
       if (!holder) return undefined;
-      const settled = kept.get(holder);
-      if (settled?.has(key)) return settled.get(key);
+      const values = holder.#values;
+      if (values !== undefined && key in values) return values[key];
       const value = decoders[key]!(holder.#source, holder.#at);
-      Stamped.settle(holder, key, value);
+      Stamped.keep(holder, key, value);
       return value;
     }
 
     static write(o: object, key: string, value: unknown): void {
-      const holder = Stamped.holder(o);
       // Inherited: the write makes an own data property, as it would over a data property.
-      if (holder !== o) Object.defineProperty(o, key, data(value, true));
+      if (Stamped.holder(o) !== o)
+        Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
       else if (Object.isFrozen(o)) throw new TypeError(`Cannot assign to read only property '${key}' of object`);
-      else Stamped.settle(holder, key, value);
+      else Stamped.keep(o as Stamped, key, value);
     }
 
-    /** `holder`'s field is `value` from now on: a data property, or kept here if it can no longer be one. */
-    static settle(holder: Stamped, key: string, value: unknown): void {
-      const enumerable = Object.getOwnPropertyDescriptor(holder, key)?.enumerable ?? true;
-      if (Reflect.defineProperty(holder, key, data(value, enumerable))) return;
-      const settled = kept.get(holder) ?? new Map<string, unknown>();
-      settled.set(key, value);
-      kept.set(holder, settled);
+    static keep(holder: Stamped, key: string, value: unknown): void {
+      holder.#values ??= {};
+      holder.#values[key] = value;
     }
   }
   // One descriptor a key for every object: objects given the same accessors share hidden classes.
@@ -100,13 +110,10 @@ export function deferredFields<S>(decoders: Record<string, Decode<S>>): Deferred
   return {
     stamp(target, source, at) {
       new Stamped(target, source, at);
+      Object.defineProperty(target, inspect.custom, SHOWN_AS_PLAIN);
     },
     defer(target, key) {
       Object.defineProperty(target, key, descriptors.get(key)!);
     },
   };
-}
-
-function data(value: unknown, enumerable: boolean): PropertyDescriptor {
-  return { value, writable: true, enumerable, configurable: true };
 }

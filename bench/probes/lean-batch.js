@@ -3,7 +3,8 @@
 // only id and score), each also with `count: 'lower_bound'` (no recount of what top-k skipped),
 // and default options with `lazy: true` (results that read their fields when first asked for),
 // after the items were added in batches of 5,000. Every row reads each result's id and score
-// within its time, as a caller ranking the answers would. Two last rows time the native calls
+// within its time, as a caller ranking the answers would; one row reads every field instead (the
+// answers serialised whole, as a caller sending them on would). Two last rows time the native calls
 // alone, with default options and lean (the binding's searchMany, chunks as the facade sends
 // them, two in flight, nothing read): the most any reading on the JS thread could reach. Each row
 // also says how much of the call the JS thread spent in garbage collection: every answer is kept
@@ -119,6 +120,8 @@ const RUNS = [
     extra,
     async (list) => readIdsAndScores(await index.searchMany(list, many)),
   ]),
+  // A caller that keeps or sends every field (it reads metadata and highlights too).
+  ['default, every field read (JSON.stringify of the answers)', {}, async (list) => JSON.stringify(await index.searchMany(list)).length],
   ['native calls alone, default options, nothing read', {}, nativeOnly],
   // The most any JS-side work could leave lean answers (issue #64's "≥ 100,000 lean").
   ['native calls alone, lean, count: lower_bound, nothing read', SHAPES["lean, count: 'lower_bound'"][0], nativeOnly],

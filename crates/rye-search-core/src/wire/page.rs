@@ -15,7 +15,8 @@
 //!         then each hit
 //! hit:    form, id (start, end), score, preview (start, end), matched, explain (start, end),
 //!         highlights (count of offsets, -1 without a preview, then the offsets), then by form:
-//!         ITEM   kind, space, name, title, description, category, path (start, end each),
+//!         ITEM   kind, space, name, title, description, category, path (start, end each; a
+//!                title equal to the name has the name's start and end),
 //!                date (NaN: none), signed (0/1), integrity (start, end; -1, -1: none),
 //!                metadata (start, end: its JSON; -1, -1: none), tokens (NaN: none)
 //!         KIND   kind (start, end)                  — an itemless hit
@@ -130,8 +131,13 @@ impl AnswerPage {
         }
         match item {
             Some(Item::Fields(f)) => {
-                for text in &f.texts {
-                    self.span(text);
+                // kind, space, name, title, …: a title that repeats the name (the usual case
+                // when an item has no title of its own) points at the name's characters.
+                for (k, text) in f.texts.iter().enumerate() {
+                    match k == TITLE && *text == f.texts[TITLE - 1] {
+                        true => self.table.extend_from_within(self.table.len() - 2..),
+                        false => self.span(text),
+                    }
                 }
                 self.table.push(f.date.unwrap_or(f64::NAN));
                 self.table.push(f64::from(u8::from(f.signed)));
@@ -188,6 +194,9 @@ impl Page {
         page
     }
 }
+
+/// Where the title is among an item's texts (after kind, space and name).
+const TITLE: usize = 3;
 
 /// `name`'s index in one of the page's lists of names (0, "absent", for one it does not hold).
 fn code(list: &[&str], name: &str) -> f64 {
@@ -521,6 +530,25 @@ mod tests {
         let page = Page::one(&res, usize::MAX).unwrap();
         assert_eq!(page.table[9], FORM_RAW);
         assert_eq!(Page::one(&res, 3).unwrap_err().code(), "E_LIMIT");
+    }
+
+    #[test]
+    fn a_title_equal_to_the_name_is_written_once() {
+        let hit = |item: &str| Hit { id: "a".into(), item: item.into(), ..Default::default() };
+        let spans = |item: &str| {
+            let res = SearchResponse { total: 1, hits: vec![hit(item)], search_type: "keyword", ..Default::default() };
+            let page = Page::one(&res, usize::MAX).unwrap();
+            // The answer's 9 entries, the hit's 10 before its item (no preview), then the item.
+            let item_at = 9 + 10;
+            let span = |k: usize| (page.table[item_at + 2 * k], page.table[item_at + 2 * k + 1]);
+            let slice = |(start, end): (f64, f64)| page.texts[0][start as usize..end as usize].to_string();
+            (span(2), span(3), slice(span(2)), slice(span(3)))
+        };
+        let (name, title, name_text, title_text) = spans(r#"["tool","user","grep","grep","d","c","",null,null]"#);
+        assert_eq!((name, name_text.as_str(), title_text.as_str()), (title, "grep", "grep"));
+        let (name, title, name_text, title_text) = spans(r#"["tool","user","grep","Grep it","d","c","",null,null]"#);
+        assert_ne!(name, title);
+        assert_eq!((name_text.as_str(), title_text.as_str()), ("grep", "Grep it"));
     }
 
     #[test]
