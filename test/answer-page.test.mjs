@@ -92,6 +92,42 @@ describe('answer pages', () => {
     await index.close();
   });
 
+  it('read each hit its own texts when neighbouring hits share some of them', async () => {
+    // The page writes a text the hit before had in the same place once (and a title equal to
+    // the name once): runs of shared kinds, sources, categories, names and titles, broken at
+    // different hits, read back as added, whichever wire and whichever hit came before.
+    const docs = Array.from({ length: 30 }, (_, i) => {
+      const name = `needle-${i >> 2}`;
+      return {
+        id: `s/item-${i}`,
+        kind: i % 5 === 0 ? 'tool' : 'knowledge',
+        source: i % 7 === 0 ? 'system:kit' : 'project',
+        name,
+        title: i % 3 === 0 ? name : `Needle ${i >> 1}`,
+        description: i % 4 ? 'shared words' : '',
+        category: `cat/${i >> 3}`,
+        content: 'needle',
+      };
+    });
+    const index = await indexOf(docs);
+    const asks = [0, 5, 11].map((offset) => ({ query: 'needle', scope: '*', limit: 20, offset }));
+    const answers = [...(await index.searchMany(asks)), ...(await Promise.all(asks.map((a) => index.search(a))))];
+    const views = await index.searchMany(asks, { lazy: true });
+    let read = 0;
+    for (const [k, answer] of answers.entries()) {
+      assert.deepEqual(JSON.parse(JSON.stringify(answer)), JSON.parse(JSON.stringify(views[k % asks.length])));
+      for (const r of answer.results) {
+        const d = docs.find((x) => x.id === r.id && x.kind === r.type);
+        assert.ok(d, `${r.type} ${r.id} was added`);
+        const want = [d.name, d.title, d.description, d.category, d.source.startsWith('system') ? 'system' : d.source];
+        assert.deepEqual([r.name, r.title, r.description, r.category, r.source], want, r.id);
+        read++;
+      }
+    }
+    assert.ok(read > 40);
+    await index.close();
+  });
+
   it('are plain objects that own what they hold', async () => {
     const index = await indexOf([
       { id: 'a/one', title: 'needle one', content: 'the needle body', metadata: { tags: ['x'] } },

@@ -111,6 +111,8 @@ export interface HitRead {
   /** Where the hit was read from: its answer, and where it starts in the page's table. */
   source: AnswerSource;
   at: number;
+  /** Where its item's entries start in the table (-1: it has none of the usual form). */
+  itemAt: number;
 }
 
 const NO_SOURCE: AnswerSource = { table: new Float64Array(0), text: '', transient: true };
@@ -140,6 +142,7 @@ export function emptyHit(): HitRead {
     tokens: undefined,
     source: NO_SOURCE,
     at: 0,
+    itemAt: -1,
   };
 }
 
@@ -206,14 +209,22 @@ function hitEnd(t: Float64Array, at: number): number {
   return end + (form === FORM_ITEM ? ITEM_ENTRIES : 2);
 }
 
+/** Whether the item entries at `at` have text `k` in the span the ones at `before` have it in (`before` -1: no). */
+function samePlace(t: Float64Array, before: number, at: number, k: number): boolean {
+  return before >= 0 && t[before + k] === t[at + k] && t[before + k + 1] === t[at + k + 1];
+}
+
 /** Table entries of an item of the usual form (see `readHit`). */
 const ITEM_ENTRIES = 21;
 
 /** Reads the hit at `at` of its answer `source` into `h`; where it ends. */
 export function readHit(source: AnswerSource, at: number, h: HitRead): number {
   const { table: t, text: s } = source;
+  // The hit before, read into `h` from the same answer: a text in the same span is the same string.
+  const before = h.source === source ? h.itemAt : -1;
   h.source = source;
   h.at = at;
+  h.itemAt = -1;
   const hit = at;
   const form = t[at]!;
   h.id = s.slice(t[at + 1], t[at + 2]);
@@ -230,14 +241,17 @@ export function readHit(source: AnswerSource, at: number, h: HitRead): number {
   h.highlights = marks < 0 || h.highlightsDeferred ? undefined : highlightsAt(source, hit);
   if (marks > 0) at += marks;
   if (form === FORM_ITEM) {
-    h.kind = s.slice(t[at], t[at + 1]);
-    h.space = s.slice(t[at + 2], t[at + 3]);
-    h.name = s.slice(t[at + 4], t[at + 5]);
-    // A title equal to the name is written once (its span is the name's): one string for both.
-    h.title = t[at + 6] === t[at + 4] && t[at + 7] === t[at + 5] ? h.name : s.slice(t[at + 6], t[at + 7]);
-    h.description = s.slice(t[at + 8], t[at + 9]);
-    h.category = s.slice(t[at + 10], t[at + 11]);
-    h.path = s.slice(t[at + 12], t[at + 13]);
+    // A text written once for this hit and the one before (see `wire/page.rs`) is one string.
+    h.itemAt = at;
+    if (!samePlace(t, before, at, 0)) h.kind = s.slice(t[at], t[at + 1]);
+    if (!samePlace(t, before, at, 2)) h.space = s.slice(t[at + 2], t[at + 3]);
+    if (!samePlace(t, before, at, 4)) h.name = s.slice(t[at + 4], t[at + 5]);
+    // A title equal to the name has the name's span.
+    if (samePlace(t, at - 2, at, 6)) h.title = h.name;
+    else if (!samePlace(t, before, at, 6)) h.title = s.slice(t[at + 6], t[at + 7]);
+    if (!samePlace(t, before, at, 8)) h.description = s.slice(t[at + 8], t[at + 9]);
+    if (!samePlace(t, before, at, 10)) h.category = s.slice(t[at + 10], t[at + 11]);
+    if (!samePlace(t, before, at, 12)) h.path = s.slice(t[at + 12], t[at + 13]);
     h.date = t[at + 14];
     h.signed = t[at + 15] === 1;
     h.integrity = t[at + 16]! >= 0 ? s.slice(t[at + 16], t[at + 17]) : undefined;

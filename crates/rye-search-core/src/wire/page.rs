@@ -16,7 +16,8 @@
 //! hit:    form, id (start, end), score, preview (start, end), matched, explain (start, end),
 //!         highlights (count of offsets, -1 without a preview, then the offsets), then by form:
 //!         ITEM   kind, space, name, title, description, category, path (start, end each; a
-//!                title equal to the name has the name's start and end),
+//!                text equal to the last hit's in its place has that one's start and end, a
+//!                title equal to the name the name's),
 //!                date (NaN: none), signed (0/1), integrity (start, end; -1, -1: none),
 //!                metadata (start, end: its JSON; -1, -1: none), tokens (NaN: none)
 //!         KIND   kind (start, end)                  — an itemless hit
@@ -42,6 +43,8 @@ pub struct Page {
 pub struct AnswerPage {
     text: Text,
     table: Vec<f64>,
+    /// Where the last hit's item texts lie: their bytes in `text` and their span (see `hit`).
+    last_texts: [(usize, usize, f64, f64); 7],
 }
 
 pub const STATUS_OK: f64 = 0.0;
@@ -77,7 +80,8 @@ impl AnswerPage {
         // The hits' texts are most of it (the items' JSON a little more than their fields).
         let bytes: usize = res.hits.iter().map(|h| h.id.len() + h.preview.len() + h.item.len()).sum();
         let text = Text { text: String::with_capacity(bytes + 64), units: 0 };
-        let mut page = AnswerPage { text, table: Vec::with_capacity(12 + res.hits.len() * 40) };
+        let table = Vec::with_capacity(12 + res.hits.len() * 40);
+        let mut page = AnswerPage { text, table, last_texts: Default::default() };
         page.table.extend([
             STATUS_OK,
             res.total as f64,
@@ -131,12 +135,21 @@ impl AnswerPage {
         }
         match item {
             Some(Item::Fields(f)) => {
-                // kind, space, name, title, …: a title that repeats the name (the usual case
-                // when an item has no title of its own) points at the name's characters.
+                // kind, space, name, title, …: a text the last hit had in the same place (its
+                // kind, space, category) points at that hit's characters, and a title that
+                // repeats the name (the usual case when an item has no title of its own) at the
+                // name's: the facade then makes one string for both.
                 for (k, text) in f.texts.iter().enumerate() {
-                    match k == TITLE && *text == f.texts[TITLE - 1] {
-                        true => self.table.extend_from_within(self.table.len() - 2..),
-                        false => self.span(text),
+                    let (start, end, from, to) = self.last_texts[k];
+                    if k == TITLE && *text == f.texts[TITLE - 1] {
+                        self.table.extend_from_within(self.table.len() - 2..);
+                    } else if end > start && self.text.text.get(start..end) == Some(text.as_ref()) {
+                        self.table.extend([from, to]);
+                    } else {
+                        let start = self.text.text.len();
+                        let (from, to) = self.text.push(text);
+                        self.last_texts[k] = (start, self.text.text.len(), from, to);
+                        self.table.extend([from, to]);
                     }
                 }
                 self.table.push(f.date.unwrap_or(f64::NAN));
@@ -533,22 +546,44 @@ mod tests {
     }
 
     #[test]
-    fn a_title_equal_to_the_name_is_written_once() {
-        let hit = |item: &str| Hit { id: "a".into(), item: item.into(), ..Default::default() };
-        let spans = |item: &str| {
-            let res = SearchResponse { total: 1, hits: vec![hit(item)], search_type: "keyword", ..Default::default() };
+    fn texts_repeated_from_the_name_or_the_last_hit_are_written_once() {
+        // Each hit's seven item texts, as spans and as the text they point at.
+        let read = |items: &[&str]| {
+            let hits = items.iter().map(|i| Hit { id: "a".into(), item: (*i).into(), ..Default::default() }).collect();
+            let res = SearchResponse { total: 1, hits, search_type: "keyword", ..Default::default() };
             let page = Page::one(&res, usize::MAX).unwrap();
-            // The answer's 9 entries, the hit's 10 before its item (no preview), then the item.
-            let item_at = 9 + 10;
-            let span = |k: usize| (page.table[item_at + 2 * k], page.table[item_at + 2 * k + 1]);
-            let slice = |(start, end): (f64, f64)| page.texts[0][start as usize..end as usize].to_string();
-            (span(2), span(3), slice(span(2)), slice(span(3)))
+            // The answer's 9 entries; each hit's 10 before its item (no preview), then its 21.
+            (0..items.len())
+                .map(|h| {
+                    let item_at = 9 + h * 31 + 10;
+                    (0..7)
+                        .map(|k| {
+                            let (start, end) = (page.table[item_at + 2 * k], page.table[item_at + 2 * k + 1]);
+                            ((start, end), page.texts[0].get(start as usize..end as usize).unwrap().to_string())
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
         };
-        let (name, title, name_text, title_text) = spans(r#"["tool","user","grep","grep","d","c","",null,null]"#);
-        assert_eq!((name, name_text.as_str(), title_text.as_str()), (title, "grep", "grep"));
-        let (name, title, name_text, title_text) = spans(r#"["tool","user","grep","Grep it","d","c","",null,null]"#);
-        assert_ne!(name, title);
-        assert_eq!((name_text.as_str(), title_text.as_str()), ("grep", "Grep it"));
+        let hits = read(&[
+            r#"["tool","user","grep","grep","d","utils","",null,null]"#,
+            r#"["tool","user","sed","Sed it","e","utils","",null,null]"#,
+            r#"["knowledge","user","sed","Sed it","e","text","",null,null]"#,
+        ]);
+        let texts = |h: usize| hits[h].iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>();
+        // Every text reads as written, whichever span it points at.
+        assert_eq!(texts(0), ["tool", "user", "grep", "grep", "d", "utils", ""]);
+        assert_eq!(texts(1), ["tool", "user", "sed", "Sed it", "e", "utils", ""]);
+        assert_eq!(texts(2), ["knowledge", "user", "sed", "Sed it", "e", "text", ""]);
+        let span = |h: usize, k: usize| hits[h][k].0;
+        // A title equal to the name points at the name; a title of its own does not.
+        assert_eq!(span(0, 3), span(0, 2));
+        assert_ne!(span(1, 3), span(1, 2));
+        // The last hit's kind, space and category are pointed at again, and only when equal.
+        assert_eq!((span(1, 0), span(1, 1), span(1, 5)), (span(0, 0), span(0, 1), span(0, 5)));
+        assert_eq!((span(2, 1), span(2, 2), span(2, 3), span(2, 4)), (span(1, 1), span(1, 2), span(1, 3), span(1, 4)));
+        assert_ne!(span(2, 0), span(1, 0));
+        assert_ne!(span(2, 5), span(1, 5));
     }
 
     #[test]
