@@ -100,10 +100,8 @@ const Result = plainObjects(function (this: SearchResult, hit: HitRead, space: s
 const deferred = deferredFields<AnswerSource>({ metadata: metadataAt, highlights: highlightsAt });
 
 /** Stamps `result` with where its hit lies if any of its fields is to be read later. */
-function stampIfDeferred(result: object, hit: HitRead, metadata: boolean, highlights: boolean): void {
-  if ((metadata && hit.metadataDeferred) || (highlights && hit.highlightsDeferred)) {
-    deferred.stamp(result, hit.source, hit.at);
-  }
+function stampIfDeferred(result: object, hit: HitRead): void {
+  if (hit.metadataDeferred || hit.highlightsDeferred) deferred.stamp(result, hit.source, hit.at);
 }
 
 function setHighlights(result: object, hit: HitRead): void {
@@ -124,7 +122,7 @@ function shapeResult(hit: HitRead, shadows?: ShadowLookup): SearchResult {
   }
   if (typeof hit.tokens === 'number') result.tokens = hit.tokens;
   if (space.startsWith('system:')) result.bundle = space.slice('system:'.length);
-  stampIfDeferred(result, hit, true, true);
+  stampIfDeferred(result, hit);
   if (hit.metadataDeferred) deferred.defer(result, 'metadata');
   else if (hit.metadata) result.metadata = hit.metadata as Record<string, unknown>;
   if (hit.matched) result.match = hit.matched;
@@ -215,8 +213,9 @@ function shapeItemless(hit: HitRead, keep: Set<string>): SearchResult {
   if (keep.has('score')) out.score = hit.score;
   if (keep.has('preview') && hit.preview) out.preview = hit.preview;
   if (keep.has('match') && hit.matched) out.match = hit.matched;
+  // An itemless hit has no metadata: only its highlights can be deferred.
   if (keep.has('highlights')) {
-    stampIfDeferred(out, hit, false, true);
+    stampIfDeferred(out, hit);
     setHighlights(out, hit);
   }
   if (keep.has('explain') && hit.explain) out.explain = hit.explain;
