@@ -203,10 +203,12 @@ export class PageReader {
 
 /** Where the hit at `at` of a page's table ends (where the next entry starts). */
 function hitEnd(t: Float64Array, at: number): number {
-  const form = t[at]!;
-  const marks = t[at + 9]!;
-  const end = at + 10 + Math.max(marks, 0);
-  return end + (form === FORM_ITEM ? ITEM_ENTRIES : 2);
+  return itemAt(t, at) + (t[at] === FORM_ITEM ? ITEM_ENTRIES : 2);
+}
+
+/** Where the item's entries of the hit at `at` start (after its highlights). */
+function itemAt(t: Float64Array, at: number): number {
+  return at + 10 + Math.max(t[at + 9]!, 0);
 }
 
 /** Whether the item entries at `at` have text `k` in the span the ones at `before` have it in (`before` -1: no). */
@@ -247,7 +249,7 @@ export function readHit(source: AnswerSource, at: number, h: HitRead): number {
     if (!samePlace(t, before, at, 2)) h.space = s.slice(t[at + 2], t[at + 3]);
     if (!samePlace(t, before, at, 4)) h.name = s.slice(t[at + 4], t[at + 5]);
     // A title equal to the name has the name's span.
-    if (samePlace(t, at - 2, at, 6)) h.title = h.name;
+    if (t[at + 6] === t[at + 4] && t[at + 7] === t[at + 5]) h.title = h.name;
     else if (!samePlace(t, before, at, 6)) h.title = s.slice(t[at + 6], t[at + 7]);
     if (!samePlace(t, before, at, 8)) h.description = s.slice(t[at + 8], t[at + 9]);
     if (!samePlace(t, before, at, 10)) h.category = s.slice(t[at + 10], t[at + 11]);
@@ -279,11 +281,6 @@ function readMetadata(h: HitRead, source: AnswerSource, start: number, end: numb
   const first = start >= 0 ? s.charCodeAt(start) : -1;
   h.metadataDeferred = (first === 0x7b || first === 0x5b) && !source.transient;
   h.metadata = start < 0 || h.metadataDeferred ? undefined : JSON.parse(s.slice(start, end));
-}
-
-/** Where the item's entries of the hit at `at` start (after its highlights). */
-function itemAt(t: Float64Array, at: number): number {
-  return at + 10 + Math.max(t[at + 9]!, 0);
 }
 
 /** The metadata of the hit at `at` of `source`, parsed (a hit with `metadataDeferred`). */
