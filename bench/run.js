@@ -279,6 +279,30 @@ function previewCost(results) {
   return lines.join('\n');
 }
 
+/**
+ * How many queries of each kind found anything, for the kinds where some found nothing: the
+ * words are drawn from the whole corpus, so a tier that holds part of it lacks some, and on such
+ * a kind rye-search's p50 times mostly its retry of a query that found nothing.
+ */
+function answeredQueries(results) {
+  const names = Object.keys(results).filter((n) => !results[n].error && results[n].kinds);
+  const partly = KINDS.filter((k) =>
+    names.some((n) => results[n].kinds[k] && results[n].kinds[k].withHits < results[n].kinds[k].n),
+  );
+  if (!partly.length) return '';
+  const lines = [
+    'Queries that found anything, in the kinds where some found nothing: the words are drawn from the whole corpus, so a tier that holds part of it lacks some. A query of words alone or joined by AND (no quotes, OR, wildcards or fields) that finds nothing is retried by rye-search with typos allowed, which names the closest words when even that finds nothing; the peers answer at once. Where rye-search found more, the retry (or, for two plain words, meaning) found them, and its p50 on that kind times mostly the retry.',
+    '',
+    `| kind | ${names.join(' | ')} |`,
+    `|---|${names.map(() => '---').join('|')}|`,
+  ];
+  for (const k of partly)
+    lines.push(
+      `| ${k} | ${names.map((n) => (results[n].kinds[k] ? `${results[n].kinds[k].withHits} of ${results[n].kinds[k].n}` : 'n/a')).join(' | ')} |`,
+    );
+  return lines.join('\n');
+}
+
 /** Batched adds against one add, per kind, from `bench/batched-adds.js`. */
 function batchedAdds(batched) {
   if (!batched?.kinds) return batched?.error ? `Batched adds against one add: ${batched.error}` : '';
@@ -414,6 +438,7 @@ function writeReport() {
           PROFILE_TITLES[profile],
         ),
       ];
+      parts.push(answeredQueries(results));
       if (profile === 'default')
         parts.push(
           previewCost(results),
