@@ -120,7 +120,8 @@ impl StaticModel {
     pub fn embed(&self, text: &str) -> Option<Vec<f32>> {
         let ids = self.pieces.ids(text, MAX_TOKENS, Unknown::Drop);
         let mut sum = vec![0f32; self.dims];
-        rows::add_up(&mut sum, ids.iter().map(|&id| (self.scales[id as usize], self.row(id))));
+        let rows: Vec<(f32, &[i8])> = ids.iter().map(|&id| (self.scales[id as usize], self.row(id))).collect();
+        rows::add_up(&mut sum, &rows);
         let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
         (!ids.is_empty() && norm > 0.0).then(|| sum.into_iter().map(|x| x / norm).collect())
     }
@@ -134,7 +135,13 @@ impl StaticModel {
 /// the CPU has. Each lane adds its rows in the same order on every path, so every path gives the
 /// same bits.
 mod rows {
-    pub fn add_up<'a>(sum: &mut [f32], rows: impl Iterator<Item = (f32, &'a [i8])>) {
+    /// Dimensions summed over every row at a time: their sums stay in registers (eight of AVX2's
+    /// sixteen) while the rows are read, instead of being loaded and stored again for each row:
+    /// a fifth fewer instructions (10,000 Debian texts embedded six times by
+    /// `examples/static_embed_speed.rs` under callgrind: 1,216M → 953M).
+    const BLOCK: usize = 64;
+
+    pub fn add_up(sum: &mut [f32], rows: &[(f32, &[i8])]) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2.
@@ -147,14 +154,31 @@ mod rows {
     /// The CPU has AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn add_up_avx2<'a>(sum: &mut [f32], rows: impl Iterator<Item = (f32, &'a [i8])>) {
+    unsafe fn add_up_avx2(sum: &mut [f32], rows: &[(f32, &[i8])]) {
         add_up_portable(sum, rows)
     }
 
     #[inline(always)]
-    fn add_up_portable<'a>(sum: &mut [f32], rows: impl Iterator<Item = (f32, &'a [i8])>) {
+    fn add_up_portable(sum: &mut [f32], rows: &[(f32, &[i8])]) {
+        let whole = sum.len() / BLOCK * BLOCK;
+        for (k, block) in sum.chunks_exact_mut(BLOCK).enumerate() {
+            let mut acc = [0f32; BLOCK];
+            acc.copy_from_slice(block);
+            for (scale, row) in rows {
+                // A row shorter than the sum (never, from a model's table) is left out of the
+                // blocks it does not fill.
+                let Some(row) = row.get(k * BLOCK..(k + 1) * BLOCK).and_then(|r| <&[i8; BLOCK]>::try_from(r).ok())
+                else {
+                    continue;
+                };
+                for (s, w) in acc.iter_mut().zip(row) {
+                    *s += scale * f32::from(*w);
+                }
+            }
+            block.copy_from_slice(&acc);
+        }
         for (scale, row) in rows {
-            for (s, w) in sum.iter_mut().zip(row) {
+            for (s, w) in sum[whole..].iter_mut().zip(row.get(whole..).unwrap_or_default()) {
                 *s += scale * f32::from(*w);
             }
         }
@@ -213,5 +237,25 @@ mod tests {
         bad[8] = 0xFF;
         bad[11] = 0xFF;
         assert!(StaticModel::from_bytes(&bad).is_err());
+    }
+
+    #[test]
+    fn sums_in_blocks_are_the_row_by_row_sums_bit_for_bit() {
+        // Two blocks and a tail, rows of every value and scales of several magnitudes.
+        let dims = 2 * 64 + 5;
+        let rows: Vec<(f32, Vec<i8>)> = (0..37)
+            .map(|t| (0.001 * (t as f32 + 1.0).powi(3), (0..dims).map(|d| ((t * 31 + d * 17) % 255) as i8).collect()))
+            .collect();
+        let borrowed: Vec<(f32, &[i8])> = rows.iter().map(|(s, r)| (*s, r.as_slice())).collect();
+        let mut blocked = vec![0f32; dims];
+        rows::add_up(&mut blocked, &borrowed);
+        let mut plain = vec![0f32; dims];
+        for (scale, row) in &rows {
+            for (s, w) in plain.iter_mut().zip(row) {
+                *s += scale * f32::from(*w);
+            }
+        }
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&blocked), bits(&plain));
     }
 }
