@@ -18,7 +18,6 @@ use tantivy::{Directory, Index, IndexReader, IndexWriter, TantivyDocument};
 use super::bulk_run::{BulkWrite, Parked, DEFERRED_SEGMENTS_MAX};
 use super::merge::{merge_by_policy, merge_in_bounds};
 use super::parts::PartsCache;
-use super::side_segment::SideSegment;
 use crate::error::{Error, Result};
 use crate::exact::{composed, meta_facet};
 use crate::schema::{version_number, Fields};
@@ -26,8 +25,8 @@ use crate::semantic;
 use crate::wire::answer::stored_item;
 use crate::wire::ItemDoc;
 
-/// Items embedded before they are handed to an indexing thread (see [`Batch::upsert`]).
-pub(super) const EMBED_CHUNK: usize = 64;
+/// Items embedded before they are handed to the indexing thread (see [`Batch::upsert`]).
+const EMBED_CHUNK: usize = 64;
 
 /// One write session. Nothing is visible to readers until `commit`; dropping it discards.
 pub struct Batch {
@@ -46,8 +45,6 @@ pub struct Batch {
     pub(super) run: Option<BulkWrite>,
     /// The folder of an index on disk (`None` in memory), asked why a write failed.
     pub(super) location: Option<PathBuf>,
-    /// A bulk batch's second segment, indexed beside the writer's (see [`super::side_segment`]).
-    pub(super) side: Option<SideSegment>,
 }
 
 /// Which keys an upsert must delete first: those in the index when the batch began and those
@@ -111,10 +108,6 @@ impl Batch {
     fn write(&mut self, docs: &[ItemDoc]) -> Result<()> {
         let model = semantic::model();
         for part in docs.chunks(EMBED_CHUNK) {
-            let aside = match &mut self.side {
-                Some(side) => side.takes_chunk(part.iter().map(ItemDoc::text_bytes).sum()),
-                None => false,
-            };
             let vectors: Vec<Option<Vec<u8>>> = match &model {
                 Some(model) => {
                     part.iter().map(|d| model.embed(&semantic::item_text(d)).map(|v| semantic::quantize(&v))).collect()
@@ -132,15 +125,7 @@ impl Batch {
                 }
                 let meaning = semantic::meaning_text(&d.title, &d.name, &d.description, &content);
                 doc.add_u64(self.fields.meaning_key, semantic::meaning_key(&meaning));
-                if let Some(side) = &mut self.side {
-                    side.written(&d.key, aside);
-                }
-                match (&mut self.side, aside) {
-                    (Some(side), true) => side.send(doc)?,
-                    _ => {
-                        self.writer.add_document(doc)?;
-                    }
-                }
+                self.writer.add_document(doc)?;
             }
         }
         Ok(())
@@ -165,9 +150,6 @@ impl Batch {
     pub fn delete(&mut self, keys: &[String]) {
         for k in keys {
             self.writer.delete_term(Term::from_field_text(self.fields.key, k));
-            if let Some(side) = &mut self.side {
-                side.removed(k);
-            }
         }
     }
 
@@ -195,20 +177,8 @@ impl Batch {
     }
 
     fn commit_and_merge(mut self) -> Result<()> {
-        // Both segments are written at once: the side's while the writer's commit writes its own.
-        if let Some(side) = &mut self.side {
-            side.close();
-        }
-        let opstamp = self.writer.commit()?;
-        let side = self.side.take();
-        let sided = side.is_some();
-        if let Some(meta) = side.map(|side| side.finish(opstamp)).transpose()?.flatten() {
-            // Readers of an index in memory reload by hand, after this: none sees half the batch.
-            self.writer.add_segment(meta)?;
-            self.writer.commit()?;
-        }
-        // A batch written in two segments leaves them to its run's merges.
-        if let Some(before) = self.bulk.as_ref().filter(|_| !sided) {
+        self.writer.commit()?;
+        if let Some(before) = &self.bulk {
             // What a bulk batch wrote becomes one segment (a few past the bound of one merge):
             // every query pays per segment (term lookups, scorers). Older segments are left to
             // the merge policy, so adding in chunks does not re-merge everything each time.

@@ -30,7 +30,6 @@ mod encoding;
 pub(crate) mod memory_dir;
 mod merge;
 pub(crate) mod parts;
-mod side_segment;
 
 pub use batch::Batch;
 use batch::{KnownKeys, WrittenKeys};
@@ -40,7 +39,6 @@ use encoding::EncodingSlot;
 pub use encoding::EncodingStatus;
 use memory_dir::MemoryDirectory;
 use parts::{PartsCache, SegmentParts};
-use side_segment::SideSegment;
 
 const VERSION_FILE: &str = "rye-search-schema";
 const MB: usize = 1024 * 1024;
@@ -248,20 +246,15 @@ impl SearchIndex {
 
     /// A write batch sized for about `expected_docs` documents. A small edit gets a small writer
     /// whose merges stay among small segments. A bulk batch that fits one segment is indexed on
-    /// one thread while the caller prepares the next documents on its own (merging the segments
-    /// of two indexing threads in its commit cost more than the second thread saved); in memory,
-    /// on two cores or more, a second segment of every other chunk is written beside it and
-    /// merged after the run of adds (`side_segment`). Larger batches use two threads.
+    /// one thread while the caller prepares the next documents on its own: merging the segments
+    /// of two indexing threads cost more than the second thread saved. Larger batches use two.
     pub fn batch_for(&self, expected_docs: usize) -> Result<Batch> {
         let small = expected_docs <= SMALL_BATCH_DOCS;
         // A parked writer holds the lock: its merges wait for the next pause.
         self.bulk_run.claim();
         let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        // Each of the two segments gets half the memory.
-        let sided = !small && self.memory.is_some() && cores > 1 && expected_docs <= ONE_SEGMENT_DOCS;
         let (threads, memory) = match expected_docs {
             n if n <= SMALL_BATCH_DOCS => (1, 15 * MB),
-            _ if sided => (1, 320 * MB),
             n if n <= ONE_SEGMENT_DOCS || cores == 1 => (1, 640 * MB),
             _ => (2, 512 * MB),
         };
@@ -295,8 +288,7 @@ impl SearchIndex {
         let run = (!small || owed).then(|| BulkRun::begin(&self.bulk_run, self.memory.is_some()));
         let location = self.location.clone();
         let (reader, parts) = (self.reader.clone(), self.segments.clone());
-        let side = sided.then(|| SideSegment::start(&writer, memory)).transpose()?;
-        Ok(Batch { writer, fields: self.fields, reader, parts, bulk, keys, merges, run, location, side })
+        Ok(Batch { writer, fields: self.fields, reader, parts, bulk, keys, merges, run, location })
     }
 
     /// Keeps an index in memory's set of written keys near what it holds: keys added and then

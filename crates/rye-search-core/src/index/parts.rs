@@ -141,8 +141,7 @@ mod tests {
             bulk_add(&index, part);
             assert_eq!(search().total, 300 * (part + 1));
         }
-        // Two segments an add: the writer's and the one beside it (`side_segment`).
-        assert_eq!(index.segments.lock().len(), 12);
+        assert_eq!(index.segments.lock().len(), 6);
         index.settle_merges().unwrap();
         assert_eq!(index.num_segments(), 1);
         assert!(index.segments.lock().is_empty(), "{} segments' parts kept", index.segments.lock().len());

@@ -54,11 +54,6 @@ pub struct ManifestEntry {
 }
 
 impl ItemDoc {
-    /// Bytes of the text it gives the index to tokenise (what its indexing memory grows with).
-    pub fn text_bytes(&self) -> usize {
-        [&self.title, &self.name, &self.description, &self.category, &self.content].iter().map(|t| t.len()).sum()
-    }
-
     /// Refuses a document the index could not find again by its id or key.
     pub fn check(&self) -> Result<()> {
         let too_long = |what: &str, len: usize, most: usize| {
