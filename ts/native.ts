@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
+import { allocatorRefusal } from './allocator-env.js';
 import { fromNative, RyeSearchError } from './errors.js';
 
 type Binding = typeof import('../native/binding.cjs');
@@ -14,6 +15,12 @@ let binding: Binding | undefined;
 
 function load(): Binding {
   if (binding) return binding;
+  const refusal = allocatorRefusal();
+  if (refusal) {
+    throw new RyeSearchError('E_NATIVE_UNAVAILABLE', `${refusal} leaves the native allocator (mimalloc) no memory`, {
+      hint: `unset ${refusal}, or reserve memory for it with MIMALLOC_RESERVE_OS_MEMORY (loading with it as it is would abort the process)`,
+    });
+  }
   const require = createRequire(import.meta.url);
   try {
     binding = require('../native/binding.cjs') as Binding;

@@ -61,6 +61,53 @@ describe('the environment a process inherits', () => {
     if (baseline.threads > 0) assert.ok(baseline.threads < 64 + cores, `${baseline.threads} threads`);
   });
 
+  it('allocator settings that leave it no memory: a coded error that names them, and no abort', () => {
+    for (const env of [{ MIMALLOC_DISALLOW_OS_ALLOC: '1' }, { mimalloc_limit_os_alloc: 'yes' }]) {
+      const out = runChild(env);
+      assert.equal(out.error?.code, 'E_NATIVE_UNAVAILABLE', JSON.stringify(out));
+      assert.match(out.error.hint, new RegExp(Object.keys(env)[0]));
+    }
+    // With memory reserved for it, or the setting off, the allocator has memory: all works.
+    for (const env of [
+      { MIMALLOC_DISALLOW_OS_ALLOC: '1', MIMALLOC_RESERVE_OS_MEMORY: '256MiB' },
+      { MIMALLOC_DISALLOW_OS_ALLOC: 'off' },
+    ]) {
+      const out = runChild(env);
+      assert.equal(out.error, undefined, `${JSON.stringify(env)}: ${JSON.stringify(out.error)}`);
+      assert.equal(out.added, 1);
+    }
+  });
+
+  it('reads those settings as the allocator does: refused exactly when loading alone would abort', async () => {
+    const { allocatorRefusal } = await import(`${ROOT}/dist/allocator-env.js`);
+    const values = ['', '1', 'on', 'True', '2', ' 3', '-1', '+1', '0', 'off', 'E', '1x', 'junk'];
+    const cases = [
+      ...values.map((v) => ({ MIMALLOC_DISALLOW_OS_ALLOC: v })),
+      { MIMALLOC_LIMIT_OS_ALLOC: '1' },
+      // The current name wins over the old one.
+      { MIMALLOC_DISALLOW_OS_ALLOC: '0', MIMALLOC_LIMIT_OS_ALLOC: '1' },
+      ...['0', '1', 'on', '24M', '32704K', '32705K', '32M', '33554432', '64MiB', '1x', '-4M', 'junk'].map((r) => ({
+        MIMALLOC_DISALLOW_OS_ALLOC: '1',
+        MIMALLOC_RESERVE_OS_MEMORY: r,
+      })),
+    ];
+    for (const env of cases) {
+      // The binding loaded alone, with nothing in between: what the allocator does with it.
+      const raw = spawnSync(
+        process.execPath,
+        ['-e', `require(${JSON.stringify(`${ROOT}/native/binding.cjs`)}).schemaVersion()`],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, ...env },
+          timeout: 30_000,
+        },
+      );
+      const aborted = raw.signal === 'SIGABRT';
+      assert.ok(aborted || raw.status === 0, `${JSON.stringify(env)}: ${raw.signal} ${raw.status} ${raw.stderr}`);
+      assert.equal(allocatorRefusal(env) !== undefined, aborted, JSON.stringify(env));
+    }
+  });
+
   it('a RUST_MIN_STACK no thread can have: a coded error that names it, and no abort', () => {
     const out = runChild({ RUST_MIN_STACK: '100000000000000' });
     assert.ok(out.error, JSON.stringify(out));
