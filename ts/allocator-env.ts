@@ -17,9 +17,8 @@ const SLICE_KIB = 64;
 export function allocatorRefusal(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const reserve = read(env, 'reserve_os_memory');
   if (reserve && Math.ceil(kibOf(reserve[1]) / SLICE_KIB) * SLICE_KIB >= ARENA_KIB) return undefined;
-  // Huge pages reserved instead: whether the system has them is its own to say.
-  const huge = read(env, 'reserve_huge_os_pages');
-  if (huge && optionValue(huge[1]) > 0) return undefined;
+  // Huge pages (`MIMALLOC_RESERVE_HUGE_OS_PAGES`) are not counted: without them in the system,
+  // loading aborted; the hint names the reservation that works everywhere.
   const refusal = read(env, 'disallow_os_alloc') ?? read(env, 'limit_os_alloc');
   return refusal && optionValue(refusal[1]) !== 0 ? refusal[0] : undefined;
 }

@@ -3,6 +3,7 @@
 // coded error — never a hang, never an abort.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import { describe, it } from 'node:test';
 
@@ -91,6 +92,11 @@ describe('the environment a process inherits', () => {
         MIMALLOC_RESERVE_OS_MEMORY: r,
       })),
     ];
+    // Huge pages are not counted as a reservation: where the system has none, loading aborted.
+    const meminfo = fs.existsSync('/proc/meminfo') ? fs.readFileSync('/proc/meminfo', 'utf8') : '';
+    if (/^HugePages_Total:\s+0$/m.test(meminfo)) {
+      cases.push({ MIMALLOC_DISALLOW_OS_ALLOC: '1', MIMALLOC_RESERVE_HUGE_OS_PAGES: '1' });
+    }
     for (const env of cases) {
       // The binding loaded alone, with nothing in between: what the allocator does with it.
       const raw = spawnSync(
