@@ -1,22 +1,18 @@
 /**
- * Settings of the addon's allocator (mimalloc v3) that leave it no memory at all. mimalloc reads
+ * Settings of the addon's allocator (mimalloc v2) that leave it no memory at all. mimalloc reads
  * `MIMALLOC_*` variables as the addon loads; with `MIMALLOC_DISALLOW_OS_ALLOC` (or its old name
  * `MIMALLOC_LIMIT_OS_ALLOC`) on and nothing reserved (`MIMALLOC_RESERVE_OS_MEMORY`), its first
  * allocation fails, and a failed allocation aborts the whole process before any error can be
  * thrown. They are read here first, as mimalloc reads them, so loading fails with a coded error.
  */
 
-/** The least reservation mimalloc can use, in KiB (`MI_ARENA_MIN_SIZE`: one arena of 32 MiB). */
-const ARENA_KIB = 32 * 1024;
-/** mimalloc rounds a reservation up to slices of this many KiB. */
-const SLICE_KIB = 64;
-
 /**
  * The variable that would leave the allocator no memory, named as it is set, or `undefined`.
  */
 export function allocatorRefusal(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  // Any reservation is rounded up to one arena block (32 MiB), which the allocator can use.
   const reserve = read(env, 'reserve_os_memory');
-  if (reserve && Math.ceil(kibOf(reserve[1]) / SLICE_KIB) * SLICE_KIB >= ARENA_KIB) return undefined;
+  if (reserve && kibOf(reserve[1]) > 0) return undefined;
   // Huge pages (`MIMALLOC_RESERVE_HUGE_OS_PAGES`) are not counted: without them in the system,
   // loading aborted; the hint names the reservation that works everywhere.
   const refusal = read(env, 'disallow_os_alloc') ?? read(env, 'limit_os_alloc');
