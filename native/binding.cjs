@@ -842,4 +842,5 @@ module.exports.loadModel = nativeBinding.loadModel
 module.exports.readFiles = nativeBinding.readFiles
 module.exports.schemaVersion = nativeBinding.schemaVersion
 module.exports.statMany = nativeBinding.statMany
+module.exports.stopBatches = nativeBinding.stopBatches
 module.exports.useEncoder = nativeBinding.useEncoder

@@ -138,6 +138,12 @@ export declare function schemaVersion(): number
 export declare function statMany(paths: string): Float64Array
 
 /**
+ * The process is ending: searches of batches under way that have not begun answer at once (its
+ * exit waits for the native work in flight). Called from the main thread's `exit` event.
+ */
+export declare function stopBatches(): void
+
+/**
  * Names the sentence encoder's file, which indexes read on their first background encoding
  * (`null`: none; encoding then reports `off`).
  */

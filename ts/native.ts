@@ -3,6 +3,7 @@
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 
 import { allocatorRefusal } from './allocator-env.js';
 import { fromNative, RyeSearchError } from './errors.js';
@@ -35,6 +36,10 @@ function load(): Binding {
   }
   loadModel(binding);
   useEncoder(binding);
+  // The process's exit waits for the native work in flight: a batch's searches not yet begun are
+  // then skipped. (A worker's exit ends neither the process nor its other threads' batches.)
+  const loaded = binding;
+  if (isMainThread) process.once('exit', () => loaded.stopBatches());
   return binding;
 }
 

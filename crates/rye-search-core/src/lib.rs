@@ -27,7 +27,7 @@ pub use error::{contained, Error, Result};
 pub use exact::meta_facet;
 pub use index::{set_merge_guard, Batch, EncodingStatus, SearchIndex};
 pub use schema::{version_number, SCHEMA_VERSION, TEXT_FIELDS};
-pub use search::{MAX_FILTER_VALUES, MAX_LIMIT, MAX_OFFSET, MAX_PREVIEW_CHARS, MAX_PROXIMITY};
+pub use search::{stop_batches, MAX_FILTER_VALUES, MAX_LIMIT, MAX_OFFSET, MAX_PREVIEW_CHARS, MAX_PROXIMITY};
 pub use wire::{
     Filter, Hit, ItemDoc, LikeRef, ManifestEntry, Matched, Mode, Scope, SearchRequest, SearchResponse, SortBy, Weights,
     MAX_ID_BYTES, MAX_KEY_BYTES,

@@ -287,6 +287,13 @@ pub fn use_encoder(path: Option<String>) -> napi::Result<()> {
     })
 }
 
+/// The process is ending: searches of batches under way that have not begun answer at once (its
+/// exit waits for the native work in flight). Called from the main thread's `exit` event.
+#[napi]
+pub fn stop_batches() {
+    rye_search_core::stop_batches();
+}
+
 /// The version of the index's schema this build writes: indexes of other versions are kept in
 /// folders of their own (two versions of the package sharing a cache cleared each other's).
 #[napi]

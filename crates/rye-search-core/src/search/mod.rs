@@ -9,6 +9,7 @@ mod keyword;
 mod left_out;
 mod like;
 mod many;
+pub use many::stop_batches;
 mod meaning;
 mod page;
 mod preview;
