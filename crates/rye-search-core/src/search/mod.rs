@@ -9,7 +9,6 @@ mod keyword;
 mod left_out;
 mod like;
 mod many;
-pub use many::stop_batches;
 mod meaning;
 mod page;
 mod preview;
@@ -17,6 +16,8 @@ mod semantic_scan;
 mod share;
 mod totals;
 mod typos;
+
+pub use many::stop_batches;
 
 /// Largest page a request may ask for, and deepest offset (bounded memory per query).
 pub const MAX_LIMIT: usize = 1000;
