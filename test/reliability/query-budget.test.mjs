@@ -65,4 +65,28 @@ describe('query budget', () => {
     const [answer] = await index.searchMany([{ query: 'alpha', filters: { tags: tags(2000) } }]);
     assert.equal(answer.error.code, 'E_LIMIT');
   });
+
+  it('a query too long is refused at once, whatever its characters (ranges were looked for first, in quadratic time)', async () => {
+    const index = createMemoryIndex();
+    await index.add([{ id: 'd', title: 'alpha', content: 'alpha [2020 TO 2024] beta' }]);
+    // 200,000 `[` took 55 s on the JS thread before the length was refused.
+    for (const unit of ['[', '{', '[ ', '{a ', '[TO ', '[ TO ', '~1', '^2', 'a~', '"a"^']) {
+      const query = unit.repeat(Math.ceil(200_000 / unit.length));
+      for (const opts of [{ query }, { query: 'alpha', fields: { content: query } }]) {
+        const started = performance.now();
+        await assert.rejects(index.search(opts), (err) => err.code === 'E_LIMIT' && err.hint.length > 0);
+        const ms = performance.now() - started;
+        assert.ok(ms < 2_000, `${JSON.stringify(unit)} × ${query.length / unit.length}: ${Math.round(ms)} ms`);
+      }
+    }
+    // Within the limit the warning is found as before, and in bounded time.
+    const within = `alpha [2020${' '.repeat(3000)}TO 2024]`;
+    const started = performance.now();
+    const res = await index.search({ query: within });
+    assert.ok(performance.now() - started < 2_000);
+    assert.ok(
+      res.warnings.some((w) => w.includes('[a TO b]')),
+      res.warnings.join('; '),
+    );
+  });
 });
