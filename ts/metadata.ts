@@ -65,8 +65,51 @@ function unloadable(err: unknown): unknown {
   });
 }
 
+/**
+ * Characters of an item's YAML read for its metadata. The `yaml` package takes 3–4 s a megabyte
+ * of valid YAML, and 12–15 s of text that is one error after another (an `Error` each), on the JS
+ * thread: one such file of the default 1 MB held a refresh, and an MCP server's every session,
+ * 15 s. Metadata keys open an item (the RYE corpus's largest YAML item is 13 KB); its whole text
+ * is still searched.
+ */
+export const YAML_READ_CHARS = 64 * 1024;
+
 function parseYaml(text: string): unknown {
-  return YAML.parse(text, { maxAliasCount: 50, prettyErrors: false, uniqueKeys: false });
+  const read = leadingYaml(text);
+  // An error of a YAML that is one error after another cost most in capturing its stack, which
+  // nothing reads (`parseFailure` keeps the first message).
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    // `logLevel: 'error'`: its warnings (an unknown tag or directive) went to the process's
+    // warnings, one line on stderr each, 16,000 for a file of `%` lines; errors still throw.
+    return YAML.parse(read, { maxAliasCount: 50, prettyErrors: false, uniqueKeys: false, logLevel: 'error' });
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/**
+ * `text`, or its first [`YAML_READ_CHARS`] characters cut before the last line that begins a
+ * top-level node (a key or an entry: no indentation, no comment), so that what is read is whole
+ * YAML; an error when no such line is within them.
+ */
+function leadingYaml(text: string): string {
+  if (text.length <= YAML_READ_CHARS) return text;
+  let cut = text.lastIndexOf('\n', YAML_READ_CHARS - 1);
+  while (cut > 0 && /[\s#]/u.test(text[cut + 1] ?? ' ')) cut = text.lastIndexOf('\n', cut - 1);
+  if (cut <= 0) {
+    throw new Error(`its YAML (${text.length} characters) has no top-level line within the first ${YAML_READ_CHARS}`);
+  }
+  return text.slice(0, cut + 1);
+}
+
+/** `meta`, with a warning when only the first part of its YAML (`yaml`) was read. */
+function readFromStart(meta: ItemMetadata, yaml: string): ItemMetadata {
+  if (yaml.length > YAML_READ_CHARS && !meta.warning) {
+    meta.warning = `metadata read from the first ${YAML_READ_CHARS} characters of its YAML (${yaml.length} in all)`;
+  }
+  return meta;
 }
 
 function refuse(language: string): () => never {
@@ -205,7 +248,7 @@ function parseKnowledge(text: string, stem: string, ext: string): ItemMetadata {
   const body = withoutSignature(text, ext);
   if (ext !== '.md') {
     try {
-      return fromRecord(parseYaml(body), stem, body);
+      return readFromStart(fromRecord(parseYaml(body), stem, body), body);
     } catch (err) {
       return failed(stem, body, err);
     }
@@ -213,7 +256,7 @@ function parseKnowledge(text: string, stem: string, ext: string): ItemMetadata {
   if (/^---/.test(body)) {
     try {
       const parsed = matter(body, MATTER_OPTIONS);
-      return fromRecord(parsed.data, stem, parsed.content);
+      return readFromStart(fromRecord(parsed.data, stem, parsed.content), parsed.matter);
     } catch (err) {
       // Drop the unreadable front matter from the searchable text, keep the rest.
       const end = body.indexOf('\n---', 3);
@@ -224,7 +267,7 @@ function parseKnowledge(text: string, stem: string, ext: string): ItemMetadata {
   if (!block) return fromRecord({}, stem, body);
   const content = `${block.before}\n${block.after}`;
   try {
-    return fromRecord(parseYaml(block.block), stem, content);
+    return readFromStart(fromRecord(parseYaml(block.block), stem, content), block.block);
   } catch (err) {
     return failed(stem, content, err);
   }
@@ -268,7 +311,7 @@ function parseTool(text: string, stem: string, ext: string): ItemMetadata {
       }
       case '.yaml':
       case '.yml':
-        return fromRecord(parseYaml(body), stem, body);
+        return readFromStart(fromRecord(parseYaml(body), stem, body), body);
       case '.json':
         return fromRecord(JSON.parse(body), stem, body);
       case '.toml':

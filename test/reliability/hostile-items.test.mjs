@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 
 import { openIndex } from '../../dist/index.js';
 import { readFiles } from '../../dist/read-file.js';
-import { pyTool, workspace } from '../helpers.mjs';
+import { pyTool, runCli, workspace, wsArgs } from '../helpers.mjs';
 
 describe('hostile items', () => {
   it('binary, invalid UTF-8, 50 MB, YAML bombs, ---js, deep XML, FIFOs, links', async (t) => {
@@ -83,6 +83,53 @@ describe('hostile items', () => {
       `hostile items: ${index.lastReport.skipped.length} skipped with reasons, ${index.lastReport.warnings.length} warnings, indexed in ${Math.round(took)} ms`,
     );
     t.diagnostic(JSON.stringify(reasons));
+    ws.cleanup();
+  });
+
+  it('YAML of a megabyte: metadata read from its first 64K characters, in bounded time, without warnings on stderr', async () => {
+    const ws = workspace();
+    ws.write('project', {
+      // One error after another (an error object each): ~15 s a megabyte on the JS thread before.
+      'knowledge/errors.yaml': '}\n'.repeat(480_000),
+      'knowledge/one-line.yaml': '*}'.repeat(480_000),
+      'tools/settings.yaml': `name: big-settings\ndescription: a megabyte of settings\n${'k: v\n'.repeat(190_000)}`,
+      'knowledge/fronted.md': `---\nname: fronted\ndescription: long front matter\n${'k: v\n'.repeat(190_000)}---\nbody with zebrafish\n`,
+      // An unknown tag is a warning of the YAML parser's: it went to the process's warnings.
+      'knowledge/tagged.yaml': 'name: tagged\ndescription: custom tags\nx: !custom y\n',
+    });
+    const started = performance.now();
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+    });
+    const took = performance.now() - started;
+    assert.ok(took < 10_000, `indexing took ${Math.round(took)} ms`);
+    const warnings = Object.fromEntries(index.lastReport.warnings.map((w) => [path.basename(w.path), w.message]));
+    assert.match(warnings['errors.yaml'], /metadata could not be read/);
+    assert.match(warnings['one-line.yaml'], /no top-level line within the first 65536/);
+    assert.match(warnings['settings.yaml'], /metadata read from the first 65536 characters of its YAML/);
+    assert.match(warnings['fronted.md'], /metadata read from the first 65536 characters of its YAML/);
+    assert.equal(warnings['tagged.yaml'], undefined);
+    const settings = (await index.search({ query: 'settings', scope: 'tool' })).results[0];
+    assert.equal(settings?.title, 'big-settings');
+    assert.equal(settings?.description, 'a megabyte of settings');
+    const fronted = (await index.search({ query: 'zebrafish', scope: 'knowledge' })).results[0];
+    assert.equal(fronted?.description, 'long front matter');
+    assert.equal((await index.search({ query: 'tagged', scope: 'knowledge' })).results[0]?.description, 'custom tags');
+    await index.close();
+    // A fresh cache: the CLI reads every file again.
+    const args = [
+      'index',
+      ...wsArgs(ws).slice(0, -3),
+      '--cache-dir',
+      path.join(ws.root, 'cache-cli'),
+      '--no-default-bundle',
+    ];
+    const cli = runCli(args, { env: { RYE_SEARCH_ENCODER: 'off' } });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.doesNotMatch(cli.stderr, /YAMLWarning|Unresolved tag/);
     ws.cleanup();
   });
 
