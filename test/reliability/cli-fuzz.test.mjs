@@ -75,4 +75,15 @@ describe('CLI search flags (fast-check, one process per case)', () => {
     );
     assert.ok(statuses.has(0) && statuses.has(2), `exit statuses seen: ${[...statuses]}`);
   });
+
+  it('a long number flag is refused at once (its check tried every split of the digits)', () => {
+    // 100,000 digits and an `x` (an argument holds at most 128 KiB): minutes before.
+    for (const value of [`${'1'.repeat(100_000)}x`, `${'1'.repeat(50_000)}.${'2'.repeat(50_000)}.`]) {
+      const started = performance.now();
+      const { status, stdout } = runCli(['search', 'deploy', '--min-score', value, '--json', ...wsArgs(ws)]);
+      assert.equal(status, 2);
+      assert.equal(JSON.parse(stdout).error.code, 'E_INVALID_ARGUMENT');
+      assert.ok(performance.now() - started < 20_000);
+    }
+  });
 });

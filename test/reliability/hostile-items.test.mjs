@@ -133,6 +133,35 @@ describe('hostile items', () => {
     ws.cleanup();
   });
 
+  // Before, this held the JS thread past any timeout the runner could set (killed after 15 min).
+  it('signature lines and directives of a megabyte are checked in linear time', async () => {
+    const ws = workspace();
+    const v1 = `2024-01-01T00:00:00Z:${'0'.repeat(64)}:${'A'.repeat(86)}==:${'0'.repeat(16)}`;
+    ws.write('project', {
+      // A v1 signature line, then a megabyte of tabs and no line break: what the signature leaves
+      // out of a knowledge item was found by a pattern that tried every split of the line (hours).
+      'knowledge/tabs.yaml': `# rye:signed:${v1}${'\t'.repeat(900_000)}`,
+      // `<directive` over and over, no `>`: the directive a v1 signature covers was looked for
+      // again from each one (minutes).
+      'directives/openers.md': `<!-- rye:signed:${v1} -->\n${'<directive'.repeat(90_000)}`,
+    });
+    const started = performance.now();
+    const index = await openIndex({
+      projectPath: ws.project,
+      userSpace: ws.user,
+      cacheDir: ws.cache,
+      includeDefaultBundle: false,
+      encode: false,
+    });
+    const took = performance.now() - started;
+    assert.ok(took < 20_000, `indexing took ${Math.round(took)} ms`);
+    const items = (await index.search({ query: '*', limit: 10 })).results;
+    assert.deepEqual(items.map((r) => r.id).sort(), ['openers', 'tabs']);
+    for (const item of items) assert.notEqual(item.integrity, 'verified');
+    await index.close();
+    ws.cleanup();
+  });
+
   it('files vanishing during a refresh are reported, and the refresh completes', async () => {
     const ws = workspace();
     const files = Object.fromEntries(
