@@ -137,6 +137,12 @@ function searchFailure(err: unknown): SearchFailure {
 const LEADING_WILDCARD = /(^|[\s("+\-:])[*?][^\s)"]/;
 /** Above this many documents, prefix wildcards and fuzzy terms can take milliseconds too. */
 const LARGE_INDEX_DOCS = 200_000;
+/**
+ * A query (or a field's) longer than this leaves the event loop: its words are not counted as
+ * terms when they are one word's tokens, and a CJK run of 4,000 characters (a phrase of 3,999
+ * pairs) took 3.2 s on the JS thread, an MCP server's every session waiting.
+ */
+const LONG_QUERY_CHARS = 256;
 
 /**
  * Whether a search may take long enough that it should leave the event loop for the thread
@@ -145,7 +151,7 @@ const LARGE_INDEX_DOCS = 200_000;
 export function mayBeSlow(req: NativeRequest, numDocs: () => number, encoderAnswers: () => boolean): boolean {
   const { query, fields } = req;
   const anySlow = (test: (q: string) => boolean) => test(query) || Object.values(fields).some(test);
-  if (req.limit + req.offset > 100 || anySlow((q) => LEADING_WILDCARD.test(q))) return true;
+  if (req.limit + req.offset > 100 || anySlow((q) => q.length > LONG_QUERY_CHARS || LEADING_WILDCARD.test(q))) return true;
   // A question the sentence encoder embeds takes milliseconds (the static model's, microseconds).
   if (req.mode !== 'keyword' && /\S\s+\S/.test(query) && encoderAnswers()) return true;
   // Only a fuzzy or wildcard search asks how large the index is (a native call).

@@ -102,4 +102,43 @@ describe('query budget', () => {
     }
     assert.equal((await index.search({ query: 'alpha', filters: { version: '< 2.0' } })).total, 1);
   });
+
+  it('a word of thousands of characters: no typos looked for, bounded memory, the event loop free', async () => {
+    const index = createMemoryIndex();
+    await index.add(
+      Array.from({ length: 3000 }, (_, i) => ({
+        id: `d${i}`,
+        title: `item ${i}`,
+        content: `alpha beta${i % 10 === 0 ? ' 中文中文資料' : ''}`,
+      })),
+    );
+    // A run of 4,000 CJK characters is one word: its Levenshtein automaton (the retry with typos,
+    // "did you mean") took ~500 MB and 3 s on the JS thread.
+    const before = process.resourceUsage().maxRSS;
+    let turns = 0;
+    let spinning = true;
+    const spin = () => {
+      turns++;
+      if (spinning) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const res = await index.search({ query: '中文'.repeat(2000) });
+    spinning = false;
+    assert.equal(res.total, 0);
+    const grew = (process.resourceUsage().maxRSS - before) / 1024;
+    assert.ok(grew < 200, `peak RSS grew ${Math.round(grew)} MB`);
+    assert.ok(turns > 0, 'the search held the event loop');
+    // Asked for typos, a word past 64 characters (no token that long is indexed) is matched as
+    // written, and says so; shorter words still find their typos.
+    const fuzzy = await index.search({ query: 'x'.repeat(100), fuzzy: { enabled: true, max_distance: 2 } });
+    assert.equal(fuzzy.total, 0);
+    assert.ok(
+      fuzzy.warnings?.some((w) => /typos are looked for in words of up to 64/.test(w)),
+      String(fuzzy.warnings),
+    );
+    assert.equal(
+      (await index.search({ query: 'alphx', fuzzy: { enabled: true, max_distance: 1 }, limit: 0 })).total,
+      3000,
+    );
+  });
 });

@@ -14,7 +14,8 @@ use tantivy::Searcher;
 
 use super::budget::Budget;
 use super::expand::{
-    typos_by_length, Expander, TypoWalks, MAX_FUZZY_EXPANSIONS, MAX_WILDCARD_EXPANSIONS, MIN_FUZZY_TERM_CHARS,
+    typos_by_length, Expander, TypoWalks, MAX_FUZZY_EXPANSIONS, MAX_TYPO_CHARS, MAX_WILDCARD_EXPANSIONS,
+    MIN_FUZZY_TERM_CHARS,
 };
 use super::few_postings::{FewPostingsQuery, FieldTerm, FEW_POSTINGS};
 use super::near::{NearQuery, NearTerm};
@@ -199,7 +200,11 @@ impl<'a> Builder<'a> {
                 false if chars >= MIN_FUZZY_TERM_CHARS => self.fuzzy,
                 false => 0,
             };
-            if distance > 0 {
+            if distance > 0 && chars > MAX_TYPO_CHARS {
+                self.warnings.push(format!(
+                    "a word of {chars} characters was matched exactly: typos are looked for in words of up to {MAX_TYPO_CHARS}"
+                ));
+            } else if distance > 0 {
                 if self.budget.take_walk() {
                     return self.fuzzy_term(&token, fields, distance);
                 }
@@ -221,7 +226,6 @@ impl<'a> Builder<'a> {
         let seq: Vec<String> = words.into_iter().flat_map(|w| w.parts).collect();
         Ok(self.sequence(&seq, fields))
     }
-
     /// A single token or a phrase of tokens, over every field that holds all its tokens.
     pub fn sequence(&self, seq: &[String], fields: &[(Field, f32)]) -> Box<dyn Query> {
         if let [token] = seq {

@@ -24,6 +24,10 @@ pub const MAX_WILDCARD_EXPANSIONS: usize = 256;
 pub const MAX_FUZZY_EXPANSIONS: usize = 32;
 /// Fuzzy terms shorter than this are matched exactly: one edit on two letters matches noise.
 pub const MIN_FUZZY_TERM_CHARS: usize = 3;
+/// Characters of the longest word typos are looked for in (fuzzy terms, the retry with typos, "did
+/// you mean"). A word's Levenshtein automaton grows with its length: for a run of 4,000 CJK
+/// characters (one word) it took ~500 MB and 3 s, and no word that long has a typo worth finding.
+pub const MAX_TYPO_CHARS: usize = 64;
 
 /// Typos a word of `chars` characters may have when they are allowed by its length, as
 /// Meilisearch allows them: none below 5 characters, one from 5, two from 9.

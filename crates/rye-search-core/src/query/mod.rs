@@ -18,5 +18,5 @@ pub mod terms;
 #[cfg(test)]
 mod testing;
 
-pub use expand::{closest_words, TypoWalks};
+pub use expand::{closest_words, TypoWalks, MAX_TYPO_CHARS};
 pub use parse::{parse, Node};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::error::Result;
 use crate::index::SearchIndex;
 use crate::query::relax::is_stop_word;
-use crate::query::{closest_words, parse, Node, TypoWalks};
+use crate::query::{closest_words, parse, Node, TypoWalks, MAX_TYPO_CHARS};
 use crate::wire::{SearchRequest, SearchResponse};
 
 /// Suggestions given per word.
@@ -45,7 +45,8 @@ impl SearchIndex {
         let parts = self.segment_parts(&searcher)?;
         let fields: Vec<(tantivy::schema::Field, f32)> = self.fields.text.iter().map(|f| (*f, 1.0)).collect();
         let mut said = Vec::new();
-        for word in words.iter().filter(|w| w.chars().count() >= MIN_SUGGESTED_CHARS && !is_stop_word(w)) {
+        let suggested = |w: &String| (MIN_SUGGESTED_CHARS..=MAX_TYPO_CHARS).contains(&w.chars().count());
+        for word in words.iter().filter(|w| suggested(w) && !is_stop_word(w)) {
             let lowered = crate::tokenizer::normalize(word);
             let all_terms = parts.iter().map(|p| &p.all_terms).collect();
             let close = closest_words(&searcher, all_terms, &fields, &lowered, SUGGESTIONS, Some(walks))?;
