@@ -151,7 +151,8 @@ const LONG_QUERY_CHARS = 256;
 export function mayBeSlow(req: NativeRequest, numDocs: () => number, encoderAnswers: () => boolean): boolean {
   const { query, fields } = req;
   const anySlow = (test: (q: string) => boolean) => test(query) || Object.values(fields).some(test);
-  if (req.limit + req.offset > 100 || anySlow((q) => q.length > LONG_QUERY_CHARS || LEADING_WILDCARD.test(q))) return true;
+  if (req.limit + req.offset > 100 || anySlow((q) => q.length > LONG_QUERY_CHARS || LEADING_WILDCARD.test(q)))
+    return true;
   // A question the sentence encoder embeds takes milliseconds (the static model's, microseconds).
   if (req.mode !== 'keyword' && /\S\s+\S/.test(query) && encoderAnswers()) return true;
   // Only a fuzzy or wildcard search asks how large the index is (a native call).
