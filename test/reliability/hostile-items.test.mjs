@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 
 import { openIndex } from '../../dist/index.js';
 import { readFiles } from '../../dist/read-file.js';
-import { pyTool, runCli, workspace, wsArgs } from '../helpers.mjs';
+import { pyTool, runCli, workspace, wsArgs, wsOptions } from '../helpers.mjs';
 
 describe('hostile items', () => {
   it('binary, invalid UTF-8, 50 MB, YAML bombs, ---js, deep XML, FIFOs, links', async (t) => {
@@ -98,12 +98,7 @@ describe('hostile items', () => {
       'knowledge/tagged.yaml': 'name: tagged\ndescription: custom tags\nx: !custom y\n',
     });
     const started = performance.now();
-    const index = await openIndex({
-      projectPath: ws.project,
-      userSpace: ws.user,
-      cacheDir: ws.cache,
-      includeDefaultBundle: false,
-    });
+    const index = await openIndex(wsOptions(ws));
     const took = performance.now() - started;
     assert.ok(took < 10_000, `indexing took ${Math.round(took)} ms`);
     const warnings = Object.fromEntries(index.lastReport.warnings.map((w) => [path.basename(w.path), w.message]));
@@ -146,13 +141,7 @@ describe('hostile items', () => {
       'directives/openers.md': `<!-- rye:signed:${v1} -->\n${'<directive'.repeat(90_000)}`,
     });
     const started = performance.now();
-    const index = await openIndex({
-      projectPath: ws.project,
-      userSpace: ws.user,
-      cacheDir: ws.cache,
-      includeDefaultBundle: false,
-      encode: false,
-    });
+    const index = await openIndex(wsOptions(ws, { encode: false }));
     const took = performance.now() - started;
     assert.ok(took < 20_000, `indexing took ${Math.round(took)} ms`);
     const items = (await index.search({ query: '*', limit: 10 })).results;
