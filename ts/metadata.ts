@@ -66,13 +66,18 @@ function unloadable(err: unknown): unknown {
 }
 
 /**
- * Characters of an item's YAML read for its metadata. The `yaml` package takes 3–4 s a megabyte
- * of valid YAML, and 12–15 s of text that is one error after another (an `Error` each), on the JS
- * thread: one such file of the default 1 MB held a refresh, and an MCP server's every session,
- * 15 s. Metadata keys open an item (the RYE corpus's largest YAML item is 13 KB); its whole text
- * is still searched.
+ * YAML's structure marks (line breaks, `:`, `,`, brackets, quotes, anchors, tags, …) read for an
+ * item's metadata at most. The `yaml` package's time goes with them, ~8 µs each on the JS thread
+ * (a megabyte of `a: b` lines 3.4 s, one of `}` lines 7.9 s), not with the text's length (an
+ * 800 KB description on one line: 23 ms): five such files held a refresh, and an MCP server's
+ * every session, 30 s. Metadata keys open an item (the RYE corpus's largest YAML item is 13 KB);
+ * its whole text is still searched.
  */
-export const YAML_READ_CHARS = 64 * 1024;
+export const YAML_READ_MARKS = 16_384;
+
+/** Whether each ASCII character is one of YAML's structure marks. */
+const YAML_MARK = new Uint8Array(128);
+for (const c of '\n:,[]{}"\'&*!|>%@`#?-') YAML_MARK[c.charCodeAt(0)] = 1;
 
 function parseYaml(text: string): unknown {
   const read = leadingYaml(text);
@@ -90,24 +95,33 @@ function parseYaml(text: string): unknown {
 }
 
 /**
- * `text`, or its first [`YAML_READ_CHARS`] characters cut before the last line that begins a
- * top-level node (a key or an entry: no indentation, no comment), so that what is read is whole
- * YAML; an error when no such line is within them.
+ * `text`, or, when it holds more than [`YAML_READ_MARKS`] structure marks, its part before the
+ * last line within them that begins a top-level node (a key or an entry: no indentation, no
+ * comment), so that what is read is whole YAML; an error when no such line is within them.
  */
 function leadingYaml(text: string): string {
-  if (text.length <= YAML_READ_CHARS) return text;
-  let cut = text.lastIndexOf('\n', YAML_READ_CHARS - 1);
+  let marks = 0;
+  let at = 0;
+  for (; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    if (c < 128 && YAML_MARK[c] === 1 && ++marks > YAML_READ_MARKS) break;
+  }
+  if (at === text.length) return text;
+  let cut = text.lastIndexOf('\n', at - 1);
   while (cut > 0 && /[\s#]/u.test(text[cut + 1] ?? ' ')) cut = text.lastIndexOf('\n', cut - 1);
   if (cut <= 0) {
-    throw new Error(`its YAML (${text.length} characters) has no top-level line within the first ${YAML_READ_CHARS}`);
+    throw new Error(
+      `its YAML has no top-level line within its first ${YAML_READ_MARKS} structure marks (${at} characters)`,
+    );
   }
   return text.slice(0, cut + 1);
 }
 
 /** `meta`, with a warning when only the first part of its YAML (`yaml`) was read. */
 function readFromStart(meta: ItemMetadata, yaml: string): ItemMetadata {
-  if (yaml.length > YAML_READ_CHARS && !meta.warning) {
-    meta.warning = `metadata read from the first ${YAML_READ_CHARS} characters of its YAML (${yaml.length} in all)`;
+  const read = meta.warning ? yaml.length : leadingYaml(yaml).length;
+  if (read < yaml.length) {
+    meta.warning = `metadata read from the first ${read} characters of its YAML (${yaml.length} in all): past ${YAML_READ_MARKS} structure marks, the rest is searched as text`;
   }
   return meta;
 }
