@@ -119,7 +119,7 @@ function leadingYaml(text: string): string {
 
 /** `meta`, with a warning when only the first part of its YAML (`yaml`) was read. */
 function readFromStart(meta: ItemMetadata, yaml: string): ItemMetadata {
-  const read = meta.warning ? yaml.length : leadingYaml(yaml).length;
+  const read = leadingYaml(yaml).length;
   if (read < yaml.length) {
     meta.warning = `metadata read from the first ${read} characters of its YAML (${yaml.length} in all): past ${YAML_READ_MARKS} structure marks, the rest is searched as text`;
   }

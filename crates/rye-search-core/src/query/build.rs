@@ -226,6 +226,7 @@ impl<'a> Builder<'a> {
         let seq: Vec<String> = words.into_iter().flat_map(|w| w.parts).collect();
         Ok(self.sequence(&seq, fields))
     }
+
     /// A single token or a phrase of tokens, over every field that holds all its tokens.
     pub fn sequence(&self, seq: &[String], fields: &[(Field, f32)]) -> Box<dyn Query> {
         if let [token] = seq {
